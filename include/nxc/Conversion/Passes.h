@@ -1,0 +1,25 @@
+//===- Passes.h - nxc's conversion passes -----------------------*- C++ -*-===//
+#ifndef NXC_CONVERSION_PASSES_H
+#define NXC_CONVERSION_PASSES_H
+
+#include <memory>
+
+namespace mlir {
+class Pass;
+}
+
+namespace nxc {
+
+/// nx -> linalg/tensor/arith/math on signless types (`nxc-lower-nx-to-linalg`).
+std::unique_ptr<mlir::Pass> createLowerNxToLinalgPass();
+
+/// Replaces math ops by polynomial approximations and arith expansions, so
+/// that f32 code needs no libm (`nxc-expand-math`).
+std::unique_ptr<mlir::Pass> createExpandMathPass();
+
+/// Registers both passes so that pipelines can name them in text.
+void registerConversionPasses();
+
+} // namespace nxc
+
+#endif // NXC_CONVERSION_PASSES_H

@@ -1,0 +1,175 @@
+//===- NxOps.td - the nx dialect ---------------------------------*- tablegen -*-===//
+//
+// The nx dialect: Nx's operations with Nx's semantics made explicit. Every value
+// is a statically shaped ranked tensor whose element type is Nx's own type
+// (si8..si64, ui8..ui64, f16, bf16, f32, f64; pred is ui8). Sema has already
+// resolved implicit broadcasting and type promotion into explicit nx.broadcast
+// and nx.as_type ops, so element-wise ops see operands of one type and shape and
+// lowering never has to guess.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NXC_DIALECT_NX_OPS
+#define NXC_DIALECT_NX_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Nx_Dialect : Dialect {
+  let name = "nx";
+  let summary = "Nx's defn operations on statically shaped tensors";
+  let description = [{
+    Ops are named as in Nx (`Nx.subtract` is `nx.subtract`), so that a printed
+    module reads like Nx's `Nx.Defn.Expr` listing.
+  }];
+  let cppNamespace = "::nxc::nx";
+}
+
+class Nx_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Nx_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+//===----------------------------------------------------------------------===//
+// Element-wise ops
+//===----------------------------------------------------------------------===//
+
+// Binary element-wise ops whose result has the operands' type.
+class Nx_BinaryOp<string mnemonic, string doc>
+    : Nx_Op<mnemonic, [SameTypeOperands, SameOperandsAndResultShape]> {
+  let summary = doc;
+  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+}
+
+def Nx_AddOp : Nx_BinaryOp<"add", "Nx.add: lhs + rhs">;
+def Nx_SubtractOp : Nx_BinaryOp<"subtract", "Nx.subtract: lhs - rhs">;
+def Nx_MultiplyOp : Nx_BinaryOp<"multiply", "Nx.multiply: lhs * rhs">;
+def Nx_DivideOp : Nx_BinaryOp<"divide", "Nx.divide: lhs / rhs on floats">;
+def Nx_PowOp : Nx_BinaryOp<"pow", "Nx.pow: lhs ** rhs">;
+def Nx_RemainderOp : Nx_BinaryOp<"remainder", "Nx.remainder: sign of the dividend">;
+def Nx_QuotientOp : Nx_BinaryOp<"quotient", "Nx.quotient: integer division toward zero">;
+def Nx_Atan2Op : Nx_BinaryOp<"atan2", "Nx.atan2">;
+def Nx_MaxOp : Nx_BinaryOp<"max", "Nx.max: NaN-propagating maximum">;
+def Nx_MinOp : Nx_BinaryOp<"min", "Nx.min: NaN-propagating minimum">;
+def Nx_BitwiseAndOp : Nx_BinaryOp<"bitwise_and", "Nx.bitwise_and">;
+def Nx_BitwiseOrOp : Nx_BinaryOp<"bitwise_or", "Nx.bitwise_or">;
+def Nx_BitwiseXorOp : Nx_BinaryOp<"bitwise_xor", "Nx.bitwise_xor">;
+def Nx_LeftShiftOp : Nx_BinaryOp<"left_shift", "Nx.left_shift">;
+def Nx_RightShiftOp : Nx_BinaryOp<"right_shift", "Nx.right_shift (arithmetic on signed)">;
+// Comparisons and logical ops: result u8 (0 or 1).
+def Nx_EqualOp : Nx_BinaryOp<"equal", "Nx.equal, u8 result">;
+def Nx_NotEqualOp : Nx_BinaryOp<"not_equal", "Nx.not_equal, u8 result">;
+def Nx_LessOp : Nx_BinaryOp<"less", "Nx.less, u8 result">;
+def Nx_LessEqualOp : Nx_BinaryOp<"less_equal", "Nx.less_equal, u8 result">;
+def Nx_GreaterOp : Nx_BinaryOp<"greater", "Nx.greater, u8 result">;
+def Nx_GreaterEqualOp : Nx_BinaryOp<"greater_equal", "Nx.greater_equal, u8 result">;
+def Nx_LogicalAndOp : Nx_BinaryOp<"logical_and", "Nx.logical_and, u8 result">;
+def Nx_LogicalOrOp : Nx_BinaryOp<"logical_or", "Nx.logical_or, u8 result">;
+def Nx_LogicalXorOp : Nx_BinaryOp<"logical_xor", "Nx.logical_xor, u8 result">;
+
+// Unary element-wise ops.
+class Nx_UnaryOp<string mnemonic, string doc>
+    : Nx_Op<mnemonic, [SameOperandsAndResultShape]> {
+  let summary = doc;
+  let arguments = (ins AnyStaticShapeTensor:$operand);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+foreach name = ["exp", "expm1", "log", "log1p", "sigmoid", "sin", "cos", "tan",
+                "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
+                "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "negate", "abs",
+                "sign", "floor", "ceil", "round", "logical_not", "is_nan",
+                "is_infinity", "bitwise_not"] in
+  def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name>;
+
+def Nx_AsTypeOp : Nx_Op<"as_type", [SameOperandsAndResultShape]> {
+  let summary = "Nx.as_type: element type conversion";
+  let arguments = (ins AnyStaticShapeTensor:$operand);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+def Nx_SelectOp : Nx_Op<"select"> {
+  let summary = "Nx.select: pred != 0 ? on_true : on_false (all one shape)";
+  let arguments = (ins AnyStaticShapeTensor:$pred, AnyStaticShapeTensor:$on_true,
+                       AnyStaticShapeTensor:$on_false);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($on_true) `,` type($on_false) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and shape ops
+//===----------------------------------------------------------------------===//
+
+def Nx_ConstantOp : Nx_Op<"constant", [ConstantLike]> {
+  let summary = "a constant tensor (Nx.tensor, or a number literal)";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+}
+
+def Nx_BroadcastOp : Nx_Op<"broadcast"> {
+  let summary = "Nx.broadcast: operand dim i goes to result axis axes[i]";
+  let description = [{
+    Each operand dimension is either 1 (repeated) or equal to the result
+    dimension it maps to; `axes` is strictly increasing.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand `,` `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Nx_ReshapeOp : Nx_Op<"reshape"> {
+  let summary = "Nx.reshape: same elements in row-major order, new shape";
+  let arguments = (ins AnyStaticShapeTensor:$operand);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+def Nx_TransposeOp : Nx_Op<"transpose"> {
+  let summary = "Nx.transpose: result dim i is operand dim axes[i]";
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand `,` `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and contractions
+//===----------------------------------------------------------------------===//
+
+class Nx_ReduceOp<string mnemonic, string doc> : Nx_Op<mnemonic> {
+  let summary = doc # " over `axes` (the reduced axes are removed)";
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand `,` `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)";
+}
+
+def Nx_SumOp : Nx_ReduceOp<"sum", "Nx.sum">;
+def Nx_ProductOp : Nx_ReduceOp<"product", "Nx.product">;
+def Nx_ReduceMaxOp : Nx_ReduceOp<"reduce_max", "Nx.reduce_max (NaN-propagating)">;
+def Nx_ReduceMinOp : Nx_ReduceOp<"reduce_min", "Nx.reduce_min (NaN-propagating)">;
+def Nx_AllOp : Nx_ReduceOp<"all", "Nx.all (u8)">;
+def Nx_AnyOp : Nx_ReduceOp<"any", "Nx.any (u8)">;
+
+def Nx_DotOp : Nx_Op<"dot", [SameTypeOperands]> {
+  let summary = "Nx.dot/6: contraction with batch axes";
+  let description = [{
+    Contracts `lhs_contract[i]` with `rhs_contract[i]`. The result holds the
+    batch dims, then lhs's free dims, then rhs's free dims (Nx's order).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs,
+                       DenseI64ArrayAttr:$lhs_contract, DenseI64ArrayAttr:$lhs_batch,
+                       DenseI64ArrayAttr:$rhs_contract, DenseI64ArrayAttr:$rhs_batch);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $lhs_contract `,` $lhs_batch `,` $rhs `,` $rhs_contract `,` $rhs_batch attr-dict
+    `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+#endif // NXC_DIALECT_NX_OPS

@@ -1,0 +1,91 @@
+//===- AST.h - the syntax tree of defn source -------------------*- C++ -*-===//
+//
+// The subset of Elixir that defn modules are written in. The parser produces
+// it; Sema evaluates it (traces it, as Nx does) into a typed expression graph.
+// Every node carries the location of its first character.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_FRONTEND_AST_H
+#define NXC_FRONTEND_AST_H
+
+#include "nxc/Frontend/Diagnostics.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nxc::ast {
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+enum class ExprKind {
+  Int,      ///< 1_000, 0xff
+  Float,    ///< 1.0e-3
+  Atom,     ///< :output, true, false, nil
+  Var,      ///< x, _x
+  Tuple,    ///< {a, b}
+  List,     ///< [1, 2], [axes: [0]] (keyword pairs are `Pair` elements)
+  Pair,     ///< key: value inside a list or call arguments
+  Call,     ///< Nx.exp(x), softmax(x)
+  Binary,   ///< a + b, a |> f() is rewritten into a Call at parse time
+  Unary,    ///< -a, not a
+  Match,    ///< pattern = expr
+  Block,    ///< a sequence of expressions; the last is the value
+};
+
+struct Expr {
+  ExprKind kind;
+  Loc loc;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  /// Var/Atom name, Pair key, Call function name, Binary/Unary operator.
+  std::string name;
+  /// Call: the module alias (`Nx`, `Nx.LinAlg`, or empty for a local call).
+  std::string module;
+  /// Tuple/List/Block elements, Call arguments, Binary/Match [lhs, rhs],
+  /// Unary/Pair [operand].
+  std::vector<ExprPtr> children;
+
+  Expr(ExprKind k, Loc l) : kind(k), loc(std::move(l)) {}
+};
+
+/// `defn`, `defnp`, `def` or `defp`.
+struct Function {
+  std::string kind;
+  std::string name;
+  Loc loc;
+  /// Parameter patterns: Var, Tuple of patterns, Match (pattern = var).
+  std::vector<ExprPtr> params;
+  /// Default values (`opts \\ []`), parallel to params, null when none.
+  std::vector<ExprPtr> defaults;
+  ExprPtr body;
+};
+
+/// `@name value` at module level.
+struct Attribute {
+  std::string name;
+  Loc loc;
+  ExprPtr value;
+};
+
+struct Module {
+  std::string name;
+  Loc loc;
+  std::vector<Function> functions;
+  std::vector<Attribute> attributes;
+};
+
+/// A parsed source file: one or more modules.
+struct File {
+  std::shared_ptr<const SourceFile> source;
+  std::vector<Module> modules;
+};
+
+/// Prints the tree (for `--emit=ast`), one node per line, indented.
+std::string print(const File &file);
+
+} // namespace nxc::ast
+
+#endif // NXC_FRONTEND_AST_H

@@ -1,0 +1,56 @@
+//===- Compiler.h - from traced graphs to LLVM IR and objects ---*- C++ -*-===//
+//
+// The compiler's middle and back end behind one plain-C++ interface (no MLIR
+// or LLVM headers here, so the CLI and tests stay cheap to compile):
+//
+//   graphs --GraphToNx--> nx dialect --nxc-lower-nx-to-linalg--> linalg on tensors
+//     --fusion, bufferization, loops, math expansion--> LLVM dialect
+//     --translation, entry wrappers, LLVM O3--> LLVM IR --TargetMachine--> asm/object
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_PIPELINE_COMPILER_H
+#define NXC_PIPELINE_COMPILER_H
+
+#include "nxc/Frontend/Diagnostics.h"
+#include "nxc/Sema/Graph.h"
+
+#include <string>
+#include <vector>
+
+namespace nxc {
+
+/// How far to lower; each stage can be printed (`--emit`).
+enum class Stage { Nx, Linalg, LLVMDialect, LLVMIR, Asm, Object };
+
+/// What to generate code for.
+struct TargetOptions {
+  std::string triple;   ///< LLVM triple; empty means the host
+  std::string cpu;      ///< CPU name; empty: the host CPU for the host, "generic" otherwise
+  std::string features; ///< extra target features ("+neon,-avx512f")
+  int optLevel = 3;     ///< 0..3
+};
+
+/// One exported C function: `symbol` computes `graph`.
+struct EntryPoint {
+  std::string symbol;
+  const Graph *graph = nullptr;
+};
+
+/// The result of a compilation: printed text for the textual stages, or the
+/// object file's bytes for Stage::Object.
+struct CompileOutput {
+  std::string text;
+  std::string object;
+  std::string triple; ///< the resolved triple
+  std::string cpu;    ///< the resolved CPU
+};
+
+/// Compiles all entries into one module and lowers it to `stage`.
+Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const TargetOptions &target, Stage stage);
+
+/// The host's triple, as LLVM normalizes it.
+std::string hostTriple();
+
+} // namespace nxc
+
+#endif // NXC_PIPELINE_COMPILER_H

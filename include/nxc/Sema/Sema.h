@@ -1,0 +1,24 @@
+//===- Sema.h - tracing a defn into a typed graph ---------------*- C++ -*-===//
+//
+// Sema evaluates a definition the way Nx's defn compiler traces it: numbers
+// and keyword lists are compile-time values, tensors are graph nodes, local
+// calls are inlined, and every Nx function checks its arguments, infers its
+// output type and shape (Nx's promotion and broadcasting rules) and records
+// explicit nodes. All user errors come back with the source location.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_SEMA_SEMA_H
+#define NXC_SEMA_SEMA_H
+
+#include "nxc/Frontend/AST.h"
+#include "nxc/Sema/Graph.h"
+#include "nxc/Sema/Signature.h"
+
+namespace nxc {
+
+/// Traces `sig.function` of `file` for the argument templates of `sig`.
+Result<Graph> trace(const ast::File &file, const Signature &sig);
+
+} // namespace nxc
+
+#endif // NXC_SEMA_SEMA_H

@@ -1,0 +1,45 @@
+//===- Signature.h - templates and --fn signatures --------------*- C++ -*-===//
+//
+// `f32[100]`, `{f32[784,128], f32[128]}`, `f32[batch: 30][784]`, and whole
+// signatures `name=Mod.fun(f32[100], s32[])` as given to `nxc aot --fn`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_SEMA_SIGNATURE_H
+#define NXC_SEMA_SIGNATURE_H
+
+#include "nxc/Frontend/Diagnostics.h"
+#include "nxc/Sema/Types.h"
+
+#include <string>
+#include <vector>
+
+namespace nxc {
+
+/// An argument template: a tensor, or a tuple of templates.
+struct Template {
+  bool isTuple = false;
+  TensorType tensor;
+  std::vector<Template> elems;
+  Loc loc;
+  /// Canonical spelling ("f32[100]", "{f32[2], s32}").
+  std::string str() const;
+  /// Leaves depth-first.
+  void flatten(std::vector<TensorType> &out) const;
+};
+
+struct Signature {
+  std::string cname;     ///< explicit `name=` prefix, or empty
+  std::string module;    ///< `Mod.` qualifier, or empty
+  std::string function;
+  std::vector<Template> args;
+  Loc loc;
+  /// The identifier-safe suffix for this signature: "f32_100", "s32_2x3__f32".
+  std::string mangledArgs() const;
+};
+
+/// Parses one --fn value. `source` names the option for error messages.
+Result<Signature> parseSignature(std::shared_ptr<const SourceFile> source);
+
+} // namespace nxc
+
+#endif // NXC_SEMA_SIGNATURE_H

@@ -1,0 +1,73 @@
+//===- Types.h - Nx element types, shapes and promotion ---------*- C++ -*-===//
+//
+// Nx's type lattice (s/u/f/bf with a bit width) and its promotion rules, as
+// in Nx.Type.merge/2, merge_number/2, to_floating/1 and to_aggregate/1.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_SEMA_TYPES_H
+#define NXC_SEMA_TYPES_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nxc {
+
+enum class TypeKind { U, S, BF, F }; ///< ordered as Nx sorts kinds for merging
+
+/// An Nx element type: s8..s64, u8..u64, f16, bf16, f32, f64.
+struct ElemType {
+  TypeKind kind = TypeKind::F;
+  int bits = 32;
+
+  bool isFloat() const { return kind == TypeKind::F || kind == TypeKind::BF; }
+  bool isInteger() const { return !isFloat(); }
+  bool isSigned() const { return kind == TypeKind::S; }
+  bool operator==(const ElemType &o) const { return kind == o.kind && bits == o.bits; }
+  bool operator!=(const ElemType &o) const { return !(*this == o); }
+  /// Nx's spelling: "f32", "s64", "u8", "bf16".
+  std::string name() const;
+  /// The C type a generated header uses ("float", "int32_t", "uint16_t" for f16/bf16).
+  std::string cType() const;
+  int bytes() const { return bits / 8; }
+  /// Parses Nx's spelling ("f32", "s8", ...); nullopt if it is not one.
+  static std::optional<ElemType> parse(const std::string &name);
+
+  static ElemType f32() { return {TypeKind::F, 32}; }
+  static ElemType s32() { return {TypeKind::S, 32}; }
+  static ElemType u8() { return {TypeKind::U, 8}; }
+};
+
+/// Nx.Type.merge/2.
+ElemType mergeTypes(ElemType a, ElemType b);
+/// Nx.Type.merge_number/2 with an integer.
+ElemType mergeInteger(ElemType t, int64_t value);
+/// Nx.Type.merge_number/2 with a float.
+ElemType mergeFloat(ElemType t);
+/// Nx.Type.to_floating/1: integers become f32 (via merge with f32).
+ElemType toFloating(ElemType t);
+/// Nx.Type.to_aggregate/1 (sum/product): s8..s32 -> s32, u8..u32 -> u32, u64 -> s64.
+ElemType toAggregate(ElemType t);
+
+using Shape = std::vector<int64_t>;
+
+/// A statically shaped tensor type, optionally with axis names.
+struct TensorType {
+  ElemType elem;
+  Shape shape;
+  std::vector<std::string> names; ///< empty, or one per axis ("" for unnamed)
+
+  int64_t rank() const { return (int64_t)shape.size(); }
+  int64_t numElements() const;
+  /// Nx's printed form: "f32[100][2]", "s32" for a scalar.
+  std::string str() const;
+  bool sameTypeAndShape(const TensorType &o) const { return elem == o.elem && shape == o.shape; }
+};
+
+/// "{2, 3}" as Nx prints shapes in messages.
+std::string shapeString(const Shape &s);
+
+} // namespace nxc
+
+#endif // NXC_SEMA_TYPES_H

@@ -1,0 +1,52 @@
+//===- Artifacts.h - the files nxc aot writes -------------------*- C++ -*-===//
+//
+// Object files become lib<M>.so (lld, in process) and lib<M>.a (LLVM's archive
+// writer); the runtime is compiled from embedded bitcode for the module's
+// target; the C header and the JSON manifest describe every entry.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_TARGET_ARTIFACTS_H
+#define NXC_TARGET_ARTIFACTS_H
+
+#include "nxc/Frontend/Diagnostics.h"
+#include "nxc/Sema/Graph.h"
+#include "nxc/Sema/Signature.h"
+
+#include <string>
+#include <vector>
+
+namespace nxc {
+
+/// An entry as the header and manifest describe it.
+struct EntryDescription {
+  std::string symbol;  ///< the C function name
+  std::string function;
+  std::string source;  ///< "softmax(f32[100])" as given
+  const Graph *graph = nullptr;
+};
+
+/// Links one relocatable object into a shared object with lld (in process).
+Status linkSharedObject(const std::string &objectPath, const std::string &outputPath, const std::string &soname,
+                        const std::string &triple);
+
+/// Writes a GNU archive holding the given (name, bytes) members, with a symbol table.
+Status writeStaticArchive(const std::vector<std::pair<std::string, std::string>> &members, const std::string &path);
+
+/// Compiles the runtime (embedded LLVM bitcode) for `triple`/`cpu` into an object.
+Result<std::string> buildRuntimeObject(const std::string &triple, const std::string &cpu, const std::string &features);
+
+/// The C source of the runtime, for users with their own toolchains.
+std::string runtimeSource();
+std::string runtimeHeader();
+
+/// The generated C header for a module.
+std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
+                        const std::string &triple, const std::string &sourceName);
+
+/// The JSON manifest for a module.
+std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
+                          const std::string &triple, const std::string &cpu);
+
+} // namespace nxc
+
+#endif // NXC_TARGET_ARTIFACTS_H

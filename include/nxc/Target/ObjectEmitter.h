@@ -1,0 +1,36 @@
+//===- ObjectEmitter.h - LLVM IR to machine code ----------------*- C++ -*-===//
+#ifndef NXC_TARGET_OBJECTEMITTER_H
+#define NXC_TARGET_OBJECTEMITTER_H
+
+#include "nxc/Frontend/Diagnostics.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace nxc {
+
+/// Initializes every LLVM target compiled into libLLVM (once).
+void initializeLLVMTargets();
+
+/// A TargetMachine for `triple` (empty: host) and `cpu` (empty: the host CPU
+/// when compiling for the host, "generic" otherwise), position-independent.
+Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::string &triple, const std::string &cpu,
+                                                                 const std::string &features, int optLevel);
+
+/// Sets the module's triple and data layout from `tm`.
+void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm);
+
+/// Runs LLVM's standard per-module pipeline at -O`optLevel`.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel);
+
+/// Machine code for the module: an ELF (or other) object, or assembly text.
+Result<std::string> emitMachineCode(llvm::Module &module, llvm::TargetMachine &tm, bool assembly);
+
+} // namespace nxc
+
+#endif // NXC_TARGET_OBJECTEMITTER_H

@@ -1,0 +1,100 @@
+//===- GraphToNx.cpp - typed graph to the nx dialect ----------------------===//
+//
+// One nx op per graph node, in graph order, each with a FileLineColLoc of the
+// source expression it came from. Ops are created generically by name
+// ("nx." + node.op); the dialect's verifiers check the result.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Conversion/GraphToNx.h"
+#include "nxc/Dialect/Nx/NxDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+
+namespace nxc {
+
+Type nxElementType(MLIRContext *ctx, ElemType t) {
+  switch (t.kind) {
+  case TypeKind::S: return IntegerType::get(ctx, t.bits, IntegerType::Signed);
+  case TypeKind::U: return IntegerType::get(ctx, t.bits, IntegerType::Unsigned);
+  case TypeKind::BF: return BFloat16Type::get(ctx);
+  case TypeKind::F: return t.bits == 16 ? (Type)Float16Type::get(ctx) : t.bits == 64 ? (Type)Float64Type::get(ctx) : (Type)Float32Type::get(ctx);
+  }
+  return {};
+}
+
+static RankedTensorType tensorType(MLIRContext *ctx, const TensorType &t) {
+  return RankedTensorType::get(t.shape, nxElementType(ctx, t.elem));
+}
+
+static Location locOf(MLIRContext *ctx, const Loc &l) {
+  if (!l.valid()) return UnknownLoc::get(ctx);
+  return FileLineColLoc::get(ctx, l.file->name, l.line, l.col);
+}
+
+static DenseElementsAttr constantAttr(RankedTensorType type, const Node &n) {
+  Type et = type.getElementType();
+  if (auto ft = llvm::dyn_cast<FloatType>(et)) {
+    SmallVector<APFloat> vals;
+    for (double d : n.fvalues) {
+      APFloat f(d);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      vals.push_back(f);
+    }
+    return DenseElementsAttr::get(type, vals);
+  }
+  auto it = llvm::cast<IntegerType>(et);
+  SmallVector<APInt> vals;
+  for (int64_t v : n.ivalues) vals.push_back(APInt(it.getWidth(), (uint64_t)v, /*isSigned=*/true, /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, vals);
+}
+
+void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symbol) {
+  MLIRContext *ctx = module.getContext();
+  ctx->getOrLoadDialect<nx::NxDialect>();
+  ctx->getOrLoadDialect<func::FuncDialect>();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+
+  SmallVector<Type> argTypes, resultTypes;
+  for (int p : graph.params) argTypes.push_back(tensorType(ctx, graph.typeOf(p)));
+  for (int r : graph.results) resultTypes.push_back(tensorType(ctx, graph.typeOf(r)));
+  Location fnLoc = graph.params.empty() ? UnknownLoc::get(ctx) : locOf(ctx, graph.nodes[graph.params[0]].loc);
+  auto fn = func::FuncOp::create(b, fnLoc, symbol, b.getFunctionType(argTypes, resultTypes));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+
+  std::vector<Value> values(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node &n = graph.nodes[i];
+    if (n.op == "parameter") {
+      values[i] = entry->getArgument(n.param);
+      continue;
+    }
+    RankedTensorType type = tensorType(ctx, n.type);
+    OperationState state(locOf(ctx, n.loc), "nx." + n.op);
+    for (int o : n.operands) state.addOperands(values[o]);
+    state.addTypes(type);
+    if (n.op == "constant") {
+      state.addAttribute("value", constantAttr(type, n));
+    } else if (n.op == "dot") {
+      state.addAttribute("lhs_contract", b.getDenseI64ArrayAttr(n.axes));
+      state.addAttribute("lhs_batch", b.getDenseI64ArrayAttr(n.axes2));
+      state.addAttribute("rhs_contract", b.getDenseI64ArrayAttr(n.axes3));
+      state.addAttribute("rhs_batch", b.getDenseI64ArrayAttr(n.axes4));
+    } else if (n.op == "broadcast" || n.op == "transpose" || n.op == "sum" || n.op == "product" ||
+               n.op == "reduce_max" || n.op == "reduce_min" || n.op == "all" || n.op == "any") {
+      state.addAttribute("axes", b.getDenseI64ArrayAttr(n.axes));
+    }
+    values[i] = b.create(state)->getResult(0);
+  }
+  SmallVector<Value> results;
+  for (int r : graph.results) results.push_back(values[r]);
+  func::ReturnOp::create(b, fn.getLoc(), results);
+}
+
+} // namespace nxc

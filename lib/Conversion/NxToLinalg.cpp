@@ -1,0 +1,465 @@
+//===- NxToLinalg.cpp - nx -> linalg/tensor/arith/math --------------------===//
+//
+// Lowers every nx op to destination-style linalg on tensors, with signless
+// integer types (signedness picks the arith op: divsi vs divui, extsi vs
+// extui, ...). Element-wise ops and broadcasts become linalg.generic ops with
+// parallel iterators, so that linalg's element-wise fusion can merge whole
+// chains (softmax ends up as two reductions and one element-wise loop).
+// Reductions and dot are linalg.generic ops with reduction iterators over a
+// linalg.fill'ed accumulator. Float arithmetic carries `reassoc contract`
+// fast-math flags so that LLVM may vectorize reductions; NaN and infinity
+// semantics are kept (no nnan/ninf).
+//
+// Preconditions: Sema has made broadcasting and promotion explicit, so binary
+// ops see operands of one type and shape.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Conversion/Passes.h"
+#include "nxc/Dialect/Nx/NxDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace nxc {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+Type signless(Type t) {
+  if (auto it = llvm::dyn_cast<IntegerType>(t)) return IntegerType::get(t.getContext(), it.getWidth());
+  return t;
+}
+
+bool isUnsigned(Type nxElem) {
+  auto it = llvm::dyn_cast<IntegerType>(nxElem);
+  return it && it.isUnsigned();
+}
+
+Type elemOf(Value v) { return llvm::cast<ShapedType>(v.getType()).getElementType(); }
+
+arith::FastMathFlagsAttr fm(OpBuilder &b) {
+  return arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
+}
+
+Value fconst(OpBuilder &b, Location loc, Type t, double v) {
+  return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
+}
+Value iconst(OpBuilder &b, Location loc, Type t, int64_t v) {
+  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+}
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return llvm::isa<FloatType>(t) ? fconst(b, loc, t, 0.0) : iconst(b, loc, t, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar bodies
+//===----------------------------------------------------------------------===//
+
+/// Float fast-math arithmetic helpers.
+Value fadd(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y, fm(b)); }
+Value fsub(OpBuilder &b, Location l, Value x, Value y) { return arith::SubFOp::create(b, l, x, y, fm(b)); }
+Value fmul(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y, fm(b)); }
+Value fdiv(OpBuilder &b, Location l, Value x, Value y) { return arith::DivFOp::create(b, l, x, y, fm(b)); }
+
+Value toU8(OpBuilder &b, Location l, Value i1) { return arith::ExtUIOp::create(b, l, b.getI8Type(), i1); }
+
+Value isNonZero(OpBuilder &b, Location l, Value x) {
+  Type t = x.getType();
+  if (llvm::isa<FloatType>(t)) return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, x, zeroOf(b, l, t));
+  return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x, zeroOf(b, l, t));
+}
+
+/// Converts scalar `x` from Nx element type `from` to `to` (both nx types).
+Value convertScalar(OpBuilder &b, Location l, Value x, Type from, Type to) {
+  Type dst = signless(to);
+  if (from == to) return x;
+  bool fromF = llvm::isa<FloatType>(from), toF = llvm::isa<FloatType>(to);
+  if (fromF && toF) {
+    unsigned a = from.getIntOrFloatBitWidth(), c = to.getIntOrFloatBitWidth();
+    if (a < c) return arith::ExtFOp::create(b, l, dst, x);
+    if (a > c || from != to) return arith::TruncFOp::create(b, l, dst, x);
+    // f16 <-> bf16: go through f32.
+    Value w = arith::ExtFOp::create(b, l, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, l, dst, w);
+  }
+  if (fromF) return isUnsigned(to) ? (Value)arith::FPToUIOp::create(b, l, dst, x) : (Value)arith::FPToSIOp::create(b, l, dst, x);
+  if (toF) return isUnsigned(from) ? (Value)arith::UIToFPOp::create(b, l, dst, x) : (Value)arith::SIToFPOp::create(b, l, dst, x);
+  unsigned a = from.getIntOrFloatBitWidth(), c = to.getIntOrFloatBitWidth();
+  if (a == c) return x;
+  if (a > c) return arith::TruncIOp::create(b, l, dst, x);
+  return isUnsigned(from) ? (Value)arith::ExtUIOp::create(b, l, dst, x) : (Value)arith::ExtSIOp::create(b, l, dst, x);
+}
+
+/// The scalar computation of element-wise op `name` on signless `args`.
+/// `in` is the nx element type of the (first) operand.
+FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in, Type out) {
+  bool isF = llvm::isa<FloatType>(in);
+  bool uns = isUnsigned(in);
+  Value x = args[0];
+  Value y = args.size() > 1 ? args[1] : Value();
+  Type t = x.getType();
+
+  // Binary arithmetic.
+  if (name == "add") return isF ? fadd(b, l, x, y) : (Value)arith::AddIOp::create(b, l, x, y);
+  if (name == "subtract") return isF ? fsub(b, l, x, y) : (Value)arith::SubIOp::create(b, l, x, y);
+  if (name == "multiply") return isF ? fmul(b, l, x, y) : (Value)arith::MulIOp::create(b, l, x, y);
+  if (name == "divide") return fdiv(b, l, x, y);
+  if (name == "pow") {
+    if (isF) return (Value)math::PowFOp::create(b, l, x, y);
+    return (Value)math::IPowIOp::create(b, l, x, y);
+  }
+  if (name == "remainder") {
+    if (!isF) return uns ? (Value)arith::RemUIOp::create(b, l, x, y) : (Value)arith::RemSIOp::create(b, l, x, y);
+    // fmod without libm: x - trunc(x / y) * y.
+    Value q = arith::DivFOp::create(b, l, x, y);
+    Value tq = math::TruncOp::create(b, l, q);
+    return (Value)arith::SubFOp::create(b, l, x, arith::MulFOp::create(b, l, tq, y));
+  }
+  if (name == "quotient") return uns ? (Value)arith::DivUIOp::create(b, l, x, y) : (Value)arith::DivSIOp::create(b, l, x, y);
+  if (name == "atan2") return (Value)math::Atan2Op::create(b, l, x, y);
+  if (name == "max") return isF ? (Value)arith::MaximumFOp::create(b, l, x, y)
+                              : uns ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
+  if (name == "min") return isF ? (Value)arith::MinimumFOp::create(b, l, x, y)
+                              : uns ? (Value)arith::MinUIOp::create(b, l, x, y) : (Value)arith::MinSIOp::create(b, l, x, y);
+  if (name == "bitwise_and") return (Value)arith::AndIOp::create(b, l, x, y);
+  if (name == "bitwise_or") return (Value)arith::OrIOp::create(b, l, x, y);
+  if (name == "bitwise_xor") return (Value)arith::XOrIOp::create(b, l, x, y);
+  if (name == "left_shift") return (Value)arith::ShLIOp::create(b, l, x, y);
+  if (name == "right_shift") return uns ? (Value)arith::ShRUIOp::create(b, l, x, y) : (Value)arith::ShRSIOp::create(b, l, x, y);
+
+  // Comparisons (u8 result). Float: ordered, except not_equal (true on NaN).
+  struct Cmp { const char *name; arith::CmpFPredicate f; arith::CmpIPredicate s, u; };
+  static const Cmp cmps[] = {
+      {"equal", arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq, arith::CmpIPredicate::eq},
+      {"not_equal", arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne, arith::CmpIPredicate::ne},
+      {"less", arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, arith::CmpIPredicate::ult},
+      {"less_equal", arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle, arith::CmpIPredicate::ule},
+      {"greater", arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, arith::CmpIPredicate::ugt},
+      {"greater_equal", arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge, arith::CmpIPredicate::uge}};
+  for (auto &c : cmps)
+    if (name == c.name)
+      return toU8(b, l, isF ? (Value)arith::CmpFOp::create(b, l, c.f, x, y)
+                            : (Value)arith::CmpIOp::create(b, l, uns ? c.u : c.s, x, y));
+  if (name == "logical_and") return toU8(b, l, arith::AndIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
+  if (name == "logical_or") return toU8(b, l, arith::OrIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
+  if (name == "logical_xor") return toU8(b, l, arith::XOrIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
+
+  // Unary.
+  if (name == "logical_not") return toU8(b, l, arith::XOrIOp::create(b, l, isNonZero(b, l, x), arith::ConstantOp::create(b, l, b.getBoolAttr(true))));
+  if (name == "is_nan")
+    return isF ? toU8(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x)) : iconst(b, l, b.getI8Type(), 0);
+  if (name == "is_infinity") {
+    if (!isF) return iconst(b, l, b.getI8Type(), 0);
+    Value a = math::AbsFOp::create(b, l, x);
+    return toU8(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a, fconst(b, l, t, INFINITY)));
+  }
+  if (name == "negate") return isF ? (Value)arith::NegFOp::create(b, l, x) : (Value)arith::SubIOp::create(b, l, zeroOf(b, l, t), x);
+  if (name == "abs") return isF ? (Value)math::AbsFOp::create(b, l, x) : uns ? x : (Value)math::AbsIOp::create(b, l, x);
+  if (name == "bitwise_not") return (Value)arith::XOrIOp::create(b, l, x, iconst(b, l, t, -1));
+  if (name == "sign") {
+    if (isF) {
+      // 1.0, -1.0, or x itself (keeps +-0 and NaN).
+      Value pos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, zeroOf(b, l, t));
+      Value neg = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, zeroOf(b, l, t));
+      Value r = arith::SelectOp::create(b, l, neg, fconst(b, l, t, -1.0), x);
+      return (Value)arith::SelectOp::create(b, l, pos, fconst(b, l, t, 1.0), r);
+    }
+    Value pos = arith::ExtUIOp::create(b, l, t, arith::CmpIOp::create(b, l, uns ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt, x, zeroOf(b, l, t)));
+    if (uns) return pos;
+    Value neg = arith::ExtUIOp::create(b, l, t, arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x, zeroOf(b, l, t)));
+    return (Value)arith::SubIOp::create(b, l, pos, neg);
+  }
+  if (name == "floor") return (Value)math::FloorOp::create(b, l, x);
+  if (name == "ceil") return (Value)math::CeilOp::create(b, l, x);
+  if (name == "round") return (Value)math::RoundOp::create(b, l, x);
+  if (name == "exp") return (Value)math::ExpOp::create(b, l, x);
+  if (name == "expm1") return (Value)math::ExpM1Op::create(b, l, x);
+  if (name == "log") return (Value)math::LogOp::create(b, l, x);
+  if (name == "log1p") return (Value)math::Log1pOp::create(b, l, x);
+  if (name == "sigmoid") {
+    // 1 / (1 + exp(-x))
+    Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
+    return fdiv(b, l, fconst(b, l, t, 1.0), fadd(b, l, fconst(b, l, t, 1.0), e));
+  }
+  if (name == "sin") return (Value)math::SinOp::create(b, l, x);
+  if (name == "cos") return (Value)math::CosOp::create(b, l, x);
+  if (name == "tan") return (Value)math::TanOp::create(b, l, x);
+  if (name == "sinh") return (Value)math::SinhOp::create(b, l, x);
+  if (name == "cosh") return (Value)math::CoshOp::create(b, l, x);
+  if (name == "tanh") return (Value)math::TanhOp::create(b, l, x);
+  if (name == "asin") return (Value)math::AsinOp::create(b, l, x);
+  if (name == "acos") return (Value)math::AcosOp::create(b, l, x);
+  if (name == "atan") return (Value)math::AtanOp::create(b, l, x);
+  if (name == "asinh") return (Value)math::AsinhOp::create(b, l, x);
+  if (name == "acosh") return (Value)math::AcoshOp::create(b, l, x);
+  if (name == "atanh") return (Value)math::AtanhOp::create(b, l, x);
+  if (name == "sqrt") return (Value)math::SqrtOp::create(b, l, x);
+  if (name == "rsqrt") return (Value)math::RsqrtOp::create(b, l, x);
+  if (name == "cbrt") return (Value)math::CbrtOp::create(b, l, x);
+  if (name == "erf") return (Value)math::ErfOp::create(b, l, x);
+  if (name == "erfc") return (Value)math::ErfcOp::create(b, l, x);
+  (void)out;
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Structured ops
+//===----------------------------------------------------------------------===//
+
+using BodyFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+Value emptyTensor(OpBuilder &b, Location l, RankedTensorType t) {
+  return tensor::EmptyOp::create(b, l, t.getShape(), t.getElementType());
+}
+
+Value genericOp(OpBuilder &b, Location l, RankedTensorType outType, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                Value init, AffineMap outMap, ArrayRef<utils::IteratorType> iters, BodyFn body) {
+  SmallVector<AffineMap> maps(inputMaps.begin(), inputMaps.end());
+  maps.push_back(outMap);
+  auto g = linalg::GenericOp::create(b, l, TypeRange{outType}, inputs, ValueRange{init}, maps, iters,
+                                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                       Value r = body(nb, nl, args);
+                                       linalg::YieldOp::create(nb, nl, r);
+                                     });
+  return g.getResult(0);
+}
+
+Value elementwise(OpBuilder &b, Location l, RankedTensorType outType, ValueRange inputs, BodyFn body) {
+  unsigned rank = outType.getRank();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  SmallVector<AffineMap> maps(inputs.size(), id);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return genericOp(b, l, outType, inputs, maps, emptyTensor(b, l, outType), id, iters, body);
+}
+
+/// The identity element of a reduction, as an attribute of signless type t.
+TypedAttr reductionInit(OpBuilder &b, StringRef name, Type nxElem, Type t) {
+  bool isF = llvm::isa<FloatType>(t);
+  bool uns = isUnsigned(nxElem);
+  unsigned w = t.getIntOrFloatBitWidth();
+  if (name == "sum" || name == "any") return isF ? (TypedAttr)b.getFloatAttr(t, 0.0) : b.getIntegerAttr(t, 0);
+  if (name == "product" || name == "all") return isF ? (TypedAttr)b.getFloatAttr(t, 1.0) : b.getIntegerAttr(t, 1);
+  if (name == "reduce_max") {
+    if (isF) return b.getFloatAttr(t, -INFINITY);
+    return b.getIntegerAttr(t, uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
+  }
+  // reduce_min
+  if (isF) return b.getFloatAttr(t, INFINITY);
+  return b.getIntegerAttr(t, uns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w));
+}
+
+Value reductionCombine(OpBuilder &b, Location l, StringRef name, Type nxElem, Value x, Value acc) {
+  bool isF = llvm::isa<FloatType>(x.getType());
+  bool uns = isUnsigned(nxElem);
+  if (name == "sum") return isF ? fadd(b, l, acc, x) : (Value)arith::AddIOp::create(b, l, acc, x);
+  if (name == "product") return isF ? fmul(b, l, acc, x) : (Value)arith::MulIOp::create(b, l, acc, x);
+  if (name == "reduce_max")
+    return isF ? (Value)arith::MaximumFOp::create(b, l, acc, x, fm(b))
+               : uns ? (Value)arith::MaxUIOp::create(b, l, acc, x) : (Value)arith::MaxSIOp::create(b, l, acc, x);
+  if (name == "reduce_min")
+    return isF ? (Value)arith::MinimumFOp::create(b, l, acc, x, fm(b))
+               : uns ? (Value)arith::MinUIOp::create(b, l, acc, x) : (Value)arith::MinSIOp::create(b, l, acc, x);
+  Value nz = toU8(b, l, isNonZero(b, l, x));
+  if (name == "all") return (Value)arith::AndIOp::create(b, l, acc, nz);
+  return (Value)arith::OrIOp::create(b, l, acc, nz); // any
+}
+
+Value filled(OpBuilder &b, Location l, RankedTensorType t, TypedAttr init) {
+  Value c = arith::ConstantOp::create(b, l, init);
+  return linalg::FillOp::create(b, l, ValueRange{c}, ValueRange{emptyTensor(b, l, t)}).getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// The pattern
+//===----------------------------------------------------------------------===//
+
+struct NxOpLowering : public ConversionPattern {
+  NxOpLowering(const TypeConverter &tc, MLIRContext *ctx) : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands, ConversionPatternRewriter &rw) const override {
+    if (op->getName().getDialectNamespace() != "nx") return failure();
+    StringRef name = op->getName().stripDialect();
+    Location l = op->getLoc();
+    auto nxOut = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(nxOut));
+    Type nxIn = op->getNumOperands() ? elemOf(op->getOperand(0)) : nxOut.getElementType();
+    Value result;
+
+    if (name == "constant") {
+      auto attr = llvm::cast<DenseElementsAttr>(op->getAttr("value"));
+      // The same bits, seen with the signless element type.
+      auto sl = attr.bitcast(outType.getElementType());
+      result = arith::ConstantOp::create(rw, l, outType, sl);
+    } else if (name == "as_type") {
+      Type from = nxIn, to = nxOut.getElementType();
+      result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
+        return convertScalar(b, nl, a[0], from, to);
+      });
+    } else if (name == "select") {
+      result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
+        return (Value)arith::SelectOp::create(b, nl, isNonZero(b, nl, a[0]), a[1], a[2]);
+      });
+    } else if (name == "broadcast") {
+      auto axes = llvm::cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
+      auto inType = llvm::cast<RankedTensorType>(operands[0].getType());
+      SmallVector<AffineExpr> exprs;
+      for (size_t i = 0; i < axes.size(); ++i)
+        exprs.push_back(inType.getDimSize(i) == 1 && outType.getDimSize(axes[i]) != 1 ? rw.getAffineConstantExpr(0)
+                                                                                        : rw.getAffineDimExpr(axes[i]));
+      unsigned rank = outType.getRank();
+      AffineMap inMap = AffineMap::get(rank, 0, exprs, rw.getContext());
+      SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+      result = genericOp(rw, l, outType, operands, {inMap}, emptyTensor(rw, l, outType), rw.getMultiDimIdentityMap(rank),
+                         iters, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    } else if (name == "transpose") {
+      auto perm = llvm::cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
+      unsigned rank = outType.getRank();
+      SmallVector<AffineExpr> exprs(rank);
+      for (unsigned k = 0; k < rank; ++k) exprs[perm[k]] = rw.getAffineDimExpr(k);
+      AffineMap inMap = AffineMap::get(rank, 0, exprs, rw.getContext());
+      SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+      result = genericOp(rw, l, outType, operands, {inMap}, emptyTensor(rw, l, outType), rw.getMultiDimIdentityMap(rank),
+                         iters, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    } else if (name == "reshape") {
+      result = reshape(rw, l, operands[0], outType);
+    } else if (name == "sum" || name == "product" || name == "reduce_max" || name == "reduce_min" || name == "all" ||
+               name == "any") {
+      auto axes = llvm::cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
+      auto inType = llvm::cast<RankedTensorType>(operands[0].getType());
+      unsigned rank = inType.getRank();
+      SmallVector<AffineExpr> outExprs;
+      SmallVector<utils::IteratorType> iters;
+      for (unsigned d = 0; d < rank; ++d) {
+        bool red = llvm::is_contained(axes, (int64_t)d);
+        iters.push_back(red ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+        if (!red) outExprs.push_back(rw.getAffineDimExpr(d));
+      }
+      Value init = filled(rw, l, outType, reductionInit(rw, name, nxIn, outType.getElementType()));
+      AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
+      Type inElem = nxIn;
+      result = genericOp(rw, l, outType, operands, {rw.getMultiDimIdentityMap(rank)}, init, outMap, iters,
+                         [&](OpBuilder &b, Location nl, ValueRange a) {
+                           return reductionCombine(b, nl, name, inElem, a[0], a[1]);
+                         });
+    } else if (name == "dot") {
+      result = dot(rw, l, op, operands, outType);
+    } else {
+      Type outElem = nxOut.getElementType();
+      std::string opName = name.str();
+      bool failed = false;
+      result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) -> Value {
+        auto r = scalarOp(b, nl, opName, a.take_front(operands.size()), nxIn, outElem);
+        if (succeeded(r)) return *r;
+        failed = true;
+        return a[0];
+      });
+      if (failed) return rw.notifyMatchFailure(op, "no lowering for nx." + opName);
+    }
+    rw.replaceOp(op, result);
+    return success();
+  }
+
+  static Value reshape(OpBuilder &b, Location l, Value in, RankedTensorType outType) {
+    auto inType = llvm::cast<RankedTensorType>(in.getType());
+    int64_t n = inType.getNumElements();
+    // Through a rank-1 tensor of n elements: collapse, then expand.
+    auto flatType = RankedTensorType::get({n}, inType.getElementType());
+    Value flat = in;
+    if (inType.getRank() == 0) {
+      flat = tensor::ExpandShapeOp::create(b, l, flatType, in, ArrayRef<ReassociationIndices>{});
+    } else if (inType.getRank() > 1) {
+      ReassociationIndices all;
+      for (int64_t i = 0; i < inType.getRank(); ++i) all.push_back(i);
+      flat = tensor::CollapseShapeOp::create(b, l, flatType, in, ArrayRef<ReassociationIndices>{all});
+    }
+    if (outType.getRank() == 0) return tensor::CollapseShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{});
+    if (outType.getRank() == 1) return flat;
+    ReassociationIndices all;
+    for (int64_t i = 0; i < outType.getRank(); ++i) all.push_back(i);
+    return tensor::ExpandShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{all});
+  }
+
+  static Value dot(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operands, RankedTensorType outType) {
+    auto ca = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_contract")).asArrayRef();
+    auto ba = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_batch")).asArrayRef();
+    auto cb = llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_contract")).asArrayRef();
+    auto bb = llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_batch")).asArrayRef();
+    auto ta = llvm::cast<RankedTensorType>(operands[0].getType());
+    auto tb = llvm::cast<RankedTensorType>(operands[1].getType());
+    unsigned nOut = outType.getRank(), nLoops = nOut + ca.size();
+    unsigned nb = ba.size();
+    SmallVector<AffineExpr> ea(ta.getRank()), eb(tb.getRank());
+    for (unsigned i = 0; i < nb; ++i) { ea[ba[i]] = b.getAffineDimExpr(i); eb[bb[i]] = b.getAffineDimExpr(i); }
+    for (unsigned k = 0; k < ca.size(); ++k) {
+      ea[ca[k]] = b.getAffineDimExpr(nOut + k);
+      eb[cb[k]] = b.getAffineDimExpr(nOut + k);
+    }
+    unsigned next = nb;
+    for (int64_t d = 0; d < ta.getRank(); ++d)
+      if (!ea[d]) ea[d] = b.getAffineDimExpr(next++);
+    for (int64_t d = 0; d < tb.getRank(); ++d)
+      if (!eb[d]) eb[d] = b.getAffineDimExpr(next++);
+    SmallVector<utils::IteratorType> iters(nOut, utils::IteratorType::parallel);
+    iters.append(ca.size(), utils::IteratorType::reduction);
+    SmallVector<AffineExpr> outExprs;
+    for (unsigned d = 0; d < nOut; ++d) outExprs.push_back(b.getAffineDimExpr(d));
+    Type et = outType.getElementType();
+    Value init = filled(b, l, outType, llvm::isa<FloatType>(et) ? (TypedAttr)b.getFloatAttr(et, 0.0) : b.getIntegerAttr(et, 0));
+    MLIRContext *ctx = b.getContext();
+    return genericOp(b, l, outType, operands,
+                     {AffineMap::get(nLoops, 0, ea, ctx), AffineMap::get(nLoops, 0, eb, ctx)}, init,
+                     AffineMap::get(nLoops, 0, outExprs, ctx), iters, [&](OpBuilder &nb2, Location nl, ValueRange a) {
+                       if (llvm::isa<FloatType>(et)) return fadd(nb2, nl, a[2], fmul(nb2, nl, a[0], a[1]));
+                       return (Value)arith::AddIOp::create(nb2, nl, a[2], arith::MulIOp::create(nb2, nl, a[0], a[1]));
+                     });
+  }
+};
+
+struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerNxToLinalgPass)
+  StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
+  StringRef getDescription() const override { return "Lower the nx dialect to linalg, tensor, arith and math"; }
+  void getDependentDialects(DialectRegistry &r) const override {
+    r.insert<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect>();
+  }
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    TypeConverter tc;
+    tc.addConversion([](Type t) { return t; });
+    tc.addConversion([](IntegerType t) -> Type { return signless(t); });
+    tc.addConversion([](RankedTensorType t) -> Type {
+      return RankedTensorType::get(t.getShape(), signless(t.getElementType()));
+    });
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<nx::NxDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
+      return tc.isSignatureLegal(f.getFunctionType()) && tc.isLegal(&f.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp>([&](func::ReturnOp r) { return tc.isLegal(r.getOperandTypes()); });
+    RewritePatternSet patterns(ctx);
+    patterns.add<NxOpLowering>(tc, ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
+    populateReturnOpTypeConversionPattern(patterns, tc);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns)))) signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createLowerNxToLinalgPass() { return std::make_unique<LowerNxToLinalgPass>(); }
+
+} // namespace nxc

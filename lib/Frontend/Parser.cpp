@@ -1,0 +1,559 @@
+//===- Parser.cpp - defn source to AST ------------------------------------===//
+//
+// A recursive-descent parser for the Elixir subset that defn uses, with
+// Elixir's operator precedence. `a |> f(b)` is rewritten into `f(a, b)` here,
+// as Elixir's own macro expansion does.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Frontend/Parser.h"
+#include "nxc/Frontend/Lexer.h"
+
+#include <cstdlib>
+#include <set>
+
+namespace nxc {
+namespace {
+
+using namespace ast;
+
+ExprPtr node(ExprKind k, Loc loc) { return std::make_unique<Expr>(k, std::move(loc)); }
+
+/// Binary operators by precedence level (low to high) and associativity.
+struct OpLevel {
+  std::vector<std::string> ops;
+  bool rightAssoc;
+};
+const std::vector<OpLevel> &levels() {
+  static const std::vector<OpLevel> l = {
+      {{"||", "|||", "or"}, false},
+      {{"&&", "&&&", "and"}, false},
+      {{"==", "!=", "===", "!=="}, false},
+      {{"<", ">", "<=", ">="}, false},
+      {{"|>", "<<<", ">>>"}, false},
+      {{"in"}, false},
+      {{"..", "<>", "++", "--"}, true},
+      {{"+", "-"}, false},
+      {{"*", "/"}, false},
+      {{"**"}, false},
+  };
+  return l;
+}
+
+const std::set<std::string> &reservedWords() {
+  static const std::set<std::string> w = {"do", "end", "fn", "else", "after", "catch", "rescue",
+                                          "when", "and", "or", "not", "in"};
+  return w;
+}
+
+class Parser {
+public:
+  Parser(std::shared_ptr<const SourceFile> src, std::vector<Token> toks)
+      : src_(std::move(src)), toks_(std::move(toks)) {}
+
+  Result<File> file() {
+    File f;
+    f.source = src_;
+    skipNewlines();
+    while (!at(Tok::Eof)) {
+      if (!isWord("defmodule"))
+        return error(peek().loc, "expected 'defmodule' at the top level, found " + describe(peek()));
+      NXC_TRY(m, module());
+      f.modules.push_back(std::move(m));
+      skipNewlines();
+    }
+    if (f.modules.empty()) return error(peek().loc, "expected a 'defmodule', the file is empty");
+    return f;
+  }
+
+  Result<ExprPtr> expressionFile() {
+    skipNewlines();
+    Loc loc = peek().loc;
+    NXC_TRY(b, block({}));
+    if (!at(Tok::Eof)) return error(peek().loc, "unexpected " + describe(peek()));
+    (void)loc;
+    return std::move(b);
+  }
+
+private:
+  std::shared_ptr<const SourceFile> src_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+
+  const Token &peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
+  bool at(Tok k) const { return peek().kind == k; }
+  bool isPunct(const char *p, size_t k = 0) const { return peek(k).kind == Tok::Punct && peek(k).text == p; }
+  bool isWord(const char *w, size_t k = 0) const { return peek(k).kind == Tok::Ident && peek(k).text == w; }
+  Token take() { Token t = peek(); if (pos_ < toks_.size() - 1) ++pos_; return t; }
+  void skipNewlines() { while (at(Tok::Newline)) take(); }
+
+  static std::string describe(const Token &t) {
+    switch (t.kind) {
+    case Tok::Eof: return "end of file";
+    case Tok::Newline: return "end of line";
+    case Tok::KwKey: return "keyword '" + t.text + ":'";
+    case Tok::Atom: return "atom ':" + t.text + "'";
+    case Tok::Attr: return "'@" + t.text + "'";
+    default: return "'" + t.text + "'";
+    }
+  }
+
+  Status expectPunct(const char *p, const std::string &context) {
+    if (!isPunct(p)) return error(peek().loc, std::string("expected '") + p + "' " + context + ", found " + describe(peek()));
+    take();
+    return okStatus();
+  }
+  Status expectWord(const char *w, const std::string &context) {
+    if (!isWord(w)) return error(peek().loc, std::string("expected '") + w + "' " + context + ", found " + describe(peek()));
+    take();
+    return okStatus();
+  }
+
+  Result<std::string> aliasPath(const std::string &context) {
+    if (!at(Tok::Alias)) return error(peek().loc, "expected a module name " + context + ", found " + describe(peek()));
+    std::string name = take().text;
+    while (isPunct(".") && peek(1).kind == Tok::Alias) {
+      take();
+      name += "." + take().text;
+    }
+    return name;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Modules and definitions
+  //===--------------------------------------------------------------------===//
+
+  Result<Module> module() {
+    Module m;
+    m.loc = take().loc; // defmodule
+    NXC_TRY(name, aliasPath("after 'defmodule'"));
+    m.name = name;
+    NXC_CHECK(expectWord("do", "after the module name"));
+    skipNewlines();
+    while (!isWord("end")) {
+      if (at(Tok::Eof)) return error(m.loc, "missing 'end' for this 'defmodule'");
+      NXC_CHECK(moduleItem(m));
+      if (!at(Tok::Newline) && !isWord("end"))
+        return error(peek().loc, "unexpected " + describe(peek()) + " after a module item; expected a new line");
+      skipNewlines();
+    }
+    take();
+    return m;
+  }
+
+  Status moduleItem(Module &m) {
+    const Token &t = peek();
+    if (t.kind == Tok::Ident && (t.text == "import" || t.text == "alias" || t.text == "require" || t.text == "use")) {
+      take();
+      NXC_TRY(target, aliasPath("after '" + t.text + "'"));
+      (void)target;
+      // Options such as `only: [...]` are accepted and ignored.
+      if (isPunct(",")) {
+        take();
+        NXC_TRY(opts, expression());
+        (void)opts;
+        while (isPunct(",")) { take(); NXC_TRY(more, expression()); (void)more; }
+      }
+      return okStatus();
+    }
+    if (t.kind == Tok::Attr) {
+      Attribute a;
+      a.name = t.text;
+      a.loc = take().loc;
+      if (at(Tok::Alias)) {
+        // `@defn_compiler EXLA`: a compile-time setting nxc does not need.
+        NXC_TRY(name, aliasPath(""));
+        a.value = node(ExprKind::Atom, a.loc);
+        a.value->name = name;
+      } else {
+        NXC_TRY(v, expression());
+        a.value = std::move(v);
+      }
+      m.attributes.push_back(std::move(a));
+      return okStatus();
+    }
+    if (t.kind == Tok::Ident && (t.text == "defn" || t.text == "defnp" || t.text == "def" || t.text == "defp")) {
+      NXC_TRY(f, function());
+      for (auto &other : m.functions)
+        if (other.name == f.name && other.params.size() == f.params.size())
+          return error(f.loc, "cannot compile " + f.kind + " " + f.name + "/" + std::to_string(f.params.size()) +
+                                  " with multiple clauses (first defined at line " + std::to_string(other.loc.line) + ")");
+      m.functions.push_back(std::move(f));
+      return okStatus();
+    }
+    if (t.kind == Tok::Ident && (t.text == "deftransform" || t.text == "deftransformp" || t.text == "defmacro"))
+      return error(t.loc, "'" + t.text + "' is not supported by nxc (only defn, defnp, def and defp)");
+    return error(t.loc, "expected defn, defnp, def, defp, import, alias or @attribute in module body, found " + describe(t));
+  }
+
+  Result<Function> function() {
+    Function f;
+    f.kind = peek().text;
+    f.loc = take().loc;
+    if (peek().kind != Tok::Ident || reservedWords().count(peek().text))
+      return error(peek().loc, "expected a function name after '" + f.kind + "', found " + describe(peek()));
+    f.name = take().text;
+    if (isPunct("(")) {
+      take();
+      skipNewlines();
+      while (!isPunct(")")) {
+        NXC_TRY(p, pattern());
+        ExprPtr def;
+        if (isPunct("\\\\")) {
+          take();
+          NXC_TRY(d, expression());
+          def = std::move(d);
+        }
+        f.params.push_back(std::move(p));
+        f.defaults.push_back(std::move(def));
+        skipNewlines();
+        if (isPunct(",")) { take(); skipNewlines(); continue; }
+        if (!isPunct(")")) return error(peek().loc, "expected ',' or ')' in the parameter list, found " + describe(peek()));
+      }
+      take();
+    }
+    if (isWord("when")) return error(peek().loc, "guards are not allowed in defn");
+    if (isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "do") {
+      take();
+      take();
+      skipNewlines();
+      NXC_TRY(e, expression());
+      f.body = std::move(e);
+      return f;
+    }
+    if (!isWord("do"))
+      return error(peek().loc, "expected 'do' or ', do:' after the parameters of " + f.name + ", found " + describe(peek()));
+    Loc doLoc = take().loc;
+    NXC_TRY(b, block({"end"}));
+    if (!isWord("end")) return error(doLoc, "missing 'end' for this 'do' of " + f.kind + " " + f.name);
+    take();
+    f.body = std::move(b);
+    return f;
+  }
+
+  /// Patterns: a variable, `_`, a tuple of patterns, or `pattern = var`.
+  Result<ExprPtr> pattern() {
+    NXC_TRY(p, primaryPattern());
+    if (isPunct("=")) {
+      Loc loc = take().loc;
+      NXC_TRY(rhs, primaryPattern());
+      auto m = node(ExprKind::Match, loc);
+      m->children.push_back(std::move(p));
+      m->children.push_back(std::move(rhs));
+      return std::move(m);
+    }
+    return std::move(p);
+  }
+  Result<ExprPtr> primaryPattern() {
+    const Token &t = peek();
+    if (t.kind == Tok::Ident && !reservedWords().count(t.text)) {
+      auto v = node(ExprKind::Var, t.loc);
+      v->name = take().text;
+      return std::move(v);
+    }
+    if (isPunct("{")) {
+      auto tup = node(ExprKind::Tuple, take().loc);
+      skipNewlines();
+      while (!isPunct("}")) {
+        NXC_TRY(p, pattern());
+        tup->children.push_back(std::move(p));
+        skipNewlines();
+        if (isPunct(",")) { take(); skipNewlines(); continue; }
+        if (!isPunct("}")) return error(peek().loc, "expected ',' or '}' in a tuple pattern, found " + describe(peek()));
+      }
+      take();
+      return std::move(tup);
+    }
+    return error(t.loc, "only variables, tuples, maps, and structs are allowed as patterns in defn, found " + describe(t));
+  }
+
+  /// Expressions separated by newlines, up to one of `terminators` (or EOF).
+  Result<ExprPtr> block(const std::set<std::string> &terminators) {
+    skipNewlines();
+    auto b = node(ExprKind::Block, peek().loc);
+    while (!at(Tok::Eof) && !(peek().kind == Tok::Ident && terminators.count(peek().text))) {
+      NXC_TRY(e, expression());
+      b->children.push_back(std::move(e));
+      if (!at(Tok::Newline) && !at(Tok::Eof) && !(peek().kind == Tok::Ident && terminators.count(peek().text)))
+        return error(peek().loc, "unexpected " + describe(peek()) + "; expected an operator or a new line");
+      skipNewlines();
+    }
+    if (b->children.empty()) return error(b->loc, "expected an expression");
+    return std::move(b);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Expressions
+  //===--------------------------------------------------------------------===//
+
+  Result<ExprPtr> expression() {
+    // `=` is the loosest and right-associative.
+    NXC_TRY(lhs, binary(0));
+    if (isPunct("=")) {
+      Loc loc = take().loc;
+      skipNewlines();
+      NXC_TRY(rhs, expression());
+      auto m = node(ExprKind::Match, loc);
+      m->children.push_back(std::move(lhs));
+      m->children.push_back(std::move(rhs));
+      return std::move(m);
+    }
+    return std::move(lhs);
+  }
+
+  bool atOperator(const OpLevel &lvl) const {
+    const Token &t = peek();
+    if (t.kind != Tok::Punct && t.kind != Tok::Ident) return false;
+    for (auto &op : lvl.ops)
+      if (t.text == op) return true;
+    return false;
+  }
+
+  Result<ExprPtr> binary(size_t level) {
+    if (level >= levels().size()) return unary();
+    const OpLevel &lvl = levels()[level];
+    NXC_TRY(lhs, binary(level + 1));
+    while (atOperator(lvl)) {
+      Token op = take();
+      skipNewlines();
+      NXC_TRY(rhs, lvl.rightAssoc ? binary(level) : binary(level + 1));
+      if (op.text == "|>") {
+        if (rhs->kind != ExprKind::Call)
+          return error(rhs->loc, "the right side of '|>' must be a function call, as in x |> Nx.exp()");
+        rhs->children.insert(rhs->children.begin(), std::move(lhs));
+        lhs = std::move(rhs);
+        continue;
+      }
+      if (op.text == ".." && isPunct("//")) {
+        take();
+        NXC_TRY(step, binary(level + 1));
+        auto r = node(ExprKind::Binary, op.loc);
+        r->name = "..//";
+        r->children.push_back(std::move(lhs));
+        r->children.push_back(std::move(rhs));
+        r->children.push_back(std::move(step));
+        lhs = std::move(r);
+        continue;
+      }
+      auto b = node(ExprKind::Binary, op.loc);
+      b->name = op.text;
+      b->children.push_back(std::move(lhs));
+      b->children.push_back(std::move(rhs));
+      lhs = std::move(b);
+    }
+    return std::move(lhs);
+  }
+
+  Result<ExprPtr> unary() {
+    const Token &t = peek();
+    if ((t.kind == Tok::Punct && (t.text == "-" || t.text == "+" || t.text == "!" || t.text == "^")) ||
+        (t.kind == Tok::Ident && t.text == "not")) {
+      Token op = take();
+      NXC_TRY(operand, unary());
+      // Fold a sign into a number literal, as Elixir does.
+      if (op.text == "-" && (operand->kind == ExprKind::Int || operand->kind == ExprKind::Float)) {
+        operand->intValue = -operand->intValue;
+        operand->floatValue = -operand->floatValue;
+        operand->loc = op.loc;
+        return std::move(operand);
+      }
+      auto u = node(ExprKind::Unary, op.loc);
+      u->name = op.text;
+      u->children.push_back(std::move(operand));
+      return std::move(u);
+    }
+    if (t.kind == Tok::Punct && t.text == "&") {
+      Loc loc = take().loc;
+      if (at(Tok::Int)) {
+        auto v = node(ExprKind::Var, loc);
+        v->name = "&" + take().text;
+        return std::move(v);
+      }
+      NXC_TRY(operand, unary());
+      auto u = node(ExprKind::Unary, loc);
+      u->name = "&";
+      u->children.push_back(std::move(operand));
+      return std::move(u);
+    }
+    return postfix();
+  }
+
+  Result<ExprPtr> postfix() {
+    NXC_TRY(e, primary());
+    while (isPunct("[") ) {
+      Loc loc = take().loc;
+      skipNewlines();
+      NXC_TRY(index, expression());
+      skipNewlines();
+      NXC_CHECK(expectPunct("]", "to close the access"));
+      auto c = node(ExprKind::Call, loc);
+      c->module = "Access";
+      c->name = "get";
+      c->children.push_back(std::move(e));
+      c->children.push_back(std::move(index));
+      e = std::move(c);
+    }
+    return std::move(e);
+  }
+
+  /// Call arguments after '(' : expressions, then optional trailing `key: value`
+  /// pairs collected into one keyword list.
+  Status callArgs(Expr &call, const Loc &open) {
+    skipNewlines();
+    ExprPtr kw;
+    while (!isPunct(")")) {
+      if (at(Tok::Eof)) return error(open, "missing ')' for this '('");
+      if (at(Tok::KwKey)) {
+        if (!kw) kw = node(ExprKind::List, peek().loc);
+        NXC_TRY(p, pair());
+        kw->children.push_back(std::move(p));
+      } else {
+        if (kw) return error(peek().loc, "keyword arguments must come last in a call");
+        NXC_TRY(a, expression());
+        call.children.push_back(std::move(a));
+      }
+      skipNewlines();
+      if (isPunct(",")) { take(); skipNewlines(); continue; }
+      if (!isPunct(")")) return error(peek().loc, "expected ',' or ')' in the arguments of " + call.name + ", found " + describe(peek()));
+    }
+    take();
+    if (kw) call.children.push_back(std::move(kw));
+    return okStatus();
+  }
+
+  Result<ExprPtr> pair() {
+    Token key = take();
+    skipNewlines();
+    NXC_TRY(v, expression());
+    auto p = node(ExprKind::Pair, key.loc);
+    p->name = key.text;
+    p->children.push_back(std::move(v));
+    return std::move(p);
+  }
+
+  Result<ExprPtr> primary() {
+    const Token &t = peek();
+    switch (t.kind) {
+    case Tok::Int: {
+      Token tok = take();
+      errno = 0;
+      char *end = nullptr;
+      unsigned long long v = std::strtoull(tok.text.c_str(), &end, 10);
+      if (errno || v > (unsigned long long)INT64_MAX) return error(tok.loc, "integer literal " + tok.text + " does not fit in 64 bits");
+      auto n = node(ExprKind::Int, tok.loc);
+      n->intValue = (int64_t)v;
+      n->floatValue = (double)v;
+      return std::move(n);
+    }
+    case Tok::Float: {
+      Token tok = take();
+      auto n = node(ExprKind::Float, tok.loc);
+      n->floatValue = std::strtod(tok.text.c_str(), nullptr);
+      return std::move(n);
+    }
+    case Tok::Atom: {
+      auto n = node(ExprKind::Atom, t.loc);
+      n->name = take().text;
+      return std::move(n);
+    }
+    case Tok::Attr: {
+      auto n = node(ExprKind::Var, t.loc);
+      n->name = "@" + take().text;
+      return std::move(n);
+    }
+    case Tok::Alias: {
+      Loc loc = t.loc;
+      NXC_TRY(mod, aliasPath(""));
+      if (!isPunct(".") || peek(1).kind != Tok::Ident)
+        return error(loc, "expected a function call on module " + mod + ", as in " + mod + ".fun(...)");
+      take();
+      Token fn = take();
+      auto c = node(ExprKind::Call, loc);
+      c->module = mod;
+      c->name = fn.text;
+      if (isPunct("(")) {
+        Loc open = take().loc;
+        NXC_CHECK(callArgs(*c, open));
+      } else if (!(mod == "Nx.Constants")) {
+        // Zero-arity remote calls may omit parentheses (Nx.Constants.pi).
+      }
+      return std::move(c);
+    }
+    case Tok::Ident: {
+      if (t.text == "true" || t.text == "false" || t.text == "nil") {
+        auto n = node(ExprKind::Atom, t.loc);
+        n->name = take().text;
+        return std::move(n);
+      }
+      if (t.text == "fn") return error(t.loc, "anonymous functions (fn) are not supported yet");
+      if (t.text == "if" || t.text == "cond" || t.text == "case" || t.text == "while" || t.text == "unless")
+        return error(t.loc, "'" + t.text + "' is not supported yet by nxc");
+      if (reservedWords().count(t.text)) return error(t.loc, "unexpected '" + t.text + "'");
+      Token id = take();
+      if (isPunct("(") && peek().loc.line == id.loc.line && peek().loc.col == id.loc.col + (int)id.text.size()) {
+        Loc open = take().loc;
+        auto c = node(ExprKind::Call, id.loc);
+        c->name = id.text;
+        NXC_CHECK(callArgs(*c, open));
+        return std::move(c);
+      }
+      auto v = node(ExprKind::Var, id.loc);
+      v->name = id.text;
+      return std::move(v);
+    }
+    case Tok::Punct: {
+      if (t.text == "(") {
+        Loc open = take().loc;
+        skipNewlines();
+        NXC_TRY(e, expression());
+        skipNewlines();
+        if (!isPunct(")")) return error(peek().loc, "expected ')' to close the '(' at line " + std::to_string(open.line) + ", found " + describe(peek()));
+        take();
+        return std::move(e);
+      }
+      if (t.text == "{" || t.text == "[") {
+        bool tuple = t.text == "{";
+        const char *close = tuple ? "}" : "]";
+        Loc open = take().loc;
+        auto c = node(tuple ? ExprKind::Tuple : ExprKind::List, open);
+        skipNewlines();
+        while (!isPunct(close)) {
+          if (at(Tok::Eof)) return error(open, std::string("missing '") + close + "' for this '" + t.text + "'");
+          if (at(Tok::KwKey)) {
+            NXC_TRY(p, pair());
+            c->children.push_back(std::move(p));
+          } else {
+            NXC_TRY(e, expression());
+            c->children.push_back(std::move(e));
+          }
+          skipNewlines();
+          if (isPunct(",")) { take(); skipNewlines(); continue; }
+          if (!isPunct(close))
+            return error(peek().loc, std::string("expected ',' or '") + close + "', found " + describe(peek()));
+        }
+        take();
+        return std::move(c);
+      }
+      break;
+    }
+    default:
+      break;
+    }
+    return error(t.loc, "expected an expression, found " + describe(t));
+  }
+};
+
+} // namespace
+
+Result<File> parseFile(std::shared_ptr<const SourceFile> source) {
+  NXC_TRY(toks, lex(source));
+  Parser p(source, std::move(toks));
+  return p.file();
+}
+
+Result<ExprPtr> parseExpression(std::shared_ptr<const SourceFile> source) {
+  NXC_TRY(toks, lex(source));
+  Parser p(source, std::move(toks));
+  return p.expressionFile();
+}
+
+} // namespace nxc

@@ -1,0 +1,179 @@
+//===- Signature.cpp - parsing templates and --fn signatures --------------===//
+#include "nxc/Sema/Signature.h"
+
+#include <cctype>
+
+namespace nxc {
+
+std::string Template::str() const {
+  if (!isTuple) return tensor.str();
+  std::string s = "{";
+  for (size_t i = 0; i < elems.size(); ++i) s += (i ? ", " : "") + elems[i].str();
+  return s + "}";
+}
+
+void Template::flatten(std::vector<TensorType> &out) const {
+  if (!isTuple) { out.push_back(tensor); return; }
+  for (auto &e : elems) e.flatten(out);
+}
+
+std::string Signature::mangledArgs() const {
+  std::vector<TensorType> leaves;
+  for (auto &a : args) a.flatten(leaves);
+  std::string s;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (i) s += "__";
+    s += leaves[i].elem.name();
+    for (size_t d = 0; d < leaves[i].shape.size(); ++d) s += (d ? "x" : "_") + std::to_string(leaves[i].shape[d]);
+  }
+  return s;
+}
+
+namespace {
+
+class SigParser {
+public:
+  explicit SigParser(std::shared_ptr<const SourceFile> src) : src_(std::move(src)), s_(src_->text) {}
+
+  Result<Signature> signature() {
+    Signature sig;
+    skipSpace();
+    sig.loc = loc();
+    std::string first = ident();
+    if (first.empty()) return err("expected a function name, as in 'softmax(f32[100])'");
+    skipSpace();
+    if (peek() == '=') {
+      ++i_;
+      skipSpace();
+      sig.cname = first;
+      if (!validCName(first)) return error(sig.loc, "'" + first + "' is not a valid C identifier for the entry name");
+      first = ident();
+      if (first.empty()) return err("expected a function name after '='");
+    }
+    // Mod.Sub.fun
+    while (peek() == '.') {
+      ++i_;
+      if (!sig.module.empty()) sig.module += ".";
+      sig.module += first;
+      first = ident();
+      if (first.empty()) return err("expected a function name after '.'");
+    }
+    sig.function = first;
+    skipSpace();
+    if (peek() != '(') return err("expected '(' and the argument templates after '" + first + "', as in '" + first + "(f32[100])'");
+    ++i_;
+    skipSpace();
+    while (peek() != ')') {
+      NXC_TRY(t, templ());
+      sig.args.push_back(std::move(t));
+      skipSpace();
+      if (peek() == ',') { ++i_; skipSpace(); continue; }
+      if (peek() != ')') return err("expected ',' or ')' after an argument template");
+    }
+    ++i_;
+    skipSpace();
+    if (i_ < s_.size()) return err("unexpected text after the signature");
+    return sig;
+  }
+
+private:
+  std::shared_ptr<const SourceFile> src_;
+  const std::string &s_;
+  size_t i_ = 0;
+
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  void skipSpace() { while (i_ < s_.size() && std::isspace((unsigned char)s_[i_])) ++i_; }
+  Loc loc() const { return Loc{src_, 1, (int)i_ + 1}; }
+  Diag err(const std::string &m) const { return error(loc(), m); }
+  static bool validCName(const std::string &n) {
+    if (n.empty() || std::isdigit((unsigned char)n[0])) return false;
+    for (char c : n) if (!std::isalnum((unsigned char)c) && c != '_') return false;
+    return true;
+  }
+  std::string ident() {
+    size_t b = i_;
+    while (i_ < s_.size() && (std::isalnum((unsigned char)s_[i_]) || s_[i_] == '_' || s_[i_] == '?' || s_[i_] == '!')) ++i_;
+    return s_.substr(b, i_ - b);
+  }
+
+  Result<Template> templ() {
+    Template t;
+    t.loc = loc();
+    if (peek() == '{') {
+      ++i_;
+      t.isTuple = true;
+      skipSpace();
+      while (peek() != '}') {
+        NXC_TRY(e, templ());
+        t.elems.push_back(std::move(e));
+        skipSpace();
+        if (peek() == ',') { ++i_; skipSpace(); continue; }
+        if (peek() != '}') return err("expected ',' or '}' in a tuple template");
+      }
+      ++i_;
+      return t;
+    }
+    if (peek() == '@')
+      return err("constant templates (@file.npy) are not supported yet; pass the weights as an argument");
+    Loc typeLoc = loc();
+    std::string tn = ident();
+    if (tn.empty()) return err("expected a template such as f32[100], s32[] or {f32[2], f32[2]}");
+    auto et = ElemType::parse(tn);
+    if (!et) return error(typeLoc, "unknown type '" + tn + "'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64 pred");
+    t.tensor.elem = *et;
+    skipSpace();
+    if (peek() != '[') return err("expected '[' after the type, as in " + tn + "[100] (or " + tn + "[] for a scalar)");
+    // Either f32[30,784] or Nx's own f32[30][784]; `[]` is a scalar.
+    bool any = false;
+    while (peek() == '[') {
+      ++i_;
+      skipSpace();
+      if (peek() == ']') {
+        if (any) return err("empty '[]' after dimensions");
+        ++i_;
+        return t;
+      }
+      while (true) {
+        skipSpace();
+        std::string name;
+        size_t save = i_;
+        std::string word = ident();
+        skipSpace();
+        if (!word.empty() && !std::isdigit((unsigned char)word[0]) && peek() == ':') {
+          ++i_;
+          skipSpace();
+          name = word;
+        } else {
+          i_ = save;
+        }
+        Loc dimLoc = loc();
+        size_t b = i_;
+        while (std::isdigit((unsigned char)peek())) ++i_;
+        if (b == i_) return error(dimLoc, "expected a dimension size (a non-negative integer)");
+        std::string digits = s_.substr(b, i_ - b);
+        if (digits.size() > 12) return error(dimLoc, "dimension " + digits + " is too large");
+        t.tensor.shape.push_back(std::stoll(digits));
+        t.tensor.names.push_back(name);
+        any = true;
+        skipSpace();
+        if (peek() == ',') { ++i_; continue; }
+        if (peek() == ']') { ++i_; break; }
+        return err("expected ',' or ']' in the dimensions");
+      }
+      skipSpace();
+    }
+    bool named = false;
+    for (auto &n : t.tensor.names) named |= !n.empty();
+    if (!named) t.tensor.names.clear();
+    return t;
+  }
+};
+
+} // namespace
+
+Result<Signature> parseSignature(std::shared_ptr<const SourceFile> source) {
+  SigParser p(std::move(source));
+  return p.signature();
+}
+
+} // namespace nxc

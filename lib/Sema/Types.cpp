@@ -1,0 +1,106 @@
+//===- Types.cpp - Nx element types and promotion -------------------------===//
+#include "nxc/Sema/Types.h"
+
+#include <algorithm>
+
+namespace nxc {
+
+std::string ElemType::name() const {
+  switch (kind) {
+  case TypeKind::S: return "s" + std::to_string(bits);
+  case TypeKind::U: return "u" + std::to_string(bits);
+  case TypeKind::F: return "f" + std::to_string(bits);
+  case TypeKind::BF: return "bf" + std::to_string(bits);
+  }
+  return "?";
+}
+
+std::string ElemType::cType() const {
+  switch (kind) {
+  case TypeKind::S: return "int" + std::to_string(bits) + "_t";
+  case TypeKind::U: return "uint" + std::to_string(bits) + "_t";
+  case TypeKind::BF: return "uint16_t";
+  case TypeKind::F: return bits == 32 ? "float" : bits == 64 ? "double" : "uint16_t";
+  }
+  return "?";
+}
+
+std::optional<ElemType> ElemType::parse(const std::string &n) {
+  if (n == "pred") return ElemType::u8();
+  static const struct { const char *name; TypeKind kind; int bits; } table[] = {
+      {"s8", TypeKind::S, 8},   {"s16", TypeKind::S, 16}, {"s32", TypeKind::S, 32}, {"s64", TypeKind::S, 64},
+      {"u8", TypeKind::U, 8},   {"u16", TypeKind::U, 16}, {"u32", TypeKind::U, 32}, {"u64", TypeKind::U, 64},
+      {"f16", TypeKind::F, 16}, {"f32", TypeKind::F, 32}, {"f64", TypeKind::F, 64}, {"bf16", TypeKind::BF, 16}};
+  for (auto &e : table)
+    if (n == e.name) return ElemType{e.kind, e.bits};
+  return std::nullopt;
+}
+
+ElemType mergeTypes(ElemType a, ElemType b) {
+  if (a.kind == b.kind) return {a.kind, std::max(a.bits, b.bits)};
+  if (a.kind > b.kind) std::swap(a, b);
+  if (a.kind == TypeKind::U && b.kind == TypeKind::S) return {TypeKind::S, std::max(std::min(a.bits * 2, 64), b.bits)};
+  return b; // the higher kind wins with its own size
+}
+
+static int unsignedSize(int64_t v) {
+  if (v <= 1) return 8; // Nx has u2/u4; nxc's smallest integer is 8 bits
+  if (v <= 255) return 8;
+  if (v <= 65535) return 16;
+  if (v <= 4294967295LL) return 32;
+  return 64;
+}
+
+static int signedSize(int64_t v) {
+  int64_t m = v < 0 ? -v - 1 : v;
+  if (m <= 127) return 8;
+  if (m <= 32767) return 16;
+  if (m <= 2147483647LL) return 32;
+  return 64;
+}
+
+ElemType mergeInteger(ElemType t, int64_t v) {
+  switch (t.kind) {
+  case TypeKind::U:
+    if (v >= 0) return {TypeKind::U, std::max(unsignedSize(v), t.bits)};
+    return mergeInteger({TypeKind::S, std::min(t.bits * 2, 64)}, v);
+  case TypeKind::S: return {TypeKind::S, std::max(signedSize(v), t.bits)};
+  default: return t;
+  }
+}
+
+ElemType mergeFloat(ElemType t) { return t.isFloat() ? t : ElemType::f32(); }
+
+ElemType toFloating(ElemType t) { return t.isFloat() ? t : mergeTypes(t, ElemType::f32()); }
+
+ElemType toAggregate(ElemType t) {
+  switch (t.kind) {
+  case TypeKind::S: return {TypeKind::S, t.bits == 64 ? 64 : 32};
+  case TypeKind::U: return t.bits == 64 ? ElemType{TypeKind::S, 64} : ElemType{TypeKind::U, 32};
+  default: return t;
+  }
+}
+
+int64_t TensorType::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string TensorType::str() const {
+  std::string s = elem.name();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    s += "[";
+    if (i < names.size() && !names[i].empty()) s += names[i] + ": ";
+    s += std::to_string(shape[i]) + "]";
+  }
+  return s;
+}
+
+std::string shapeString(const Shape &s) {
+  std::string r = "{";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "}";
+}
+
+} // namespace nxc

@@ -1,0 +1,109 @@
+//===- ObjectEmitter.cpp - LLVM IR to machine code ------------------------===//
+#include "nxc/Target/ObjectEmitter.h"
+
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+namespace nxc {
+
+void initializeLLVMTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::string &tripleStr, const std::string &cpuIn,
+                                                                 const std::string &featuresIn, int optLevel) {
+  initializeLLVMTargets();
+  std::string hostTriple = llvm::sys::getDefaultTargetTriple();
+  llvm::Triple triple(llvm::Triple::normalize(tripleStr.empty() ? hostTriple : tripleStr));
+  bool isHost = tripleStr.empty() || triple.str() == llvm::Triple::normalize(hostTriple);
+  std::string err;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
+  if (!target) return error(Loc{}, "unknown target '" + tripleStr + "': " + err);
+  std::string cpu = cpuIn;
+  if (cpu.empty() || cpu == "native") {
+    if (cpu == "native" && !isHost) return error(Loc{}, "--cpu native is only valid when compiling for the host");
+    cpu = isHost ? llvm::sys::getHostCPUName().str() : "generic";
+  }
+  std::string features = featuresIn;
+  if (isHost && (cpuIn.empty() || cpuIn == "native")) {
+    // The host CPU's exact features (getHostCPUName alone may miss some).
+    std::string host;
+    for (auto &f : llvm::sys::getHostCPUFeatures()) host += (host.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+    features = features.empty() ? host : host + "," + features;
+  }
+  llvm::TargetOptions options;
+  auto level = optLevel <= 0 ? llvm::CodeGenOptLevel::None
+               : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+               : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                               : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm) return error(Loc{}, "cannot create a code generator for " + triple.str() + " (cpu " + cpu + ")");
+  return std::move(tm);
+}
+
+void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm) {
+  module.setTargetTriple(tm.getTargetTriple());
+  module.setDataLayout(tm.createDataLayout());
+  // Functions carry the target's CPU and features so the optimizer's cost
+  // models (vector width, FMA) match the machine.
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", tm.getTargetCPU());
+    if (!tm.getTargetFeatureString().empty()) f.addFnAttr("target-features", tm.getTargetFeatureString());
+  }
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel) {
+  if (optLevel <= 0) return;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = optLevel >= 2;
+  pto.SLPVectorization = optLevel >= 2;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  auto level = optLevel == 1 ? llvm::OptimizationLevel::O1
+               : optLevel == 2 ? llvm::OptimizationLevel::O2
+                               : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+Result<std::string> emitMachineCode(llvm::Module &module, llvm::TargetMachine &tm, bool assembly) {
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr,
+                             assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile))
+    return error(Loc{}, "the code generator for " + tm.getTargetTriple().str() + " cannot emit this file type");
+  pm.run(module);
+  return std::string(buffer.str());
+}
+
+} // namespace nxc

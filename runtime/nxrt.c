@@ -1,0 +1,20 @@
+/* nxrt.c - the nxc runtime.
+ *
+ * Compiled by nxc for each module's target (from LLVM bitcode embedded in
+ * nxc) and shipped as libnxrt.a. It must stay freestanding: no libc calls,
+ * no allocation, no global mutable state.
+ */
+#include "nxrt.h"
+
+const char *nxrt_version(void) { return NXRT_VERSION; }
+
+const char *nxrt_status_string(int status) {
+  switch (status) {
+  case NXRT_OK:
+    return "ok";
+  case NXRT_ERROR_NULL_ARGUMENT:
+    return "an argument or output pointer was NULL";
+  default:
+    return "unknown status";
+  }
+}

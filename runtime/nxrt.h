@@ -1,0 +1,31 @@
+/* nxrt.h - the nxc runtime: status codes and version of generated modules.
+ *
+ * Plain C11, no dependencies. Every function that nxc generates returns one
+ * of the NXRT_* status codes below.
+ */
+#ifndef NXRT_H
+#define NXRT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef NXRT_STATUS_CODES
+#define NXRT_STATUS_CODES
+/** The call succeeded and every output was written. */
+#define NXRT_OK 0
+/** An argument or output pointer was NULL; nothing was written. */
+#define NXRT_ERROR_NULL_ARGUMENT 1
+#endif
+
+/** The nxc runtime version, "MAJOR.MINOR.PATCH". */
+const char *nxrt_version(void);
+
+/** A static, human-readable description of a status code. */
+const char *nxrt_status_string(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NXRT_H */

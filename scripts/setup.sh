@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything nxc needs to build and test, from Debian 12's own packages.
+# Idempotent: packages already present are left alone. Run as root (or with sudo).
+set -euo pipefail
+
+packages=(
+  # compiler toolchain and build
+  cmake ninja-build ccache g++ pkg-config
+  # LLVM/MLIR 22: libraries, TableGen (mlir-22-tools), lld as a library, clang for the runtime bitcode
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22 liblld-22-dev
+  # libraries used by nxc itself
+  libcli11-dev libfmt-dev nlohmann-json3-dev
+  # tests: doctest (unit), lit + FileCheck (IR), NumPy (reference results), binutils (readelf)
+  doctest-dev python3-numpy binutils zlib1g-dev libzstd-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+echo "setup: all packages present"
