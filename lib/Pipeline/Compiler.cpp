@@ -13,6 +13,7 @@
 #include "nxc/Conversion/Passes.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
 #include "nxc/Target/ObjectEmitter.h"
+#include "nxc/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -41,7 +42,7 @@ namespace {
 
 /// nx -> linalg on tensors, fused (printed by --emit=linalg).
 const char *kToLinalg = "nxc-lower-nx-to-linalg,canonicalize,cse,"
-                        "func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+                        "func.func(nxc-fuse-elementwise),canonicalize,cse";
 
 /// linalg on tensors -> LLVM dialect (printed by --emit=llvm-dialect).
 /// Temporaries up to 4 KiB live on the stack; larger ones are heap buffers
@@ -64,6 +65,7 @@ void registerEverythingOnce() {
   std::call_once(once, [] {
     mlir::registerAllPasses();
     registerConversionPasses();
+    registerTransformPasses();
   });
 }
 

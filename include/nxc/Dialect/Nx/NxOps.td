@@ -156,7 +156,7 @@ def Nx_ReduceMinOp : Nx_ReduceOp<"reduce_min", "Nx.reduce_min (NaN-propagating)"
 def Nx_AllOp : Nx_ReduceOp<"all", "Nx.all (u8)">;
 def Nx_AnyOp : Nx_ReduceOp<"any", "Nx.any (u8)">;
 
-def Nx_DotOp : Nx_Op<"dot", [SameTypeOperands]> {
+def Nx_DotOp : Nx_Op<"dot", [SameOperandsElementType]> {
   let summary = "Nx.dot/6: contraction with batch axes";
   let description = [{
     Contracts `lhs_contract[i]` with `rhs_contract[i]`. The result holds the

@@ -1,0 +1,68 @@
+//===- FuseElementwise.cpp - multi-use element-wise fusion ----------------===//
+//
+// linalg's own element-wise fusion only fuses a producer into its consumer
+// when the producer has a single use. In Nx programs the same element-wise
+// value commonly feeds both a reduction and a final element-wise op (softmax:
+// exp(x - max) feeds the sum and the division). Fusing it into every user
+// recomputes a few flops per element but saves writing and re-reading a
+// whole tensor, and the scratch buffer it would need. Producers with more
+// than kMaxUsers users are left alone to bound the recomputation.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace nxc {
+namespace {
+
+constexpr unsigned kMaxUsers = 4;
+
+bool shouldFuse(OpOperand *fused) {
+  auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+  if (!producer) return false;
+  if (producer->hasOneUse()) return true;
+  if (producer.getNumReductionLoops() != 0) return false;
+  unsigned users = 0;
+  for (Operation *user : producer->getUsers()) {
+    if (!isa<linalg::GenericOp>(user)) return false;
+    ++users;
+  }
+  return users <= kMaxUsers;
+}
+
+struct FuseElementwisePass : public PassWrapper<FuseElementwisePass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseElementwisePass)
+  StringRef getArgument() const override { return "nxc-fuse-elementwise"; }
+  StringRef getDescription() const override { return "Fuse element-wise linalg producers into all their users"; }
+  void getDependentDialects(DialectRegistry &r) const override {
+    r.insert<affine::AffineDialect, arith::ArithDialect, linalg::LinalgDialect, tensor::TensorDialect>();
+  }
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
+    GreedyRewriteConfig config;
+    config.setMaxIterations(32);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createFuseElementwisePass() { return std::make_unique<FuseElementwisePass>(); }
+
+void registerTransformPasses() { PassRegistration<FuseElementwisePass>(); }
+
+} // namespace nxc
