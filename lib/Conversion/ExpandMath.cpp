@@ -18,10 +18,73 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace nxc {
 namespace {
+
+/// Rounds `x` toward zero through an integer conversion, which every target
+/// has: |x| >= 2^mantissa (already integral), NaN and infinities pass through,
+/// and the sign of zero is kept.
+Value truncViaInteger(PatternRewriter &rw, Location l, Value x) {
+  auto ft = llvm::cast<FloatType>(x.getType());
+  unsigned w = ft.getWidth();
+  Type it = rw.getIntegerType(w);
+  double limit = std::ldexp(1.0, (int)ft.getFPMantissaWidth() - 1);
+  Value t = arith::SIToFPOp::create(rw, l, ft, arith::FPToSIOp::create(rw, l, it, x));
+  t = math::CopySignOp::create(rw, l, t, x);
+  Value ax = math::AbsFOp::create(rw, l, x);
+  Value small = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, ax,
+                                      arith::ConstantOp::create(rw, l, ft, rw.getFloatAttr(ft, limit)));
+  return arith::SelectOp::create(rw, l, small, t, x);
+}
+
+struct TruncToInteger : OpRewritePattern<math::TruncOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::TruncOp op, PatternRewriter &rw) const override {
+    if (!llvm::isa<FloatType>(op.getType())) return failure();
+    rw.replaceOp(op, truncViaInteger(rw, op.getLoc(), op.getOperand()));
+    return success();
+  }
+};
+
+/// floor(x) = t - 1 where t = trunc(x) > x, else t.
+struct FloorToInteger : OpRewritePattern<math::FloorOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::FloorOp op, PatternRewriter &rw) const override {
+    if (!llvm::isa<FloatType>(op.getType())) return failure();
+    Location l = op.getLoc();
+    Value x = op.getOperand();
+    Value t = truncViaInteger(rw, l, x);
+    Value one = arith::ConstantOp::create(rw, l, x.getType(), rw.getFloatAttr(x.getType(), 1.0));
+    Value above = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OGT, t, x);
+    rw.replaceOpWithNewOp<arith::SelectOp>(op, above, arith::SubFOp::create(rw, l, t, one), t);
+    return success();
+  }
+};
+
+/// ceil(x) = t + 1 where t = trunc(x) < x, else t.
+struct CeilToInteger : OpRewritePattern<math::CeilOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::CeilOp op, PatternRewriter &rw) const override {
+    if (!llvm::isa<FloatType>(op.getType())) return failure();
+    Location l = op.getLoc();
+    Value x = op.getOperand();
+    Value t = truncViaInteger(rw, l, x);
+    Value one = arith::ConstantOp::create(rw, l, x.getType(), rw.getFloatAttr(x.getType(), 1.0));
+    Value below = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, t, x);
+    rw.replaceOpWithNewOp<arith::SelectOp>(op, below, arith::AddFOp::create(rw, l, t, one), t);
+    return success();
+  }
+};
+
+/// nxc's rounding expansions take precedence over MLIR's (which do not keep
+/// NaN and infinities for ceil).
+void addRoundingPatterns(RewritePatternSet &p) {
+  p.add<TruncToInteger, FloorToInteger, CeilToInteger>(p.getContext(), PatternBenefit(10));
+}
 
 struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandMathPass)
@@ -37,6 +100,7 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
     // Each stage in its own greedy run, so that no pattern set can loop.
     {
       RewritePatternSet p(&getContext());
+      addRoundingPatterns(p);
       math::populateExpansionPatterns(p);
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }
@@ -46,8 +110,10 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }
     {
-      // The approximations may introduce floor/round/fma; expand those too.
+      // The approximations introduce floor/round; expand those too, and the
+      // rounding ops that some targets can only do with a libm call.
       RewritePatternSet p(&getContext());
+      addRoundingPatterns(p);
       math::populateExpansionPatterns(p);
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }

@@ -122,10 +122,16 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   }
   if (name == "remainder") {
     if (!isF) return uns ? (Value)arith::RemUIOp::create(b, l, x, y) : (Value)arith::RemSIOp::create(b, l, x, y);
-    // fmod without libm: x - trunc(x / y) * y.
-    Value q = arith::DivFOp::create(b, l, x, y);
-    Value tq = math::TruncOp::create(b, l, q);
-    return (Value)arith::SubFOp::create(b, l, x, arith::MulFOp::create(b, l, tq, y));
+    // fmod without libm: x - trunc(x / y) * y, computed in f64 for narrower
+    // floats (exact while the quotient fits in 2^29), then rounded back.
+    Type wide = t.getIntOrFloatBitWidth() < 64 ? b.getF64Type() : t;
+    Value xw = wide == t ? x : (Value)arith::ExtFOp::create(b, l, wide, x);
+    Value yw = wide == t ? y : (Value)arith::ExtFOp::create(b, l, wide, y);
+    Value tq = math::TruncOp::create(b, l, arith::DivFOp::create(b, l, xw, yw));
+    Value r = arith::SubFOp::create(b, l, xw, arith::MulFOp::create(b, l, tq, yw));
+    // fmod keeps the sign of x, also for a zero result.
+    r = math::CopySignOp::create(b, l, r, xw);
+    return wide == t ? r : (Value)arith::TruncFOp::create(b, l, t, r);
   }
   if (name == "quotient") return uns ? (Value)arith::DivUIOp::create(b, l, x, y) : (Value)arith::DivSIOp::create(b, l, x, y);
   if (name == "atan2") return (Value)math::Atan2Op::create(b, l, x, y);

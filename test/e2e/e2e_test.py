@@ -1,0 +1,968 @@
+#!/usr/bin/python3
+"""End-to-end tests for nxc.
+
+Each case compiles a .nx source from cases/ with `nxc aot`, builds a C program
+(generated here) against the artifacts twice - once against the shared object
+and once against the static archives - runs both, and compares every output
+with a reference computed independently in NumPy (float64 math).  The manifest
+(MODULE.json) must list the expected types and shapes, and the C compiler
+checks the header's prototypes against the expected C types (-Werror).
+The artifact cases check the libraries and the header themselves.
+
+Usage: /usr/bin/python3 test/e2e/e2e_test.py --nxc PATH --work DIR [-k FILTER]
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+CASES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
+
+# Nx type -> (NumPy dtype, C type).
+TYPES = {
+    "s8": (np.int8, "int8_t"),
+    "s16": (np.int16, "int16_t"),
+    "s32": (np.int32, "int32_t"),
+    "s64": (np.int64, "int64_t"),
+    "u8": (np.uint8, "uint8_t"),
+    "u16": (np.uint16, "uint16_t"),
+    "u32": (np.uint32, "uint32_t"),
+    "u64": (np.uint64, "uint64_t"),
+    "f32": (np.float32, "float"),
+    "f64": (np.float64, "double"),
+}
+NX_TYPE_OF = {np.dtype(dtype): nx for nx, (dtype, _) in TYPES.items()}
+
+# (rtol, atol) per floating-point result type; integer results must be exact.
+TOLERANCES = {"f32": (1e-5, 1e-6), "f64": (1e-12, 1e-14)}
+
+# What a generated shared object may import: libc's memory functions only.
+ALLOWED_IMPORTS = {"malloc", "free", "memcpy", "memset", "memmove"}
+
+C_FLAGS = ["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror"]
+
+
+class CaseFailure(Exception):
+    """A check failed; the message says what, with the command and its output."""
+
+
+# --------------------------------------------------------------------------
+# Running commands
+
+
+def describe_status(rc):
+    if rc < 0:
+        try:
+            return f"was killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"was killed by signal {-rc}"
+    return f"exited with status {rc}"
+
+
+def run(cmd, *, cwd=None, env=None, timeout=60):
+    """Runs cmd; raises CaseFailure (with the command and its output) unless it exits 0."""
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                              errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CaseFailure(f"command timed out after {timeout}s:\n  $ {shlex.join(cmd)}")
+    except OSError as e:
+        raise CaseFailure(f"cannot run command: {e}\n  $ {shlex.join(cmd)}")
+    if proc.returncode != 0:
+        output = (proc.stdout + proc.stderr).strip() or "(no output)"
+        raise CaseFailure(f"command {describe_status(proc.returncode)}:\n"
+                          f"  $ {shlex.join(cmd)}\n{textwrap.indent(output, '  | ')}")
+    return proc.stdout
+
+
+def check(condition, message):
+    if not condition:
+        raise CaseFailure(message)
+
+
+# --------------------------------------------------------------------------
+# Modules, calls and the C driver program
+
+
+@dataclass
+class Out:
+    """An expected result: its Nx type and a reference value (float64 for floats)."""
+    type: str
+    ref: np.ndarray
+
+    def __post_init__(self):
+        self.ref = np.asarray(self.ref)
+
+
+@dataclass
+class Call:
+    """One call of a generated C function: typed input arrays and expected results."""
+    symbol: str
+    inputs: list
+    outputs: list
+
+
+@dataclass
+class Module:
+    name: str
+    dir: str
+    source: str
+    manifest: dict = field(default_factory=dict)
+
+    def path(self, filename):
+        return os.path.join(self.dir, filename)
+
+    @property
+    def header(self):
+        return self.path(f"{self.name}.h")
+
+    @property
+    def shared_lib(self):
+        return self.path(f"lib{self.name}.so")
+
+    @property
+    def static_libs(self):
+        return [self.path(f"lib{self.name}.a"), self.path("libnxrt.a")]
+
+
+def nx_type(array):
+    return NX_TYPE_OF[array.dtype]
+
+
+def c_type(nx):
+    return TYPES[nx][1]
+
+
+def signature_suffix(inputs):
+    """The C-name suffix of a function compiled at several signatures: f32_2x3__s32_5."""
+    return "__".join(f"{nx_type(x)}_{'x'.join(map(str, x.shape))}" for x in inputs)
+
+
+def c_driver(module, calls):
+    """A C program: for each call, reads the inputs from IN_DIR, calls the function
+    (checking status 0), writes the outputs to OUT_DIR; then checks that a second
+    call gives the same bytes, and that a NULL output or input gives status 1
+    without writing anything."""
+    blocks = [c_call_block(i, call) for i, call in enumerate(calls)]
+    return C_DRIVER_TEMPLATE.replace("@HEADER@", os.path.basename(module.header)) \
+                            .replace("@CALLS@", "\n".join(blocks))
+
+
+C_DRIVER_TEMPLATE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "@HEADER@"
+
+static const char *in_dir, *out_dir;
+static int failures;
+
+static void *read_input(const char *name, size_t nbytes) {
+  char path[4096];
+  void *buf = malloc(nbytes ? nbytes : 1);
+  FILE *f;
+  snprintf(path, sizeof path, "%s/%s", in_dir, name);
+  f = fopen(path, "rb");
+  if (!f || fread(buf, 1, nbytes, f) != nbytes || fgetc(f) != EOF) {
+    fprintf(stderr, "cannot read exactly %zu bytes from %s\n", nbytes, path);
+    exit(2);
+  }
+  fclose(f);
+  return buf;
+}
+
+static void write_output(const char *name, const void *buf, size_t nbytes) {
+  char path[4096];
+  FILE *f;
+  snprintf(path, sizeof path, "%s/%s", out_dir, name);
+  f = fopen(path, "wb");
+  if (!f || fwrite(buf, 1, nbytes, f) != nbytes || fclose(f) != 0) {
+    fprintf(stderr, "cannot write %s\n", path);
+    exit(2);
+  }
+}
+
+/* Output buffers start filled with 0xA5 so that untouched ones can be told. */
+static void *sentinel_buffer(size_t nbytes) {
+  void *buf = malloc(nbytes ? nbytes : 1);
+  memset(buf, 0xA5, nbytes);
+  return buf;
+}
+
+static int untouched(const void *buf, size_t nbytes) {
+  const unsigned char *p = buf;
+  size_t i;
+  for (i = 0; i < nbytes; i++)
+    if (p[i] != 0xA5) return 0;
+  return 1;
+}
+
+static void expect_status(const char *what, int got, int want) {
+  if (got != want) {
+    fprintf(stderr, "FAILED: %s returned %d, expected %d\n", what, got, want);
+    failures++;
+  }
+}
+
+static void expect(int ok, const char *what) {
+  if (!ok) {
+    fprintf(stderr, "FAILED: %s\n", what);
+    failures++;
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s IN_DIR OUT_DIR\n", argv[0]);
+    return 2;
+  }
+  in_dir = argv[1];
+  out_dir = argv[2];
+@CALLS@
+  return failures ? 1 : 0;
+}
+"""
+
+
+def c_call_block(index, call):
+    ins = [(f"in{j}", c_type(nx_type(x)), x.nbytes, f"c{index}_in{j}.bin")
+           for j, x in enumerate(call.inputs)]
+    outs = [(f"out{j}", c_type(o.type), o.ref.size * np.dtype(TYPES[o.type][0]).itemsize,
+             f"c{index}_out{j}.bin") for j, o in enumerate(call.outputs)]
+    again = [(f"again{j}", ctype, nbytes) for j, (_, ctype, nbytes, _) in enumerate(outs)]
+    fn = call.symbol
+
+    def invoke(null_in=None, null_out=None, out_names=None):
+        args = ["NULL" if var == null_in else var for var, *_ in ins]
+        names = out_names or [var for var, *_ in outs]
+        args += ["NULL" if var == null_out else var for var in names]
+        return f"{fn}({', '.join(args)})"
+
+    def all_untouched(skip=None):
+        checks = [f"untouched({var}, {nbytes})" for var, _, nbytes, _ in outs if var != skip]
+        return " && ".join(checks) or "1"
+
+    lines = [f"/* call {index}: {fn} */"]
+    lines += [f'const {ct} *{var} = read_input("{file}", {nbytes});'
+              for var, ct, nbytes, file in ins]
+    lines += [f"{ct} *{var} = sentinel_buffer({nbytes});" for var, ct, nbytes, _ in outs]
+    lines += [f"{ct} *{var} = sentinel_buffer({nbytes});" for var, ct, nbytes in again]
+    lines.append(f'expect_status("{fn}", {invoke()}, NXRT_OK);')
+    lines += [f'write_output("{file}", {var}, {nbytes});' for var, _, nbytes, file in outs]
+    lines.append(f'expect_status("{fn} (second call)", '
+                 f'{invoke(out_names=[v for v, *_ in again])}, NXRT_OK);')
+    lines += [f'expect(memcmp({var}, again{j}, {nbytes}) == 0, '
+              f'"{fn}: a second call gave different {var} bytes");'
+              for j, (var, _, nbytes, _) in enumerate(outs)]
+    lines += [f"memset({var}, 0xA5, {nbytes});" for var, _, nbytes, _ in outs]
+    null_out = outs[-1][0]
+    lines.append(f'expect_status("{fn} with a NULL output", {invoke(null_out=null_out)}, '
+                 f"NXRT_ERROR_NULL_ARGUMENT);")
+    lines.append(f'expect({all_untouched(skip=null_out)}, '
+                 f'"{fn} wrote an output although another output was NULL");')
+    if ins:
+        lines.append(f'expect_status("{fn} with a NULL input", {invoke(null_in=ins[0][0])}, '
+                     f"NXRT_ERROR_NULL_ARGUMENT);")
+        lines.append(f'expect({all_untouched()}, "{fn} wrote an output although an input was NULL");')
+    lines += [f"free((void *){var});" for var, *_ in ins + outs + again]
+    return "  {\n" + textwrap.indent("\n".join(lines), "    ") + "\n  }"
+
+
+# --------------------------------------------------------------------------
+# Checks
+
+
+def check_manifest(module, calls):
+    """MODULE.json lists exactly the called functions, with the expected types and shapes."""
+    manifest = module.manifest
+    check(manifest.get("module") == module.name,
+          f"{module.name}.json: module is {manifest.get('module')!r}, expected {module.name!r}")
+    functions = {f.get("symbol"): f for f in manifest.get("functions", [])}
+    expected_symbols = sorted(call.symbol for call in calls)
+    check(sorted(functions) == expected_symbols,
+          f"{module.name}.json: symbols {sorted(functions)}, expected {expected_symbols}")
+    for call in calls:
+        entry = functions[call.symbol]
+        for kind, got, want in (
+                ("arguments", entry.get("arguments", []),
+                 [(nx_type(x), list(x.shape)) for x in call.inputs]),
+                ("results", entry.get("results", []),
+                 [(o.type, list(o.ref.shape)) for o in call.outputs])):
+            got_sigs = [(a.get("type"), a.get("shape")) for a in got]
+            check(got_sigs == want,
+                  f"{module.name}.json: {call.symbol} {kind} are {got_sigs}, expected {want}")
+            for a in got:
+                check(a.get("c_type") == c_type(a["type"]),
+                      f"{module.name}.json: {call.symbol} {a.get('name')} has c_type "
+                      f"{a.get('c_type')!r}, expected {c_type(a['type'])!r}")
+
+
+def compare(label, got, out):
+    """Compares one output with its reference; returns the max abs error."""
+    ref = out.ref
+    if out.type in TOLERANCES:
+        rtol, atol = TOLERANCES[out.type]
+        ref64 = ref.astype(np.float64)
+        err = np.abs(got.astype(np.float64) - ref64)
+        bad = ~(err <= atol + rtol * np.abs(ref64))  # NaN counts as bad
+        rule = f"|got - expected| <= {atol:g} + {rtol:g} * |expected|"
+    else:
+        ref = ref.astype(got.dtype)
+        bad = got != ref
+        err = np.abs(got.astype(np.float64) - ref.astype(np.float64))
+        rule = "exact"
+    max_err = float(np.max(err)) if err.size else 0.0
+    if np.any(bad):
+        idx = np.argwhere(bad.reshape(got.shape) if got.shape else bad.reshape(1))
+        shown = []
+        for i in idx[:5]:
+            i = tuple(i) if got.shape else ()
+            shown.append(f"    at {list(i)}: got {got[i]!r}, expected {ref[i]!r}")
+        raise CaseFailure(f"{label}: {int(np.sum(bad))} of {got.size} elements differ "
+                          f"({rule}; max abs err {max_err:.3g}):\n" + "\n".join(shown))
+    return max_err
+
+
+def build_and_run(case_dir, module, calls):
+    """Builds the driver against the .so and against the archives, runs both and
+    compares their outputs with the references.  Returns the max abs error."""
+    in_dir = os.path.join(case_dir, "inputs")
+    os.makedirs(in_dir)
+    for i, call in enumerate(calls):
+        for j, x in enumerate(call.inputs):
+            np.ascontiguousarray(x).tofile(os.path.join(in_dir, f"c{i}_in{j}.bin"))
+    driver = os.path.join(case_dir, "driver.c")
+    with open(driver, "w") as f:
+        f.write(c_driver(module, calls))
+
+    cc = [ARGS.cc, *C_FLAGS, "-I", module.dir, driver, "-o"]
+    variants = {
+        "shared": (cc + [os.path.join(case_dir, "driver_shared"),
+                         "-L", module.dir, f"-l{module.name}"],
+                   dict(os.environ, LD_LIBRARY_PATH=module.dir)),
+        "static": (cc + [os.path.join(case_dir, "driver_static"), *module.static_libs],
+                   None),
+    }
+    max_err = 0.0
+    for variant, (compile_cmd, env) in variants.items():
+        run(compile_cmd)
+        out_dir = os.path.join(case_dir, f"outputs_{variant}")
+        os.makedirs(out_dir)
+        run([compile_cmd[compile_cmd.index("-o") + 1], in_dir, out_dir], env=env)
+        for i, call in enumerate(calls):
+            for j, out in enumerate(call.outputs):
+                dtype = TYPES[out.type][0]
+                got = np.fromfile(os.path.join(out_dir, f"c{i}_out{j}.bin"), dtype=dtype)
+                got = got.reshape(out.ref.shape)
+                label = f"{call.symbol} result {j} ({out.type}{list(out.ref.shape)}, {variant})"
+                max_err = max(max_err, compare(label, got, out))
+    return max_err
+
+
+# --------------------------------------------------------------------------
+# Test context
+
+
+class Context:
+    def __init__(self, nxc, work):
+        self.nxc = nxc
+        self.work = work
+        self.modules = []  # every module built so far, for the artifact checks
+        self._artifacts = None
+        self.case_name = None
+
+    def case_dir(self, suffix=""):
+        path = os.path.join(self.work, self.case_name + suffix)
+        shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(path)
+        return path
+
+    def rng(self):
+        """A generator seeded from the case name: fixed, and independent per case."""
+        return np.random.default_rng(zlib.crc32(self.case_name.encode()))
+
+    def compile(self, case_dir, source, fns, name):
+        """nxc aot CASES_DIR/source --fn ... --name name -o case_dir/out."""
+        module = Module(name, os.path.join(case_dir, "out"), os.path.join(CASES_DIR, source))
+        cmd = [self.nxc, "aot", module.source]
+        for fn in fns:
+            cmd += ["--fn", fn]
+        run(cmd + ["--name", name, "-o", module.dir])
+        for filename in (f"{name}.h", f"lib{name}.so", f"lib{name}.a", "libnxrt.a", f"{name}.json"):
+            check(os.path.isfile(module.path(filename)),
+                  f"nxc did not write {filename}:\n  $ {shlex.join(cmd)}")
+        with open(module.path(f"{name}.json")) as f:
+            module.manifest = json.load(f)
+        self.modules.append(module)
+        return module
+
+    def check_calls(self, source, fns, name, calls):
+        """The whole numeric check of one module: compile, manifest, both builds."""
+        case_dir = self.case_dir()
+        module = self.compile(case_dir, source, fns, name)
+        check_manifest(module, calls)
+        return build_and_run(case_dir, module, calls)
+
+    def artifacts(self):
+        """The module that the artifact cases inspect, built once."""
+        if self._artifacts is None:
+            saved, self.case_name = self.case_name, "artifacts"
+            try:
+                self._artifacts = self.compile(self.case_dir(), "artifacts.nx", ARTIFACT_FNS,
+                                               "artifacts")
+            except CaseFailure as e:
+                self._artifacts = e
+            finally:
+                self.case_name = saved
+        if isinstance(self._artifacts, CaseFailure):
+            raise CaseFailure(f"building the artifacts module failed:\n{self._artifacts}")
+        return self._artifacts
+
+
+# --------------------------------------------------------------------------
+# References
+
+
+def f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def softmax_ref(x):
+    e = np.exp(f64(x) - np.max(f64(x)))
+    return e / np.sum(e)
+
+
+def sigmoid_ref(x):
+    return 1.0 / (1.0 + np.exp(-f64(x)))
+
+
+def normal(rng, shape, scale=1.0, dtype=np.float32):
+    return (rng.standard_normal(shape) * scale).astype(dtype)
+
+
+def uniform(rng, shape, low, high, dtype=np.float32):
+    return rng.uniform(low, high, shape).astype(dtype)
+
+
+def integers(rng, shape, low, high, dtype):
+    return rng.integers(low, high, shape, endpoint=True).astype(dtype)
+
+
+# --------------------------------------------------------------------------
+# Cases.  Each returns the max abs error over its outputs (None if not numeric).
+
+CASES = []
+
+
+def case(name):
+    def register(fn):
+        CASES.append((name, fn))
+        return fn
+    return register
+
+
+def softmax_case(n):
+    def run_case(ctx):
+        x = normal(ctx.rng(), n, scale=5.0)
+        name = f"softmax{n}"
+        return ctx.check_calls("softmax.nx", [f"MyDefn.softmax(f32[{n}])"], name,
+                               [Call(f"{name}_softmax", [x], [Out("f32", softmax_ref(x))])])
+    return run_case
+
+
+for _n in (100, 1000, 1000000):
+    case(f"softmax_f32_{_n}")(softmax_case(_n))
+
+
+@case("softmax_s32_100")
+def _(ctx):
+    x = integers(ctx.rng(), 100, -20, 20, np.int32)
+    return ctx.check_calls("softmax.nx", ["MyDefn.softmax(s32[100])"], "softmax_int",
+                           [Call("softmax_int_softmax", [x], [Out("f32", softmax_ref(x))])])
+
+
+@case("softmax_seed_variants")
+def _(ctx):
+    """The other softmax forms of the seed file: unstable, `, do:`, @defn_compiler."""
+    x = normal(ctx.rng(), 100)
+    fns = ["plain=MyModule.softmax(f32[100])", "short=Softmax.softmax_defn(f32[100])",
+           "CompilerOrBackend.softmax_compiler(f32[100])"]
+    symbols = ["seeds_plain", "seeds_short", "seeds_softmax_compiler"]
+    return ctx.check_calls("softmax.nx", fns, "seeds",
+                           [Call(s, [x], [Out("f32", softmax_ref(x))]) for s in symbols])
+
+
+@case("same_function_two_signatures")
+def _(ctx):
+    rng = ctx.rng()
+    x = normal(rng, 1000, scale=5.0)
+    k = integers(rng, 5, -10, 10, np.int32)
+    case_dir = ctx.case_dir()
+    fns = ["MyDefn.softmax(f32[1000])", "MyDefn.softmax(s32[5])"]
+    calls = [Call("sig_softmax_f32_1000", [x], [Out("f32", softmax_ref(x))]),
+             Call("sig_softmax_s32_5", [k], [Out("f32", softmax_ref(k))])]
+    module = ctx.compile(case_dir, "softmax.nx", fns, "sig")
+    exported = run(["nm", "-D", "--defined-only", module.shared_lib]).split()
+    with open(module.header) as f:
+        header = f.read()
+    for call in calls:
+        check(re.search(rf"\bint {call.symbol}\(", header),
+              f"{module.header} does not declare {call.symbol}")
+        check(call.symbol in exported, f"{module.shared_lib} does not export {call.symbol}")
+    check_manifest(module, calls)
+    return build_and_run(case_dir, module, calls)
+
+
+@case("reductions")
+def _(ctx):
+    rng = ctx.rng()
+    xf = normal(rng, (4, 5))
+    xi = integers(rng, (4, 5), -1000, 1000, np.int32)
+    xp = uniform(rng, (4, 5), 0.5, 1.5)
+    x3 = normal(rng, (2, 3, 4))
+    specs = [  # (function, input, result type, reference)
+        ("row_sum", xf, "f32", np.sum(f64(xf), axis=1)),
+        ("col_max", xf, "f32", np.max(xf, axis=0, keepdims=True)),
+        ("row_min", xi, "s32", np.min(xi, axis=1)),
+        ("total", xi, "s32", np.sum(xi, dtype=np.int32)),
+        ("mean_all", xi, "f32", np.mean(f64(xi))),
+        ("mean_cols", xi, "f32", np.mean(f64(xi), axis=0)),
+        ("prod_rows", xp, "f32", np.prod(f64(xp), axis=1)),
+        ("sum_outer", x3, "f32", np.sum(f64(x3), axis=(0, 2), keepdims=True)),
+    ]
+    return check_functions(ctx, "reductions.nx", "red", specs)
+
+
+def check_functions(ctx, source, name, specs):
+    """One module holding several single-result functions, each at one signature:
+    specs are (function, input or tuple of inputs, result type, reference)."""
+    fns, calls = [], []
+    for fn, inputs, result_type, ref in specs:
+        inputs = list(inputs) if isinstance(inputs, tuple) else [inputs]
+        templates = ", ".join(f"{nx_type(x)}[{','.join(map(str, x.shape))}]" for x in inputs)
+        fns.append(f"{fn}({templates})")
+        calls.append(Call(f"{name}_{fn}", inputs, [Out(result_type, ref)]))
+    return ctx.check_calls(source, fns, name, calls)
+
+
+def mlp_inputs(rng):
+    x = uniform(rng, (30, 784), 0.0, 1.0)
+    w = normal(rng, (784, 10), scale=0.05)
+    b = normal(rng, 10, scale=0.1)
+    return x, w, b, sigmoid_ref(f64(x) @ f64(w) + f64(b))
+
+
+@case("mlp_dense_layer")
+def _(ctx):
+    x, w, b, ref = mlp_inputs(ctx.rng())
+    return ctx.check_calls("mlp.nx", ["dense(f32[30,784], f32[784,10], f32[10])"], "mlp",
+                           [Call("mlp_dense", [x, w, b], [Out("f32", ref)])])
+
+
+@case("mlp_tuple_params")
+def _(ctx):
+    x, w, b, ref = mlp_inputs(ctx.rng())
+    return ctx.check_calls("mlp.nx", ["predict({f32[784,10], f32[10]}, f32[30,784])"], "mlpt",
+                           [Call("mlpt_predict", [w, b, x], [Out("f32", ref)])])
+
+
+@case("two_functions_one_module")
+def _(ctx):
+    rng = ctx.rng()
+    x = normal(rng, 10)
+    a, b = np.float32(1.75), np.float32(-0.25)
+    fns = ["norm(f32[10])", "scale_shift(f32[10], f32[], f32[])"]
+    calls = [Call("two_norm", [x], [Out("f32", np.sqrt(np.sum(f64(x) ** 2)))]),
+             Call("two_scale_shift", [x, np.array(a), np.array(b)],
+                  [Out("f32", f64(x) * a + b)])]
+    return ctx.check_calls("two_functions.nx", fns, "two", calls)
+
+
+@case("qualified_and_renamed")
+def _(ctx):
+    x = normal(ctx.rng(), 4)
+    return ctx.check_calls("qualified.nx", ["a=Alpha.f(f32[4])", "b=Beta.f(f32[4])"], "qual",
+                           [Call("qual_a", [x], [Out("f32", f64(x) + 1.0)]),
+                            Call("qual_b", [x], [Out("f32", f64(x) * 2.0)])])
+
+
+@case("tuple_result")
+def _(ctx):
+    rng = ctx.rng()
+    x = normal(rng, (3, 4))
+    a = normal(rng, 2)
+    b = integers(rng, 3, -100, 100, np.int32)
+    calls = [Call("tup_split", [x], [Out("f32", f64(x) + 1.0),
+                                     Out("f32", np.sum(f64(x), axis=1)),
+                                     Out("u8", (x > 0).astype(np.uint8))]),
+             Call("tup_swap", [a, b], [Out("s32", b), Out("f32", a)])]
+    return ctx.check_calls("tuples.nx", ["split(f32[3,4])", "swap(f32[2], s32[3])"], "tup", calls)
+
+
+@case("tuple_duplicate_results")
+def _(ctx):
+    x = normal(ctx.rng(), 4)
+    ref = f64(x) + 1.0
+    return ctx.check_calls("tuples.nx", ["twice(f32[4])"], "dup",
+                           [Call("dup_twice", [x], [Out("f32", ref), Out("f32", ref)])])
+
+
+@case("broadcasting")
+def _(ctx):
+    rng = ctx.rng()
+    x = normal(rng, (2, 3))
+    s = np.array(2.5, dtype=np.float32)
+    col, row = normal(rng, (3, 1)), normal(rng, (1, 4))
+    v, m = normal(rng, 4), normal(rng, (2, 3, 4))
+    x3 = normal(rng, 3)
+    specs = [
+        ("add_row", x, "f32", f64(x) + [1.0, 2.0, 3.0]),
+        ("affine_scalars", x, "f32", f64(x) * 2 + 0.5),
+        ("add_scalar_arg", (x, s), "f32", f64(x) + f64(s)),
+        ("outer", (col, row), "f32", f64(col) * f64(row)),
+        ("rank_expand", (v, m), "f32", f64(m) - f64(v)),
+        ("explicit", x3, "f32", np.broadcast_to(x3, (2, 3))),
+    ]
+    return check_functions(ctx, "broadcast.nx", "bc", specs)
+
+
+# (function, input types, result type): Nx's type promotion rules.
+PROMOTIONS = [
+    ("add", ("u8", "s8"), "s16"),
+    ("add", ("u8", "u8"), "u8"),      # wraps around, as in Nx
+    ("add", ("u32", "s32"), "s64"),
+    ("add", ("u64", "s8"), "s64"),
+    ("add", ("s64", "f32"), "f32"),
+    ("add", ("f32", "f64"), "f64"),
+    ("mul", ("s16", "u8"), "s16"),
+    ("div", ("s32", "s32"), "f32"),   # `/` always gives a float
+    ("greater", ("s32", "f32"), "u8"),
+    ("plus_int", ("u8",), "u8"),      # an integer literal keeps the type (255 + 1 wraps)
+    ("plus_float", ("s32",), "f32"),  # a float literal makes it float
+    ("exp", ("s32",), "f32"),
+]
+
+PROMOTION_OPS = {
+    "add": lambda a, b: a + b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "greater": lambda a, b: a > b,
+    "plus_int": lambda x: x + 1,
+    "plus_float": lambda x: x + 1.5,
+    "exp": np.exp,
+}
+
+
+def promotion_input(rng, nx, n=16):
+    if nx.startswith("f"):
+        return normal(rng, n, scale=10.0, dtype=TYPES[nx][0])
+    dtype = TYPES[nx][0]
+    info = np.iinfo(dtype)
+    low, high = max(int(info.min), -100), min(int(info.max), 100)
+    if nx == "u8":
+        low, high = 0, 255  # include the wrap-around of u8 + u8 and 255 + 1
+    return integers(rng, n, low, high, dtype)
+
+
+@case("type_promotion")
+def _(ctx):
+    rng = ctx.rng()
+    overloaded = {fn for fn, *_ in PROMOTIONS if sum(p[0] == fn for p in PROMOTIONS) > 1}
+    fns, calls = [], []
+    for fn, in_types, result_type in PROMOTIONS:
+        inputs = [promotion_input(rng, t) for t in in_types]
+        if fn == "div":
+            inputs[1][inputs[1] == 0] = 7
+        op = PROMOTION_OPS[fn]
+        if result_type in TOLERANCES:
+            ref = op(*[f64(x) for x in inputs])
+        else:  # integer math in the result type, wrapping like Nx
+            ref = np.asarray(op(*[x.astype(TYPES[result_type][0]) for x in inputs]))
+            ref = ref.astype(TYPES[result_type][0])
+        templates = ", ".join(f"{t}[16]" for t in in_types)
+        fns.append(f"{fn}({templates})")
+        symbol = f"prom_{fn}" + (f"_{signature_suffix(inputs)}" if fn in overloaded else "")
+        calls.append(Call(symbol, inputs, [Out(result_type, ref)]))
+    return ctx.check_calls("promotion.nx", fns, "prom", calls)
+
+
+@case("math_f32_f64")
+def _(ctx):
+    rng = ctx.rng()
+    calls = []
+    for nx in ("f32", "f64"):
+        x = uniform(rng, 64, 0.1, 5.0, dtype=TYPES[nx][0])
+        x64 = f64(x)
+        refs = [np.exp(x64), np.log(x64), np.sqrt(x64), np.tanh(x64), sigmoid_ref(x64),
+                np.sin(x64), np.cos(x64), np.abs(x64 - 1.0), -x64]
+        calls.append(Call(f"math_unary_{nx}_64", [x], [Out(nx, r) for r in refs]))
+    return ctx.check_calls("math.nx", ["unary(f32[64])", "unary(f64[64])"], "math", calls)
+
+
+@case("math_pow_select_clip")
+def _(ctx):
+    rng = ctx.rng()
+    x = normal(rng, 8, scale=2.0)
+    base, expo = uniform(rng, 8, 0.5, 3.0), uniform(rng, 8, -2.0, 2.0)
+    k = integers(rng, 8, -10, 10, np.int32)
+    calls = [
+        Call("ops_minus", [x], [Out("f32", -f64(x))]),
+        Call("ops_power", [base, expo], [Out("f32", f64(base) ** 2),
+                                         Out("f32", f64(base) ** f64(expo))]),
+        Call("ops_relu", [x], [Out("f32", np.where(x > 0, x, 0.0))]),
+        Call("ops_clamp", [x], [Out("f32", np.clip(f64(x), -1.0, 1.0))]),
+        Call("ops_clamp_int", [k], [Out("s32", np.clip(k, -5, 5))]),
+    ]
+    fns = ["minus(f32[8])", "power(f32[8], f32[8])", "relu(f32[8])", "clamp(f32[8])",
+           "clamp_int(s32[8])"]
+    return ctx.check_calls("math.nx", fns, "ops", calls)
+
+
+@case("shape_ops")
+def _(ctx):
+    rng = ctx.rng()
+    x = normal(rng, (2, 3))
+    x3 = normal(rng, (2, 3, 4))
+    xf = np.array([-2.7, -0.5, 0.0, 0.5, 2.7, 100.9], dtype=np.float32)
+    xi = integers(rng, 6, -1000, 1000, np.int32)
+    specs = [
+        ("reshape", x, "f32", x.reshape(3, 2)),
+        ("transpose", x, "f32", x.T),
+        ("permute", x3, "f32", np.transpose(x3, (1, 0, 2))),
+        ("to_int", xf, "s32", np.trunc(xf).astype(np.int32)),  # truncates toward zero
+        ("to_float", xi, "f32", f64(xi)),
+    ]
+    return check_functions(ctx, "shapes.nx", "shp", specs)
+
+
+@case("dot_variants")
+def _(ctx):
+    rng = ctx.rng()
+    u, v = normal(rng, 5), normal(rng, 5)
+    m, mv = normal(rng, (3, 4)), normal(rng, 4)
+    ia, ib = integers(rng, (2, 3), -50, 50, np.int32), integers(rng, (3, 4), -50, 50, np.int32)
+    ca, cb = normal(rng, (3, 4)), normal(rng, (3, 5))
+    ba, bb = normal(rng, (2, 3, 4)), normal(rng, (2, 4, 5))
+    calls = [
+        Call("dots_dot_f32_5__f32_5", [u, v], [Out("f32", f64(u) @ f64(v))]),
+        Call("dots_dot_f32_3x4__f32_4", [m, mv], [Out("f32", f64(m) @ f64(mv))]),
+        Call("dots_dot_s32_2x3__s32_3x4", [ia, ib], [Out("s32", ia @ ib)]),
+        Call("dots_contract_first", [ca, cb], [Out("f32", f64(ca).T @ f64(cb))]),
+        Call("dots_batched", [ba, bb], [Out("f32", np.einsum("bij,bjk->bik", f64(ba), f64(bb)))]),
+    ]
+    fns = ["dot(f32[5], f32[5])", "dot(f32[3,4], f32[4])", "dot(s32[2,3], s32[3,4])",
+           "contract_first(f32[3,4], f32[3,5])", "batched(f32[2,3,4], f32[2,4,5])"]
+    return ctx.check_calls("dots.nx", fns, "dots", calls)
+
+
+# --------------------------------------------------------------------------
+# Artifact cases: the libraries and the header themselves.
+
+ARTIFACT_FNS = ["softmax(f32[1000000])", "small=softmax(f32[8])", "math(f32[64])",
+                "stats(f32[4,5])"]
+
+
+def undefined_symbols(path, dynamic):
+    cmd = ["nm", "--undefined-only"] + (["-D"] if dynamic else []) + [path]
+    return {line.split()[-1].split("@")[0] for line in run(cmd).splitlines()
+            if line.strip() and not line.endswith(":")}
+
+
+@case("artifact_shared_object_dependencies")
+def _(ctx):
+    """No module's .so needs anything but libc (ideally nothing), nor imports anything
+    but libc's memory functions; the archives need nothing beyond that either."""
+    ctx.artifacts()
+    problems = []
+    for module in ctx.modules:
+        dynamic = run(["readelf", "-d", module.shared_lib])
+        needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
+        extra = [lib for lib in needed if not re.fullmatch(r"libc\.so(\.\d+)*", lib)]
+        if extra:
+            problems.append(f"{module.shared_lib} NEEDs {extra} (readelf -d)")
+        imports = undefined_symbols(module.shared_lib, dynamic=True) - ALLOWED_IMPORTS
+        if imports:
+            problems.append(f"{module.shared_lib} imports {sorted(imports)} "
+                            f"(nm -D --undefined-only)")
+        runtime = set(run(["nm", "--defined-only", "--format=just-symbols",
+                           module.static_libs[1]]).split())
+        for archive in module.static_libs:
+            unresolved = undefined_symbols(archive, dynamic=False) - ALLOWED_IMPORTS - runtime
+            if unresolved:
+                problems.append(f"{archive} needs {sorted(unresolved)} (nm --undefined-only)")
+    check(not problems, "\n".join(problems))
+
+
+HEADER_TU = r"""
+#include "artifacts.h"
+#include "artifacts.h" /* the include guard works */
+#include "nxrt.h"      /* and the status codes agree with the runtime's header */
+
+/* The size macros exist and are right. */
+typedef char small_x_size_ok[ARTIFACTS_SMALL_X_SIZE == 8 ? 1 : -1];
+typedef char small_result_size_ok[ARTIFACTS_SMALL_RESULT_SIZE == 8 ? 1 : -1];
+"""
+
+TU_CALL = r"""
+int call_small(const float *x, float *result) { return artifacts_small(x, result); }
+"""
+
+TU_MAIN = r"""
+#include <math.h>
+#include <stdio.h>
+
+int call_small(const float *x, float *result);
+
+int main(void) {
+  float x[ARTIFACTS_SMALL_X_SIZE] = {1, 2, 3, 4, 5, 6, 7, 8};
+  float a[ARTIFACTS_SMALL_RESULT_SIZE], b[ARTIFACTS_SMALL_RESULT_SIZE];
+  float sum = 0;
+  int i;
+  if (call_small(x, a) != NXRT_OK || artifacts_small(x, b) != NXRT_OK) return 1;
+  for (i = 0; i < ARTIFACTS_SMALL_RESULT_SIZE; i++) {
+    if (a[i] != b[i] || !(a[i] > 0)) return 1;
+    sum += a[i];
+  }
+  if (fabsf(sum - 1.0f) > 1e-5f) return 1;
+  printf("ok\n");
+  return 0;
+}
+"""
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+@case("artifact_header_c99")
+def _(ctx):
+    module = ctx.artifacts()
+    tu = write(os.path.join(ctx.case_dir(), "header.c"), HEADER_TU)
+    run([ARGS.cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
+         "-I", module.dir, "-c", tu, "-o", tu + ".o"])
+
+
+@case("artifact_header_cxx")
+def _(ctx):
+    """The header compiles as C++, and a C++ program calling through it links and runs."""
+    module = ctx.artifacts()
+    case_dir = ctx.case_dir()
+    src = write(os.path.join(case_dir, "main.cpp"),
+                HEADER_TU + TU_CALL + TU_MAIN.replace("fabsf", "std::fabs")
+                .replace("<math.h>", "<cmath>"))
+    exe = os.path.join(case_dir, "main_cxx")
+    run([ARGS.cxx, "-Wall", "-Wextra", "-Werror", "-I", module.dir, "-c", src, "-o", exe + ".o"])
+    run([ARGS.cxx, exe + ".o", *module.static_libs, "-o", exe])
+    run([exe])
+
+
+@case("artifact_two_translation_units")
+def _(ctx):
+    """Two C files including the header link together, with either library."""
+    module = ctx.artifacts()
+    case_dir = ctx.case_dir()
+    tu1 = write(os.path.join(case_dir, "tu1.c"), HEADER_TU + TU_CALL)
+    tu2 = write(os.path.join(case_dir, "tu2.c"), HEADER_TU + TU_MAIN)
+    objects = []
+    for tu in (tu1, tu2):
+        run([ARGS.cc, *C_FLAGS, "-I", module.dir, "-c", tu, "-o", tu + ".o"])
+        objects.append(tu + ".o")
+    exe = os.path.join(case_dir, "two_static")
+    run([ARGS.cc, *objects, *module.static_libs, "-lm", "-o", exe])
+    run([exe])
+    exe = os.path.join(case_dir, "two_shared")
+    run([ARGS.cc, *objects, "-L", module.dir, f"-l{module.name}", "-lm", "-o", exe])
+    run([exe], env=dict(os.environ, LD_LIBRARY_PATH=module.dir))
+
+
+def elf_header_fields(path):
+    """[(Class, Data, Machine)] of each ELF file (or archive member) at path."""
+    text = run(["readelf", "-h", path])
+    fields = {key: re.findall(rf"^\s*{key}:\s*(.+?)\s*$", text, re.M)
+              for key in ("Class", "Data", "Machine")}
+    return list(zip(fields["Class"], fields["Data"], fields["Machine"]))
+
+
+@case("artifact_host_machine_type")
+def _(ctx):
+    """libnxrt.a's object (and the module's libraries) are built for this machine."""
+    module = ctx.artifacts()
+    probe = write(os.path.join(ctx.case_dir(), "probe.c"), "int probe;\n")
+    run([ARGS.cc, "-c", probe, "-o", probe + ".o"])
+    host = elf_header_fields(probe + ".o")[0]
+    members = run(["ar", "t", module.static_libs[1]]).split()
+    check(members, f"{module.static_libs[1]} has no members (ar t)")
+    for path in (module.static_libs[1], module.static_libs[0], module.shared_lib):
+        found = elf_header_fields(path)
+        check(found, f"readelf -h {path} shows no ELF header")
+        for fields in found:
+            check(fields == host, f"readelf -h {path}: {fields}, expected the host's {host}")
+
+
+# --------------------------------------------------------------------------
+# Main
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument("--nxc", required=True, help="the nxc binary")
+    parser.add_argument("--work", required=True, help="scratch directory (case subdirs are recreated)")
+    parser.add_argument("--cc", default="cc")
+    parser.add_argument("--cxx", default="c++")
+    parser.add_argument("-k", "--filter", action="append", default=[],
+                        help="run only the cases whose name contains this (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    global ARGS
+    ARGS = parser.parse_args()
+
+    cases = [(name, fn) for name, fn in CASES
+             if not ARGS.filter or any(f in name for f in ARGS.filter)]
+    if ARGS.list:
+        print("\n".join(name for name, _ in cases))
+        return 0
+    ctx = Context(os.path.abspath(ARGS.nxc), os.path.abspath(ARGS.work))
+    os.makedirs(ctx.work, exist_ok=True)
+
+    width = max(len(name) for name, _ in cases)
+    failed = []
+    start = time.monotonic()
+    for name, fn in cases:
+        ctx.case_name = name
+        case_start = time.monotonic()
+        try:
+            max_err = fn(ctx)
+            status, detail = "PASS", None
+        except CaseFailure as e:
+            max_err, status, detail = getattr(e, "max_err", None), "FAIL", str(e)
+        except Exception as e:  # a bug in the runner itself
+            import traceback
+            max_err, status, detail = None, "FAIL", traceback.format_exc()
+        err = "-" if max_err is None else f"{max_err:.3g}"
+        print(f"{status} {name:<{width}}  max err {err:<9} "
+              f"({time.monotonic() - case_start:.2f}s)", flush=True)
+        if detail:
+            failed.append(name)
+            print(textwrap.indent(detail.rstrip(), "    "), flush=True)
+    print(f"\n{len(cases) - len(failed)} passed, {len(failed)} failed, {len(cases)} cases "
+          f"in {time.monotonic() - start:.1f}s")
+    if failed:
+        print("failed: " + " ".join(failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
