@@ -14,6 +14,8 @@ const char *nxrt_status_string(int status) {
     return "ok";
   case NXRT_ERROR_NULL_ARGUMENT:
     return "an argument or output pointer was NULL";
+  case NXRT_ERROR_BAD_WORKSPACE:
+    return "the workspace was NULL or misaligned";
   default:
     return "unknown status";
   }

@@ -16,6 +16,8 @@ extern "C" {
 #define NXRT_OK 0
 /** An argument or output pointer was NULL; nothing was written. */
 #define NXRT_ERROR_NULL_ARGUMENT 1
+/** The workspace was NULL or not aligned as the header requires; nothing was written. */
+#define NXRT_ERROR_BAD_WORKSPACE 2
 #endif
 
 /** The nxc runtime version, "MAJOR.MINOR.PATCH". */

@@ -224,6 +224,9 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
 // Structured ops
 //===----------------------------------------------------------------------===//
 
+/// Float sums over more elements than this accumulate in a wider type.
+constexpr int64_t kNarrowSumLimit = 4096;
+
 using BodyFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 Value emptyTensor(OpBuilder &b, Location l, RankedTensorType t) {
@@ -352,13 +355,28 @@ struct NxOpLowering : public ConversionPattern {
         iters.push_back(red ? utils::IteratorType::reduction : utils::IteratorType::parallel);
         if (!red) outExprs.push_back(rw.getAffineDimExpr(d));
       }
-      Value init = filled(rw, l, outType, reductionInit(rw, name, nxIn, outType.getElementType()));
+      // Long float sums accumulate in a wider type (f32 in f64, f16/bf16 in
+      // f32), so a million-element f32 sum stays within a few ulps. Short ones
+      // (the vectorized loop keeps 32 partial sums) stay in their own type.
+      Type elem = outType.getElementType();
+      Type acc = elem;
+      int64_t reduced = 1;
+      for (int64_t a : axes) reduced *= inType.getDimSize(a);
+      if (name == "sum" && llvm::isa<FloatType>(elem) && reduced > kNarrowSumLimit)
+        acc = elem.getIntOrFloatBitWidth() == 32 ? (Type)rw.getF64Type() : elem.getIntOrFloatBitWidth() < 32 ? (Type)rw.getF32Type() : elem;
+      auto accType = RankedTensorType::get(outType.getShape(), acc);
+      Value init = filled(rw, l, accType, reductionInit(rw, name, nxIn, acc));
       AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
       Type inElem = nxIn;
-      result = genericOp(rw, l, outType, operands, {rw.getMultiDimIdentityMap(rank)}, init, outMap, iters,
+      result = genericOp(rw, l, accType, operands, {rw.getMultiDimIdentityMap(rank)}, init, outMap, iters,
                          [&](OpBuilder &b, Location nl, ValueRange a) {
-                           return reductionCombine(b, nl, name, inElem, a[0], a[1]);
+                           Value x = acc == elem ? a[0] : (Value)arith::ExtFOp::create(b, nl, acc, a[0]);
+                           return reductionCombine(b, nl, name, inElem, x, a[1]);
                          });
+      if (acc != elem)
+        result = elementwise(rw, l, outType, result, [&](OpBuilder &b, Location nl, ValueRange a) {
+          return (Value)arith::TruncFOp::create(b, nl, elem, a[0]);
+        });
     } else if (name == "dot") {
       result = dot(rw, l, op, operands, outType);
     } else {

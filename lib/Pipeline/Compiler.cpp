@@ -15,6 +15,7 @@
 #include "nxc/Target/ObjectEmitter.h"
 #include "nxc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -44,15 +45,19 @@ namespace {
 const char *kToLinalg = "nxc-lower-nx-to-linalg,canonicalize,cse,"
                         "func.func(nxc-fuse-elementwise),canonicalize,cse";
 
-/// linalg on tensors -> LLVM dialect (printed by --emit=llvm-dialect).
-/// Temporaries up to 4 KiB live on the stack; larger ones are heap buffers
-/// freed by the deallocation pipeline.
-const char *kToLLVMDialect =
+/// linalg on tensors -> linalg on buffers. Results become out-parameters;
+/// temporaries up to 256 bytes (accumulators) live on the stack, all others in
+/// the caller-owned workspace; copies become loops (no memcpy).
+const char *kBufferize =
+    "func.func(nxc-distinct-results),"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
     "canonicalize,"
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096}),"
-    "buffer-deallocation-pipeline,canonicalize,"
+    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,"
+    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=256}),"
+    "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize";
+
+/// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
+const char *kToLLVMDialect =
     "func.func(convert-linalg-to-loops),"
     "nxc-expand-math,convert-math-to-funcs,"
     "lower-affine,convert-scf-to-cf,expand-strided-metadata,finalize-memref-to-llvm,"
@@ -101,37 +106,101 @@ std::string print(mlir::ModuleOp module) {
   return s;
 }
 
-/// Renames each kernel to an internal symbol and exports
-/// `int32_t symbol(ptr...)`: returns 1 if any pointer is NULL, else runs the
-/// kernel and returns 0.
-void addEntryWrappers(llvm::Module &m, const std::vector<EntryPoint> &entries) {
+/// Renames each kernel `symbol(inputs..., outputs..., workspace)` to an
+/// internal symbol and exports the C entry points around it:
+///   int32_t symbol_with_workspace(inputs..., outputs..., void *workspace)
+///   int32_t symbol(inputs..., outputs...)      (workspace on the stack, if allowed)
+///   size_t  symbol_workspace_size(void)
+/// The entries return NXRT_ERROR_NULL_ARGUMENT if a tensor pointer is NULL and
+/// NXRT_ERROR_BAD_WORKSPACE if a needed workspace is NULL or misaligned.
+void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const llvm::DataLayout &dl,
+                      int64_t stackLimit) {
   llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *sizeTy = dl.getIntPtrType(ctx);
   for (auto &e : entries) {
     llvm::Function *kernel = m.getFunction(e.symbol);
     if (!kernel) continue;
     kernel->setName("__nxc_kernel_" + e.symbol);
     kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
-    llvm::FunctionType *ft = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), kernel->getFunctionType()->params(), false);
-    llvm::Function *wrapper = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, e.symbol, m);
-    wrapper->setVisibility(llvm::GlobalValue::DefaultVisibility);
-    wrapper->addFnAttr(llvm::Attribute::NoUnwind);
-    llvm::BasicBlock *entry = llvm::BasicBlock::Create(ctx, "entry", wrapper);
-    llvm::BasicBlock *bad = llvm::BasicBlock::Create(ctx, "null_argument", wrapper);
-    llvm::BasicBlock *run = llvm::BasicBlock::Create(ctx, "run", wrapper);
-    llvm::IRBuilder<> b(entry);
-    llvm::Value *anyNull = b.getFalse();
-    std::vector<llvm::Value *> args;
-    for (auto &a : wrapper->args()) {
-      args.push_back(&a);
-      if (a.getType()->isPointerTy()) anyNull = b.CreateOr(anyNull, b.CreateIsNull(&a));
+    llvm::ArrayRef<llvm::Type *> params = kernel->getFunctionType()->params();
+    size_t tensors = params.size() - 1; // the last parameter is the workspace
+
+    auto define = [&](const std::string &name, llvm::Type *ret, llvm::ArrayRef<llvm::Type *> ps) {
+      llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(ret, ps, false),
+                                                 llvm::GlobalValue::ExternalLinkage, name, m);
+      f->addFnAttr(llvm::Attribute::NoUnwind);
+      return f;
+    };
+    // Checks the tensor pointers, then calls the kernel with `workspace`.
+    auto body = [&](llvm::Function *f, llvm::IRBuilder<> &b, llvm::Value *workspace, llvm::Value *badWorkspace) {
+      llvm::BasicBlock *run = llvm::BasicBlock::Create(ctx, "run", f);
+      llvm::BasicBlock *nullArg = llvm::BasicBlock::Create(ctx, "null_argument", f);
+      std::vector<llvm::Value *> args;
+      llvm::Value *anyNull = b.getFalse();
+      for (size_t i = 0; i < tensors; ++i) {
+        args.push_back(f->getArg(i));
+        anyNull = b.CreateOr(anyNull, b.CreateIsNull(f->getArg(i)));
+      }
+      args.push_back(workspace);
+      if (badWorkspace) {
+        llvm::BasicBlock *checkWs = llvm::BasicBlock::Create(ctx, "check_workspace", f);
+        llvm::BasicBlock *badWs = llvm::BasicBlock::Create(ctx, "bad_workspace", f);
+        b.CreateCondBr(anyNull, nullArg, checkWs);
+        b.SetInsertPoint(checkWs);
+        b.CreateCondBr(badWorkspace, badWs, run);
+        b.SetInsertPoint(badWs);
+        b.CreateRet(b.getInt32(2));
+      } else {
+        b.CreateCondBr(anyNull, nullArg, run);
+      }
+      b.SetInsertPoint(nullArg);
+      b.CreateRet(b.getInt32(1));
+      b.SetInsertPoint(run);
+      b.CreateCall(kernel, args);
+      b.CreateRet(b.getInt32(0));
+    };
+
+    // symbol_with_workspace
+    {
+      llvm::Function *f = define(e.symbol + "_with_workspace", llvm::Type::getInt32Ty(ctx), params);
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+      llvm::Value *ws = f->getArg(tensors);
+      llvm::Value *bad = nullptr;
+      if (e.workspaceSize > 0) {
+        llvm::Value *addr = b.CreatePtrToInt(ws, sizeTy);
+        llvm::Value *misaligned = b.CreateICmpNE(b.CreateAnd(addr, llvm::ConstantInt::get(sizeTy, kWorkspaceAlignment - 1)),
+                                                 llvm::ConstantInt::get(sizeTy, 0));
+        bad = b.CreateOr(b.CreateIsNull(ws), misaligned);
+      }
+      body(f, b, ws, bad);
     }
-    b.CreateCondBr(anyNull, bad, run);
-    b.SetInsertPoint(bad);
-    b.CreateRet(b.getInt32(1));
-    b.SetInsertPoint(run);
-    b.CreateCall(kernel, args);
-    b.CreateRet(b.getInt32(0));
+    // symbol: the workspace on the stack when it is small enough.
+    e.plainVariant = e.workspaceSize <= stackLimit;
+    if (e.plainVariant) {
+      llvm::Function *f = define(e.symbol, llvm::Type::getInt32Ty(ctx), params.drop_back());
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+      llvm::Value *ws = llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0));
+      if (e.workspaceSize > 0) {
+        auto *alloca = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), e.workspaceSize), nullptr, "workspace");
+        alloca->setAlignment(llvm::Align(kWorkspaceAlignment));
+        ws = alloca;
+      }
+      body(f, b, ws, nullptr);
+    }
+    // symbol_workspace_size
+    {
+      llvm::Function *f = define(e.symbol + "_workspace_size", sizeTy, {});
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+      b.CreateRet(llvm::ConstantInt::get(sizeTy, e.workspaceSize));
+    }
   }
+}
+
+/// Reads the workspace size the bufferization pipeline recorded per function.
+void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries) {
+  for (auto &e : entries)
+    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol))
+      if (auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size")) e.workspaceSize = size.getInt();
 }
 
 } // namespace
@@ -163,13 +232,19 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   NXC_CHECK(runPipeline(*module, kToLinalg, diags, "lowering nx to linalg"));
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
-  NXC_CHECK(runPipeline(*module, kToLLVMDialect, diags, "lowering linalg to the LLVM dialect"));
+  for (auto &e : entries) out.entries.push_back(EntryInfo{e.symbol, 0, false});
+  NXC_CHECK(runPipeline(*module, kBufferize, diags, "bufferizing"));
+  readWorkspaceSizes(*module, out.entries);
+  NXC_CHECK(runPipeline(*module, kToLLVMDialect, diags, "lowering to the LLVM dialect"));
   if (stage == Stage::LLVMDialect) { out.text = print(*module); return out; }
 
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(*module, llvmCtx, "nxc");
   if (!llvmModule) return internalError("translating to LLVM IR", diags.messages);
-  addEntryWrappers(*llvmModule, entries);
+  int64_t stackLimit = target.stackWorkspaceLimit >= 0 ? target.stackWorkspaceLimit
+                       : tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS ? 0
+                                                                                  : kDefaultStackWorkspaceLimit;
+  addEntryWrappers(*llvmModule, out.entries, tm->createDataLayout(), stackLimit);
   prepareModuleForTarget(*llvmModule, *tm);
   std::string verifyErrors;
   llvm::raw_string_ostream ves(verifyErrors);

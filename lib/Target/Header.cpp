@@ -19,6 +19,8 @@ std::string replaceAll(std::string s, const std::string &from, const std::string
   return s;
 }
 
+constexpr int kWorkspaceAlign = 64;
+
 std::string upper(std::string s) {
   for (auto &c : s) c = std::isalnum((unsigned char)c) ? (char)std::toupper((unsigned char)c) : '_';
   return s;
@@ -72,17 +74,27 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       decls << "#define " << up << "_" << upper(g.paramNames[i]) << "_SIZE " << g.typeOf(g.params[i]).numElements() << "\n";
     for (size_t i = 0; i < outs.size(); ++i)
       decls << "#define " << up << "_" << upper(outs[i]) << "_SIZE " << g.typeOf(g.results[i]).numElements() << "\n";
-    decls << "int " << e.symbol << "(";
-    bool first = true;
-    for (size_t i = 0; i < g.params.size(); ++i) {
-      decls << (first ? "" : ", ") << "const " << g.typeOf(g.params[i]).elem.cType() << " *" << g.paramNames[i];
-      first = false;
+    decls << "#define " << up << "_WORKSPACE_SIZE " << e.workspaceSize << "\n";
+    decls << "#define " << up << "_WORKSPACE_ALIGN " << kWorkspaceAlign << "\n";
+    std::string params;
+    for (size_t i = 0; i < g.params.size(); ++i)
+      params += (params.empty() ? "" : ", ") + std::string("const ") + g.typeOf(g.params[i]).elem.cType() + " *" + g.paramNames[i];
+    for (size_t i = 0; i < outs.size(); ++i)
+      params += (params.empty() ? "" : ", ") + g.typeOf(g.results[i]).elem.cType() + " *" + outs[i];
+    decls << "/* Bytes of scratch memory " << e.symbol << "_with_workspace needs (" << up << "_WORKSPACE_SIZE). */\n";
+    decls << "size_t " << e.symbol << "_workspace_size(void);\n";
+    decls << "/* `workspace`: " << up << "_WORKSPACE_SIZE bytes aligned to " << up
+          << "_WORKSPACE_ALIGN, owned by the caller\n   (may be NULL when the size is 0). */\n";
+    decls << "int " << e.symbol << "_with_workspace(" << params << ", void *workspace);\n";
+    if (e.plainVariant) {
+      if (e.workspaceSize > 0)
+        decls << "/* Keeps its " << e.workspaceSize << "-byte workspace on the stack. */\n";
+      decls << "int " << e.symbol << "(" << params << ");\n";
+    } else {
+      decls << "/* No " << e.symbol << "(...) without a workspace: " << e.workspaceSize
+            << " bytes is more than nxc puts on the stack\n   for this target (see --stack-workspace-limit). */\n";
     }
-    for (size_t i = 0; i < outs.size(); ++i) {
-      decls << (first ? "" : ", ") << g.typeOf(g.results[i]).elem.cType() << " *" << outs[i];
-      first = false;
-    }
-    decls << ");\n\n";
+    decls << "\n";
   }
   std::string h((const char *)embedded::module_h_in, embedded::module_h_in_size);
   h = replaceAll(h, "@MODULE@", module);
@@ -110,17 +122,23 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
       const TensorType &t = g.typeOf(g.results[i]);
       results.push_back({{"name", outs[i]}, {"type", t.elem.name()}, {"shape", t.shape}, {"c_type", t.elem.cType()}});
     }
+    json workspace = {{"size", e.workspaceSize}, {"alignment", kWorkspaceAlign}, {"entry", e.symbol + "_with_workspace"},
+                      {"query", e.symbol + "_workspace_size"}};
     fns.push_back({{"symbol", e.symbol},
                    {"function", e.function},
                    {"signature", e.source},
                    {"returns", resultTreeString(g, g.resultTree)},
                    {"arguments", args},
-                   {"results", results}});
+                   {"results", results},
+                   {"workspace", workspace},
+                   {"stack_entry", e.plainVariant ? json(e.symbol) : json(nullptr)}});
   }
   json m = {{"module", module},
             {"nxc_version", NXC_VERSION},
             {"target", {{"triple", triple}, {"cpu", cpu}}},
-            {"calling_convention", "int SYMBOL(const T *inputs..., T *outputs...); 0 = ok, 1 = NULL argument"},
+            {"calling_convention",
+             "int SYMBOL_with_workspace(const T *inputs..., T *outputs..., void *workspace); "
+             "int SYMBOL(const T *inputs..., T *outputs...); 0 = ok, 1 = NULL argument, 2 = bad workspace"},
             {"functions", fns}};
   return m.dump(2) + "\n";
 }

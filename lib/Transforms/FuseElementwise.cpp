@@ -63,6 +63,15 @@ struct FuseElementwisePass : public PassWrapper<FuseElementwisePass, OperationPa
 
 std::unique_ptr<Pass> createFuseElementwisePass() { return std::make_unique<FuseElementwisePass>(); }
 
-void registerTransformPasses() { PassRegistration<FuseElementwisePass>(); }
+void registerWorkspacePass();
+void registerCopiesPass();
+void registerDistinctResultsPass();
+
+void registerTransformPasses() {
+  PassRegistration<FuseElementwisePass>();
+  registerWorkspacePass();
+  registerCopiesPass();
+  registerDistinctResultsPass();
+}
 
 } // namespace nxc

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import traceback
 import zlib
 from dataclasses import dataclass, field
 
@@ -50,6 +51,8 @@ TOLERANCES = {"f32": (1e-5, 1e-6), "f64": (1e-12, 1e-14)}
 
 # What a generated shared object may import: libc's memory functions only.
 ALLOWED_IMPORTS = {"malloc", "free", "memcpy", "memset", "memmove"}
+
+ARGS = None  # the parsed command line
 
 C_FLAGS = ["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror"]
 
@@ -119,6 +122,7 @@ class Module:
     name: str
     dir: str
     source: str
+    command: list = field(default_factory=list)  # the nxc command that built it
     manifest: dict = field(default_factory=dict)
 
     def path(self, filename):
@@ -314,9 +318,9 @@ def compare(label, got, out):
     ref = out.ref
     if out.type in TOLERANCES:
         rtol, atol = TOLERANCES[out.type]
-        ref64 = ref.astype(np.float64)
-        err = np.abs(got.astype(np.float64) - ref64)
-        bad = ~(err <= atol + rtol * np.abs(ref64))  # NaN counts as bad
+        ref = ref.astype(np.float64)
+        err = np.abs(got.astype(np.float64) - ref)
+        bad = ~(err <= atol + rtol * np.abs(ref))  # NaN counts as bad
         rule = f"|got - expected| <= {atol:g} + {rtol:g} * |expected|"
     else:
         ref = ref.astype(got.dtype)
@@ -325,13 +329,14 @@ def compare(label, got, out):
         rule = "exact"
     max_err = float(np.max(err)) if err.size else 0.0
     if np.any(bad):
-        idx = np.argwhere(bad.reshape(got.shape) if got.shape else bad.reshape(1))
         shown = []
-        for i in idx[:5]:
-            i = tuple(i) if got.shape else ()
-            shown.append(f"    at {list(i)}: got {got[i]!r}, expected {ref[i]!r}")
-        raise CaseFailure(f"{label}: {int(np.sum(bad))} of {got.size} elements differ "
-                          f"({rule}; max abs err {max_err:.3g}):\n" + "\n".join(shown))
+        for k in np.flatnonzero(bad)[:5]:
+            i = np.unravel_index(k, got.shape) if got.shape else ()
+            shown.append(f"    at {list(map(int, i))}: got {got[i]!r}, expected {ref[i]!r}")
+        failure = CaseFailure(f"{label}: {int(np.sum(bad))} of {got.size} elements differ "
+                              f"({rule}; max abs err {max_err:.3g}):\n" + "\n".join(shown))
+        failure.max_err = max_err
+        raise failure
     return max_err
 
 
@@ -347,20 +352,18 @@ def build_and_run(case_dir, module, calls):
     with open(driver, "w") as f:
         f.write(c_driver(module, calls))
 
-    cc = [ARGS.cc, *C_FLAGS, "-I", module.dir, driver, "-o"]
-    variants = {
-        "shared": (cc + [os.path.join(case_dir, "driver_shared"),
-                         "-L", module.dir, f"-l{module.name}"],
-                   dict(os.environ, LD_LIBRARY_PATH=module.dir)),
-        "static": (cc + [os.path.join(case_dir, "driver_static"), *module.static_libs],
-                   None),
-    }
+    variants = [  # (name, how to link, environment to run with)
+        ("shared", ["-L", module.dir, f"-l{module.name}"],
+         dict(os.environ, LD_LIBRARY_PATH=module.dir)),
+        ("static", module.static_libs, None),
+    ]
     max_err = 0.0
-    for variant, (compile_cmd, env) in variants.items():
-        run(compile_cmd)
+    for variant, link_args, env in variants:
+        exe = os.path.join(case_dir, f"driver_{variant}")
+        run([ARGS.cc, *C_FLAGS, "-I", module.dir, driver, *link_args, "-o", exe])
         out_dir = os.path.join(case_dir, f"outputs_{variant}")
         os.makedirs(out_dir)
-        run([compile_cmd[compile_cmd.index("-o") + 1], in_dir, out_dir], env=env)
+        run([exe, in_dir, out_dir], env=env)
         for i, call in enumerate(calls):
             for j, out in enumerate(call.outputs):
                 dtype = TYPES[out.type][0]
@@ -382,6 +385,7 @@ class Context:
         self.modules = []  # every module built so far, for the artifact checks
         self._artifacts = None
         self.case_name = None
+        self.nxc_commands = []  # those of the current case, to reproduce a failure
 
     def case_dir(self, suffix=""):
         path = os.path.join(self.work, self.case_name + suffix)
@@ -399,7 +403,10 @@ class Context:
         cmd = [self.nxc, "aot", module.source]
         for fn in fns:
             cmd += ["--fn", fn]
-        run(cmd + ["--name", name, "-o", module.dir])
+        cmd += ["--name", name, "-o", module.dir]
+        module.command = cmd
+        self.nxc_commands.append(cmd)
+        run(cmd)
         for filename in (f"{name}.h", f"lib{name}.so", f"lib{name}.a", "libnxrt.a", f"{name}.json"):
             check(os.path.isfile(module.path(filename)),
                   f"nxc did not write {filename}:\n  $ {shlex.join(cmd)}")
@@ -473,6 +480,18 @@ def case(name):
     return register
 
 
+def check_functions(ctx, source, name, specs):
+    """One module holding several single-result functions, each at one signature:
+    specs are (function, input or tuple of inputs, result type, reference)."""
+    fns, calls = [], []
+    for fn, inputs, result_type, ref in specs:
+        inputs = list(inputs) if isinstance(inputs, tuple) else [inputs]
+        templates = ", ".join(f"{nx_type(x)}[{','.join(map(str, x.shape))}]" for x in inputs)
+        fns.append(f"{fn}({templates})")
+        calls.append(Call(f"{name}_{fn}", inputs, [Out(result_type, ref)]))
+    return ctx.check_calls(source, fns, name, calls)
+
+
 def softmax_case(n):
     def run_case(ctx):
         x = normal(ctx.rng(), n, scale=5.0)
@@ -543,18 +562,6 @@ def _(ctx):
         ("sum_outer", x3, "f32", np.sum(f64(x3), axis=(0, 2), keepdims=True)),
     ]
     return check_functions(ctx, "reductions.nx", "red", specs)
-
-
-def check_functions(ctx, source, name, specs):
-    """One module holding several single-result functions, each at one signature:
-    specs are (function, input or tuple of inputs, result type, reference)."""
-    fns, calls = [], []
-    for fn, inputs, result_type, ref in specs:
-        inputs = list(inputs) if isinstance(inputs, tuple) else [inputs]
-        templates = ", ".join(f"{nx_type(x)}[{','.join(map(str, x.shape))}]" for x in inputs)
-        fns.append(f"{fn}({templates})")
-        calls.append(Call(f"{name}_{fn}", inputs, [Out(result_type, ref)]))
-    return ctx.check_calls(source, fns, name, calls)
 
 
 def mlp_inputs(rng):
@@ -658,22 +665,38 @@ PROMOTION_OPS = {
     "add": lambda a, b: a + b,
     "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b,
-    "greater": lambda a, b: a > b,
     "plus_int": lambda x: x + 1,
     "plus_float": lambda x: x + 1.5,
     "exp": np.exp,
 }
 
 
-def promotion_input(rng, nx, n=16):
-    if nx.startswith("f"):
-        return normal(rng, n, scale=10.0, dtype=TYPES[nx][0])
-    dtype = TYPES[nx][0]
-    info = np.iinfo(dtype)
-    low, high = max(int(info.min), -100), min(int(info.max), 100)
-    if nx == "u8":
-        low, high = 0, 255  # include the wrap-around of u8 + u8 and 255 + 1
-    return integers(rng, n, low, high, dtype)
+def promotion_inputs(rng, fn, in_types, n=16):
+    inputs = []
+    for nx in in_types:
+        dtype = TYPES[nx][0]
+        if nx.startswith("f"):
+            inputs.append(normal(rng, n, scale=10.0, dtype=dtype))
+        elif nx == "u8":  # include the wrap-around of u8 + u8 and 255 + 1
+            inputs.append(integers(rng, n, 0, 255, dtype))
+        else:
+            limit = 20 if fn == "exp" else 100  # exp(100) would overflow f32
+            inputs.append(integers(rng, n, max(-limit, int(np.iinfo(dtype).min)), limit, dtype))
+    if fn == "div":
+        inputs[1][inputs[1] == 0] = 7
+    if fn == "greater":
+        inputs[1][:4] = inputs[0][:4]  # some ties
+    return inputs
+
+
+def promotion_ref(fn, inputs, result_type):
+    if fn == "greater":
+        return (f64(inputs[0]) > f64(inputs[1])).astype(np.uint8)
+    op = PROMOTION_OPS[fn]
+    if result_type in TOLERANCES:
+        return op(*[f64(x) for x in inputs])
+    dtype = TYPES[result_type][0]  # integer math in the result type, wrapping like Nx
+    return np.asarray(op(*[x.astype(dtype) for x in inputs])).astype(dtype)
 
 
 @case("type_promotion")
@@ -682,15 +705,8 @@ def _(ctx):
     overloaded = {fn for fn, *_ in PROMOTIONS if sum(p[0] == fn for p in PROMOTIONS) > 1}
     fns, calls = [], []
     for fn, in_types, result_type in PROMOTIONS:
-        inputs = [promotion_input(rng, t) for t in in_types]
-        if fn == "div":
-            inputs[1][inputs[1] == 0] = 7
-        op = PROMOTION_OPS[fn]
-        if result_type in TOLERANCES:
-            ref = op(*[f64(x) for x in inputs])
-        else:  # integer math in the result type, wrapping like Nx
-            ref = np.asarray(op(*[x.astype(TYPES[result_type][0]) for x in inputs]))
-            ref = ref.astype(TYPES[result_type][0])
+        inputs = promotion_inputs(rng, fn, in_types)
+        ref = promotion_ref(fn, inputs, result_type)
         templates = ", ".join(f"{t}[16]" for t in in_types)
         fns.append(f"{fn}({templates})")
         symbol = f"prom_{fn}" + (f"_{signature_suffix(inputs)}" if fn in overloaded else "")
@@ -698,17 +714,20 @@ def _(ctx):
     return ctx.check_calls("promotion.nx", fns, "prom", calls)
 
 
-@case("math_f32_f64")
-def _(ctx):
-    rng = ctx.rng()
-    calls = []
-    for nx in ("f32", "f64"):
-        x = uniform(rng, 64, 0.1, 5.0, dtype=TYPES[nx][0])
+def unary_math_case(nx):
+    def run_case(ctx):
+        x = uniform(ctx.rng(), 64, 0.1, 5.0, dtype=TYPES[nx][0])
         x64 = f64(x)
         refs = [np.exp(x64), np.log(x64), np.sqrt(x64), np.tanh(x64), sigmoid_ref(x64),
                 np.sin(x64), np.cos(x64), np.abs(x64 - 1.0), -x64]
-        calls.append(Call(f"math_unary_{nx}_64", [x], [Out(nx, r) for r in refs]))
-    return ctx.check_calls("math.nx", ["unary(f32[64])", "unary(f64[64])"], "math", calls)
+        name = f"math_{nx}"
+        return ctx.check_calls("math.nx", [f"unary({nx}[64])"], name,
+                               [Call(f"{name}_unary", [x], [Out(nx, r) for r in refs])])
+    return run_case
+
+
+for _nx in ("f32", "f64"):
+    case(f"math_unary_{_nx}")(unary_math_case(_nx))
 
 
 @case("math_pow_select_clip")
@@ -787,6 +806,7 @@ def _(ctx):
     ctx.artifacts()
     problems = []
     for module in ctx.modules:
+        start = len(problems)
         dynamic = run(["readelf", "-d", module.shared_lib])
         needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
         extra = [lib for lib in needed if not re.fullmatch(r"libc\.so(\.\d+)*", lib)]
@@ -796,12 +816,15 @@ def _(ctx):
         if imports:
             problems.append(f"{module.shared_lib} imports {sorted(imports)} "
                             f"(nm -D --undefined-only)")
-        runtime = set(run(["nm", "--defined-only", "--format=just-symbols",
-                           module.static_libs[1]]).split())
+        runtime = {line.split()[-1] for line in
+                   run(["nm", "--defined-only", module.static_libs[1]]).splitlines()
+                   if len(line.split()) == 3}
         for archive in module.static_libs:
             unresolved = undefined_symbols(archive, dynamic=False) - ALLOWED_IMPORTS - runtime
             if unresolved:
                 problems.append(f"{archive} needs {sorted(unresolved)} (nm --undefined-only)")
+        if len(problems) > start:
+            problems.append(f"  built by: $ {shlex.join(module.command)}")
     check(not problems, "\n".join(problems))
 
 
@@ -820,7 +843,6 @@ int call_small(const float *x, float *result) { return artifacts_small(x, result
 """
 
 TU_MAIN = r"""
-#include <math.h>
 #include <stdio.h>
 
 int call_small(const float *x, float *result);
@@ -835,7 +857,7 @@ int main(void) {
     if (a[i] != b[i] || !(a[i] > 0)) return 1;
     sum += a[i];
   }
-  if (fabsf(sum - 1.0f) > 1e-5f) return 1;
+  if (sum - 1.0f > 1e-5f || 1.0f - sum > 1e-5f) return 1;
   printf("ok\n");
   return 0;
 }
@@ -862,8 +884,7 @@ def _(ctx):
     module = ctx.artifacts()
     case_dir = ctx.case_dir()
     src = write(os.path.join(case_dir, "main.cpp"),
-                HEADER_TU + TU_CALL + TU_MAIN.replace("fabsf", "std::fabs")
-                .replace("<math.h>", "<cmath>"))
+                HEADER_TU + TU_CALL + TU_MAIN)
     exe = os.path.join(case_dir, "main_cxx")
     run([ARGS.cxx, "-Wall", "-Wextra", "-Werror", "-I", module.dir, "-c", src, "-o", exe + ".o"])
     run([ARGS.cxx, exe + ".o", *module.static_libs, "-o", exe])
@@ -882,10 +903,10 @@ def _(ctx):
         run([ARGS.cc, *C_FLAGS, "-I", module.dir, "-c", tu, "-o", tu + ".o"])
         objects.append(tu + ".o")
     exe = os.path.join(case_dir, "two_static")
-    run([ARGS.cc, *objects, *module.static_libs, "-lm", "-o", exe])
+    run([ARGS.cc, *objects, *module.static_libs, "-o", exe])
     run([exe])
     exe = os.path.join(case_dir, "two_shared")
-    run([ARGS.cc, *objects, "-L", module.dir, f"-l{module.name}", "-lm", "-o", exe])
+    run([ARGS.cc, *objects, "-L", module.dir, f"-l{module.name}", "-o", exe])
     run([exe], env=dict(os.environ, LD_LIBRARY_PATH=module.dir))
 
 
@@ -941,22 +962,25 @@ def main():
     failed = []
     start = time.monotonic()
     for name, fn in cases:
-        ctx.case_name = name
+        ctx.case_name, ctx.nxc_commands = name, []
         case_start = time.monotonic()
         try:
             max_err = fn(ctx)
             status, detail = "PASS", None
         except CaseFailure as e:
             max_err, status, detail = getattr(e, "max_err", None), "FAIL", str(e)
-        except Exception as e:  # a bug in the runner itself
-            import traceback
+        except Exception:  # a bug in the runner itself
             max_err, status, detail = None, "FAIL", traceback.format_exc()
         err = "-" if max_err is None else f"{max_err:.3g}"
         print(f"{status} {name:<{width}}  max err {err:<9} "
               f"({time.monotonic() - case_start:.2f}s)", flush=True)
         if detail:
             failed.append(name)
-            print(textwrap.indent(detail.rstrip(), "    "), flush=True)
+            print(textwrap.indent(detail.rstrip(), "    "))
+            for cmd in ctx.nxc_commands:
+                if shlex.join(cmd) not in detail:
+                    print(f"    nxc command of this case: {shlex.join(cmd)}")
+            sys.stdout.flush()
     print(f"\n{len(cases) - len(failed)} passed, {len(failed)} failed, {len(cases)} cases "
           f"in {time.monotonic() - start:.1f}s")
     if failed:

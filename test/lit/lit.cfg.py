@@ -11,4 +11,5 @@ config.test_exec_root = os.path.join(os.path.dirname(config.nxc), "..", "..", "t
 config.substitutions.append(("%nxc", config.nxc))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%not", os.path.join(config.llvm_bin_dir, "not")))
+config.substitutions.append(("llvm-readelf", os.path.join(config.llvm_bin_dir, "llvm-readelf")))
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]

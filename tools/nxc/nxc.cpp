@@ -77,6 +77,7 @@ struct AotOptions {
   std::string device = "cpu";
   std::string emit;
   int optLevel = 3;
+  int64_t stackWorkspaceLimit = -1;
 };
 
 struct TracedEntry {
@@ -139,7 +140,7 @@ int runAot(const AotOptions &o) {
     points.push_back(EntryPoint{e.symbol, &e.graph});
     descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
   }
-  TargetOptions target{o.triple, o.cpu, o.features, o.optLevel};
+  TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
 
   if (!o.emit.empty()) {
     static const std::map<std::string, Stage> stages = {{"nx", Stage::Nx},
@@ -162,6 +163,10 @@ int runAot(const AotOptions &o) {
 
   auto out = compile(points, target, Stage::Object);
   if (!out) return report(out.error());
+  for (size_t i = 0; i < descs.size(); ++i) {
+    descs[i].workspaceSize = out->entries[i].workspaceSize;
+    descs[i].plainVariant = out->entries[i].plainVariant;
+  }
   auto runtime = buildRuntimeObject(o.triple, o.cpu, o.features);
   if (!runtime) return report(runtime.error());
 
@@ -206,6 +211,9 @@ int main(int argc, char **argv) {
   aotCmd->add_option("--device", aot.device, "cpu (default)")->default_str("cpu");
   aotCmd->add_option("--emit", aot.emit,
                      "Print one stage to stdout instead of writing files: ast, expr, nx, linalg, llvm-dialect, llvm, asm");
+  aotCmd->add_option("--stack-workspace-limit", aot.stackWorkspaceLimit,
+                     "Largest workspace (bytes) FN(...) may keep on the stack; larger ones only get "
+                     "FN_with_workspace (default: 65536 with an OS, 0 on bare metal)");
   aotCmd->add_option("-O", aot.optLevel, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
   aotCmd->footer(
       "Writes OUTDIR/MODULE.h, OUTDIR/libMODULE.so, OUTDIR/libMODULE.a, OUTDIR/libnxrt.a, OUTDIR/MODULE.json\n"

@@ -28,6 +28,20 @@ struct TargetOptions {
   std::string cpu;      ///< CPU name; empty: the host CPU for the host, "generic" otherwise
   std::string features; ///< extra target features ("+neon,-avx512f")
   int optLevel = 3;     ///< 0..3
+  /// The largest workspace the plain entry point may put on the stack;
+  /// -1: 64 KiB on targets with an OS, 0 on bare metal.
+  int64_t stackWorkspaceLimit = -1;
+};
+
+/// Every temporary lives in a caller-owned workspace aligned to this.
+constexpr int64_t kWorkspaceAlignment = 64;
+constexpr int64_t kDefaultStackWorkspaceLimit = 64 * 1024;
+
+/// What the generated code needs from its caller, per entry.
+struct EntryInfo {
+  std::string symbol;
+  int64_t workspaceSize = 0; ///< bytes of scratch memory
+  bool plainVariant = false; ///< whether `symbol(...)` (stack workspace) exists
 };
 
 /// One exported C function: `symbol` computes `graph`.
@@ -43,6 +57,7 @@ struct CompileOutput {
   std::string object;
   std::string triple; ///< the resolved triple
   std::string cpu;    ///< the resolved CPU
+  std::vector<EntryInfo> entries; ///< filled from the bufferization stage on
 };
 
 /// Compiles all entries into one module and lowers it to `stage`.

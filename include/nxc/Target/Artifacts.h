@@ -23,6 +23,8 @@ struct EntryDescription {
   std::string function;
   std::string source;  ///< "softmax(f32[100])" as given
   const Graph *graph = nullptr;
+  int64_t workspaceSize = 0;  ///< bytes of caller-owned scratch memory
+  bool plainVariant = true;   ///< `symbol(...)` exists (workspace on the stack)
 };
 
 /// Links one relocatable object into a shared object with lld (in process).

@@ -16,6 +16,17 @@ namespace nxc {
 /// temporary buffer altogether (softmax needs no scratch memory at all).
 std::unique_ptr<mlir::Pass> createFuseElementwisePass();
 
+/// Moves every temporary buffer of a public function into one caller-owned
+/// workspace argument (`nxc-allocs-to-workspace`), reusing bytes between
+/// buffers whose lifetimes do not overlap. Records `nxc.workspace_size`.
+std::unique_ptr<mlir::Pass> createAllocsToWorkspacePass();
+
+/// Rewrites memref.copy into linalg.copy, which lowers to loops instead of a
+/// memcpy call (`nxc-copies-to-linalg`).
+std::unique_ptr<mlir::Pass> createCopiesToLinalgPass();
+
+/// Registers nxc's passes (the ones above and `nxc-distinct-results`, which
+/// copies repeated return operands so that each result gets its own buffer).
 void registerTransformPasses();
 
 } // namespace nxc

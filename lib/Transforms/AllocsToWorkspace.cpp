@@ -1,0 +1,140 @@
+//===- AllocsToWorkspace.cpp - temporaries in a caller-owned workspace ----===//
+//
+// After bufferization, every remaining memref.alloc of a public function is a
+// temporary. This pass gives each function one extra trailing argument, a
+// `memref<SIZExi8>` workspace that the caller owns, and turns every alloc into
+// a memref.view at a fixed offset in it, so compiled code never allocates.
+// Buffers whose lifetimes do not overlap share bytes: lifetimes are intervals
+// over the function's top-level ops (uses through view-like ops included),
+// and offsets are assigned first-fit. Every buffer is 64-byte aligned.
+// The size is recorded as the `nxc.workspace_size` attribute.
+//
+// Precondition: bufferized, results already turned into out-parameters,
+// structured ops not yet lowered to loops (allocs sit in the entry block).
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+namespace nxc {
+namespace {
+
+constexpr int64_t kAlignment = 64;
+
+int64_t alignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
+
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t bytes = 0;
+  unsigned first = 0, last = 0; ///< top-level op indices of the lifetime
+  int64_t offset = 0;
+};
+
+/// The index of the entry-block op that contains `op`.
+unsigned topLevelIndex(Operation *op, Block &entry, const DenseMap<Operation *, unsigned> &index) {
+  while (op->getBlock() != &entry) op = op->getParentOp();
+  return index.lookup(op);
+}
+
+/// The last top-level op that uses `v`, directly or through views of it.
+unsigned lastUse(Value v, Block &entry, const DenseMap<Operation *, unsigned> &index) {
+  unsigned last = 0;
+  SmallVector<Value> work = {v};
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    for (Operation *user : cur.getUsers()) {
+      last = std::max(last, topLevelIndex(user, entry, index));
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == cur)
+          for (Value r : user->getResults()) work.push_back(r);
+    }
+  }
+  return last;
+}
+
+struct AllocsToWorkspacePass : public PassWrapper<AllocsToWorkspacePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AllocsToWorkspacePass)
+  StringRef getArgument() const override { return "nxc-allocs-to-workspace"; }
+  StringRef getDescription() const override { return "Place all temporaries in a caller-owned workspace argument"; }
+  void getDependentDialects(DialectRegistry &r) const override { r.insert<arith::ArithDialect, memref::MemRefDialect>(); }
+
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isExternal() || fn.isPrivate()) continue;
+      if (failed(placeTemporaries(fn))) return signalPassFailure();
+    }
+  }
+
+  LogicalResult placeTemporaries(func::FuncOp fn) {
+    Block &entry = fn.getBody().front();
+    DenseMap<Operation *, unsigned> index;
+    unsigned i = 0;
+    for (Operation &op : entry) index[&op] = i++;
+
+    std::vector<Buffer> buffers;
+    WalkResult walk = fn.walk([&](memref::AllocOp alloc) {
+      MemRefType t = alloc.getType();
+      if (!t.hasStaticShape() || !t.getLayout().isIdentity() || !t.getElementType().isIntOrFloat())
+        return alloc.emitOpError("nxc needs static shapes for temporaries"), WalkResult::interrupt();
+      Buffer b;
+      b.alloc = alloc;
+      b.bytes = alignUp(std::max<int64_t>(1, t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8)));
+      b.first = topLevelIndex(alloc, entry, index);
+      b.last = std::max(b.first, lastUse(alloc.getResult(), entry, index));
+      buffers.push_back(b);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted()) return failure();
+
+    // First-fit: place each buffer (in program order) at the lowest offset
+    // that does not overlap a placed buffer whose lifetime intersects its own.
+    int64_t total = 0;
+    for (size_t k = 0; k < buffers.size(); ++k) {
+      Buffer &b = buffers[k];
+      std::vector<std::pair<int64_t, int64_t>> busy;
+      for (size_t j = 0; j < k; ++j)
+        if (buffers[j].first <= b.last && b.first <= buffers[j].last)
+          busy.push_back({buffers[j].offset, buffers[j].offset + buffers[j].bytes});
+      std::sort(busy.begin(), busy.end());
+      int64_t offset = 0;
+      for (auto &[lo, hi] : busy) {
+        if (offset + b.bytes <= lo) break;
+        offset = std::max(offset, hi);
+      }
+      b.offset = offset;
+      total = std::max(total, offset + b.bytes);
+    }
+
+    OpBuilder builder(fn.getContext());
+    auto wsType = MemRefType::get({total}, builder.getI8Type());
+    if (failed(fn.insertArgument(fn.getNumArguments(), wsType, {}, fn.getLoc()))) return failure();
+    Value ws = fn.getArgument(fn.getNumArguments() - 1);
+    for (Buffer &b : buffers) {
+      builder.setInsertionPoint(b.alloc);
+      Location l = b.alloc.getLoc();
+      Value offset = arith::ConstantIndexOp::create(builder, l, b.offset);
+      Value view = memref::ViewOp::create(builder, l, b.alloc.getType(), ws, offset, ValueRange{});
+      b.alloc.getResult().replaceAllUsesWith(view);
+      b.alloc.erase();
+    }
+    fn.walk([](memref::DeallocOp d) { d.erase(); });
+    fn->setAttr("nxc.workspace_size", builder.getI64IntegerAttr(total));
+    return success();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createAllocsToWorkspacePass() { return std::make_unique<AllocsToWorkspacePass>(); }
+
+void registerWorkspacePass() { PassRegistration<AllocsToWorkspacePass>(); }
+
+} // namespace nxc
