@@ -49,7 +49,8 @@ std::string elementsComment(const TensorType &t) {
 } // namespace
 
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
-                        const std::string &triple, const std::string &sourceName) {
+                        const std::string &triple, const std::string &sourceName,
+                        const std::vector<std::string> &libraries) {
   std::ostringstream decls;
   for (auto &e : entries) {
     const Graph &g = *e.graph;
@@ -102,12 +103,16 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
   h = replaceAll(h, "@VERSION@", NXC_VERSION);
   h = replaceAll(h, "@TRIPLE@", triple);
   h = replaceAll(h, "@SOURCE@", sourceName);
+  std::string link;
+  for (auto &l : libraries) link += " -l" + l;
+  h = replaceAll(h, "@LINK_EXTRA@", link.empty() ? "" : " and" + link + " (this module calls the C math library for f64)");
   h = replaceAll(h, "@ENTRIES@", decls.str());
   return h;
 }
 
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
-                          const std::string &triple, const std::string &cpu) {
+                          const std::string &triple, const std::string &cpu,
+                          const std::vector<std::string> &libraries) {
   using nlohmann::json;
   json fns = json::array();
   for (auto &e : entries) {
@@ -139,6 +144,7 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
             {"calling_convention",
              "int SYMBOL_with_workspace(const T *inputs..., T *outputs..., void *workspace); "
              "int SYMBOL(const T *inputs..., T *outputs...); 0 = ok, 1 = NULL argument, 2 = bad workspace"},
+            {"link_libraries", libraries},
             {"functions", fns}};
   return m.dump(2) + "\n";
 }

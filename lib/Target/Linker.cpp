@@ -1,7 +1,18 @@
 //===- Linker.cpp - shared objects with lld, archives with LLVM -----------===//
 #include "nxc/Target/Artifacts.h"
 
+#include "nxc/Target/ObjectEmitter.h"
+
 #include "lld/Common/Driver.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <fstream>
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,15 +21,86 @@ LLD_HAS_DRIVER(elf)
 
 namespace nxc {
 
+std::vector<std::string> undefinedSymbols(const std::string &objectBytes) {
+  std::vector<std::string> names;
+  auto obj = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(objectBytes, "module.o"));
+  if (!obj) {
+    llvm::consumeError(obj.takeError());
+    return names;
+  }
+  for (const llvm::object::SymbolRef &sym : (*obj)->symbols()) {
+    auto flags = sym.getFlags();
+    auto name = sym.getName();
+    if (!flags || !name) {
+      if (!flags) llvm::consumeError(flags.takeError());
+      if (!name) llvm::consumeError(name.takeError());
+      continue;
+    }
+    if ((*flags & llvm::object::SymbolRef::SF_Undefined) && !name->empty()) names.push_back(name->str());
+  }
+  return names;
+}
+
+bool isLibmFunction(const std::string &name) {
+  static const char *const fns[] = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "pow", "sin", "cos",
+                                    "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+                                    "acosh", "atanh", "sqrt", "cbrt", "erf", "erfc", "floor", "ceil", "trunc",
+                                    "round", "rint", "fmod", "fma", "copysign", "fabs"};
+  std::string base = name;
+  if (!base.empty() && (base.back() == 'f' || base.back() == 'l') && base != "erf") base.pop_back();
+  for (const char *f : fns)
+    if (name == f || base == f) return true;
+  return false;
+}
+
+namespace {
+
+/// A shared object named libm.so.6 that defines `symbols`, for the target of
+/// `triple`: linking against it records DT_NEEDED libm.so.6 without needing
+/// the target's C library on this machine.
+Status writeLibmStub(const std::vector<std::string> &symbols, const std::string &triple, const std::string &path) {
+  llvm::LLVMContext ctx;
+  llvm::Module m("libm_stub", ctx);
+  for (auto &name : symbols) {
+    auto *f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+                                     llvm::GlobalValue::ExternalLinkage, name, m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    b.CreateRetVoid();
+  }
+  NXC_TRY(tm, createTargetMachine(triple, "generic", "", 0));
+  prepareModuleForTarget(m, *tm);
+  NXC_TRY(obj, emitMachineCode(m, *tm, false));
+  std::string objPath = path + ".o";
+  {
+    std::ofstream out(objPath, std::ios::binary);
+    out.write(obj.data(), (std::streamsize)obj.size());
+    if (!out) return error(Loc{}, "cannot write " + objPath);
+  }
+  std::vector<const char *> args = {"ld.lld", "-shared", "-soname", "libm.so.6", "-o", path.c_str(), objPath.c_str()};
+  std::string o, e;
+  llvm::raw_string_ostream os(o), es(e);
+  lld::Result r = lld::lldMain(args, os, es, {{lld::Gnu, &lld::elf::link}});
+  llvm::sys::fs::remove(objPath);
+  if (r.retCode != 0) return error(Loc{}, "cannot link the libm stub:\n" + e);
+  return okStatus();
+}
+
+} // namespace
+
 Status linkSharedObject(const std::string &objectPath, const std::string &outputPath, const std::string &soname,
-                        const std::string &triple) {
+                        const std::string &triple, const std::vector<std::string> &libmSymbols) {
   std::vector<const char *> args = {"ld.lld",  "-shared", "--gc-sections", "-z", "noexecstack", "-z", "relro",
                                     "--build-id", "-soname", soname.c_str(), "-o", outputPath.c_str(),
                                     objectPath.c_str()};
-  (void)triple;
+  std::string stub = outputPath + ".libm-stub.so";
+  if (!libmSymbols.empty()) {
+    NXC_CHECK(writeLibmStub(libmSymbols, triple, stub));
+    args.push_back(stub.c_str());
+  }
   std::string out, err;
   llvm::raw_string_ostream os(out), es(err);
   lld::Result r = lld::lldMain(args, os, es, {{lld::Gnu, &lld::elf::link}});
+  if (!libmSymbols.empty()) llvm::sys::fs::remove(stub);
   if (r.retCode != 0) return error(Loc{}, "linking " + outputPath + " failed:\n" + err + out);
   return okStatus();
 }

@@ -49,8 +49,13 @@ NX_TYPE_OF = {np.dtype(dtype): nx for nx, (dtype, _) in TYPES.items()}
 # (rtol, atol) per floating-point result type; integer results must be exact.
 TOLERANCES = {"f32": (1e-5, 1e-6), "f64": (1e-12, 1e-14)}
 
-# What a generated shared object may import: libc's memory functions only.
+# What a generated shared object may import: libc's memory functions only,
+# and the C math library's functions when the manifest declares "m" (f64 math).
 ALLOWED_IMPORTS = {"malloc", "free", "memcpy", "memset", "memmove"}
+LIBM_FUNCTIONS = {f + suffix for suffix in ("", "f") for f in (
+    "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "pow", "sin", "cos", "tan", "asin", "acos",
+    "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt", "cbrt", "erf", "erfc",
+    "fmod")}
 
 ARGS = None  # the parsed command line
 
@@ -139,6 +144,15 @@ class Module:
     @property
     def static_libs(self):
         return [self.path(f"lib{self.name}.a"), self.path("libnxrt.a")]
+
+    @property
+    def extra_libraries(self):
+        """What the manifest says the static library needs besides libnxrt.a ("m")."""
+        return self.manifest.get("link_libraries", [])
+
+    @property
+    def static_link_args(self):
+        return self.static_libs + [f"-l{lib}" for lib in self.extra_libraries]
 
 
 def nx_type(array):
@@ -355,7 +369,7 @@ def build_and_run(case_dir, module, calls):
     variants = [  # (name, how to link, environment to run with)
         ("shared", ["-L", module.dir, f"-l{module.name}"],
          dict(os.environ, LD_LIBRARY_PATH=module.dir)),
-        ("static", module.static_libs, None),
+        ("static", module.static_link_args, None),
     ]
     max_err = 0.0
     for variant, link_args, env in variants:
@@ -809,10 +823,13 @@ def _(ctx):
         start = len(problems)
         dynamic = run(["readelf", "-d", module.shared_lib])
         needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
-        extra = [lib for lib in needed if not re.fullmatch(r"libc\.so(\.\d+)*", lib)]
+        libm = "m" in module.extra_libraries
+        allowed = ALLOWED_IMPORTS | (LIBM_FUNCTIONS if libm else set())
+        extra = [lib for lib in needed if not re.fullmatch(r"libc\.so(\.\d+)*", lib)
+                 and not (libm and re.fullmatch(r"libm\.so(\.\d+)*", lib))]
         if extra:
             problems.append(f"{module.shared_lib} NEEDs {extra} (readelf -d)")
-        imports = undefined_symbols(module.shared_lib, dynamic=True) - ALLOWED_IMPORTS
+        imports = undefined_symbols(module.shared_lib, dynamic=True) - allowed
         if imports:
             problems.append(f"{module.shared_lib} imports {sorted(imports)} "
                             f"(nm -D --undefined-only)")
@@ -820,7 +837,7 @@ def _(ctx):
                    run(["nm", "--defined-only", module.static_libs[1]]).splitlines()
                    if len(line.split()) == 3}
         for archive in module.static_libs:
-            unresolved = undefined_symbols(archive, dynamic=False) - ALLOWED_IMPORTS - runtime
+            unresolved = undefined_symbols(archive, dynamic=False) - allowed - runtime
             if unresolved:
                 problems.append(f"{archive} needs {sorted(unresolved)} (nm --undefined-only)")
         if len(problems) > start:
@@ -887,7 +904,7 @@ def _(ctx):
                 HEADER_TU + TU_CALL + TU_MAIN)
     exe = os.path.join(case_dir, "main_cxx")
     run([ARGS.cxx, "-Wall", "-Wextra", "-Werror", "-I", module.dir, "-c", src, "-o", exe + ".o"])
-    run([ARGS.cxx, exe + ".o", *module.static_libs, "-o", exe])
+    run([ARGS.cxx, exe + ".o", *module.static_link_args, "-o", exe])
     run([exe])
 
 
@@ -903,7 +920,7 @@ def _(ctx):
         run([ARGS.cc, *C_FLAGS, "-I", module.dir, "-c", tu, "-o", tu + ".o"])
         objects.append(tu + ".o")
     exe = os.path.join(case_dir, "two_static")
-    run([ARGS.cc, *objects, *module.static_libs, "-o", exe])
+    run([ARGS.cc, *objects, *module.static_link_args, "-o", exe])
     run([exe])
     exe = os.path.join(case_dir, "two_shared")
     run([ARGS.cc, *objects, "-L", module.dir, f"-l{module.name}", "-o", exe])

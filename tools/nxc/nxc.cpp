@@ -174,16 +174,20 @@ int runAot(const AotOptions &o) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return report(error(Loc{}, "cannot create output directory '" + o.outDir + "': " + ec.message()));
+  std::vector<std::string> libmSymbols, libraries;
+  for (auto &sym : undefinedSymbols(out->object))
+    if (isLibmFunction(sym)) libmSymbols.push_back(sym);
+  if (!libmSymbols.empty()) libraries.push_back("m");
   fs::path obj = dir / (module + ".o");
   for (auto st : {writeFile(obj, out->object),
                   writeStaticArchive({{module + ".o", out->object}}, (dir / ("lib" + module + ".a")).string()),
                   writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
-                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string())),
-                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu)),
+                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(), libraries)),
+                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries)),
                   writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
     if (!st) return report(st.error());
   std::string so = "lib" + module + ".so";
-  auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple);
+  auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple, libmSymbols);
   fs::remove(obj, ec);
   if (!linked) return report(linked.error());
   return 0;

@@ -28,8 +28,16 @@ struct EntryDescription {
 };
 
 /// Links one relocatable object into a shared object with lld (in process).
+/// When the code calls libm (`libmSymbols`, f64 transcendental functions),
+/// the shared object records DT_NEEDED libm.so.6.
 Status linkSharedObject(const std::string &objectPath, const std::string &outputPath, const std::string &soname,
-                        const std::string &triple);
+                        const std::string &triple, const std::vector<std::string> &libmSymbols);
+
+/// The undefined symbols of an object file.
+std::vector<std::string> undefinedSymbols(const std::string &objectBytes);
+
+/// Whether `name` is a C math library function (exp, sinf, ...).
+bool isLibmFunction(const std::string &name);
 
 /// Writes a GNU archive holding the given (name, bytes) members, with a symbol table.
 Status writeStaticArchive(const std::vector<std::pair<std::string, std::string>> &members, const std::string &path);
@@ -42,12 +50,15 @@ std::string runtimeSource();
 std::string runtimeHeader();
 
 /// The generated C header for a module.
+/// `libraries`: what the static library needs at link time besides libnxrt.a ("m").
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
-                        const std::string &triple, const std::string &sourceName);
+                        const std::string &triple, const std::string &sourceName,
+                        const std::vector<std::string> &libraries);
 
 /// The JSON manifest for a module.
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
-                          const std::string &triple, const std::string &cpu);
+                          const std::string &triple, const std::string &cpu,
+                          const std::vector<std::string> &libraries);
 
 } // namespace nxc
 
