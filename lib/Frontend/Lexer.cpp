@@ -2,6 +2,8 @@
 #include "nxc/Frontend/Lexer.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace nxc {
@@ -38,6 +40,81 @@ bool continuesBefore(const std::string &text, size_t pos) {
 
 bool identStart(char c) { return std::isalpha((unsigned char)c) || c == '_'; }
 bool identChar(char c) { return std::isalnum((unsigned char)c) || c == '_'; }
+
+/// Scans a run of digits (per `isDigit`) in which `_` may only separate two
+/// digits, from s[j]. Appends the digits to `out`; returns the end, or the
+/// position of a misplaced `_` as an error.
+Result<size_t> digitRun(const std::string &s, size_t j, bool (*isDigit)(char), std::string &out, const Loc &at) {
+  size_t begin = j;
+  while (j < s.size() && (isDigit(s[j]) || s[j] == '_')) {
+    if (s[j] == '_' && (j == begin || j + 1 >= s.size() || !isDigit(s[j + 1]) || !isDigit(s[j - 1])))
+      return error(Loc{at.file, at.line, at.col + (int)(j - begin)}, "malformed number: '_' must sit between two digits");
+    if (s[j] != '_') out += s[j];
+    ++j;
+  }
+  return j;
+}
+
+bool isDec(char c) { return std::isdigit((unsigned char)c); }
+bool isHex(char c) { return std::isxdigit((unsigned char)c); }
+bool isOct(char c) { return c >= '0' && c <= '7'; }
+bool isBin(char c) { return c == '0' || c == '1'; }
+
+/// A number token starting at s[i] (a digit), and its length.
+Result<std::pair<Token, size_t>> number(const std::shared_ptr<const SourceFile> &src, const std::string &s, size_t i,
+                                        int line, int col) {
+  Loc loc{src, line, col};
+  auto locAt = [&](size_t j) { return Loc{src, line, col + (int)(j - i)}; };
+  auto tail = [&](size_t j) -> Status {
+    // A number may not run into letters: 12abc, 0xffg.
+    if (j < s.size() && identChar(s[j])) return error(locAt(j), "malformed number '" + s.substr(i, j - i + 1) + "'");
+    return okStatus();
+  };
+  std::string digits;
+  if (s[i] == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'b' || s[i + 1] == 'o')) {
+    char kind = s[i + 1];
+    int base = kind == 'x' ? 16 : kind == 'b' ? 2 : 8;
+    bool (*pred)(char) = kind == 'x' ? isHex : kind == 'b' ? isBin : isOct;
+    size_t j = i + 2;
+    if (j >= s.size() || !pred(s[j])) {
+      if (j < s.size() && (identChar(s[j]))) return error(loc, "malformed number '" + s.substr(i, 3) + "'");
+      return error(loc, "malformed number: expected digits after '" + s.substr(i, 2) + "'");
+    }
+    NXC_TRY(end, digitRun(s, j, pred, digits, locAt(j)));
+    NXC_CHECK(tail(end));
+    errno = 0;
+    char *stop = nullptr;
+    unsigned long long v = std::strtoull(digits.c_str(), &stop, base);
+    if (errno || v > (unsigned long long)INT64_MAX) return error(loc, "integer literal " + s.substr(i, end - i) + " does not fit in 64 bits");
+    return std::make_pair(Token{Tok::Int, std::to_string(v), loc}, end - i);
+  }
+  NXC_TRY(j, digitRun(s, i, isDec, digits, loc));
+  bool isFloat = false;
+  if (j + 1 < s.size() && s[j] == '.' && isDec(s[j + 1])) {
+    isFloat = true;
+    digits += '.';
+    NXC_TRY(k, digitRun(s, j + 1, isDec, digits, locAt(j + 1)));
+    j = k;
+    if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
+      size_t k2 = j + 1;
+      if (k2 < s.size() && (s[k2] == '+' || s[k2] == '-')) ++k2;
+      if (k2 >= s.size() || !isDec(s[k2])) return error(locAt(j), "malformed float: expected digits in the exponent");
+      digits += 'e';
+      digits.append(s, j + 1, k2 - j - 1);
+      NXC_TRY(k3, digitRun(s, k2, isDec, digits, locAt(k2)));
+      j = k3;
+    }
+  } else if (j < s.size() && (s[j] == 'e' || s[j] == 'E') && j + 1 < s.size() &&
+             (isDec(s[j + 1]) || s[j + 1] == '-' || s[j + 1] == '+')) {
+    size_t k = j + 1;
+    if (s[k] == '-' || s[k] == '+') ++k;
+    while (k < s.size() && isDec(s[k])) ++k;
+    return error(locAt(j), "malformed float: Elixir floats need digits on both sides of the dot (write " +
+                               s.substr(i, j - i) + ".0" + s.substr(j, k - j) + ")");
+  }
+  NXC_CHECK(tail(j));
+  return std::make_pair(Token{isFloat ? Tok::Float : Tok::Int, digits, loc}, j - i);
+}
 
 } // namespace
 
@@ -76,59 +153,9 @@ Result<std::vector<Token>> lex(std::shared_ptr<const SourceFile> source) {
     }
     Loc loc = here();
     if (std::isdigit((unsigned char)c)) {
-      size_t j = i;
-      std::string digits;
-      bool isFloat = false;
-      if (c == '0' && j + 1 < s.size() && (s[j + 1] == 'x' || s[j + 1] == 'b' || s[j + 1] == 'o')) {
-        int base = s[j + 1] == 'x' ? 16 : s[j + 1] == 'b' ? 2 : 8;
-        j += 2;
-        while (j < s.size() && (std::isxdigit((unsigned char)s[j]) || s[j] == '_')) {
-          if (s[j] != '_') digits += s[j];
-          ++j;
-        }
-        if (digits.empty()) return error(loc, "malformed number: expected digits after '" + s.substr(i, 2) + "'");
-        errno = 0;
-        char *end = nullptr;
-        unsigned long long v = std::strtoull(digits.c_str(), &end, base);
-        if (*end != 0 || errno) return error(loc, "malformed number '" + s.substr(i, j - i) + "'");
-        advance(j - i);
-        out.push_back(Token{Tok::Int, std::to_string(v), loc});
-        continue;
-      }
-      while (j < s.size() && (std::isdigit((unsigned char)s[j]) || s[j] == '_')) {
-        if (s[j] == '_' && (j + 1 >= s.size() || !std::isdigit((unsigned char)s[j + 1])))
-          return error(Loc{source, line, col + (int)(j - i)}, "malformed number: '_' must be followed by a digit");
-        if (s[j] != '_') digits += s[j];
-        ++j;
-      }
-      if (j + 1 < s.size() && s[j] == '.' && std::isdigit((unsigned char)s[j + 1])) {
-        isFloat = true;
-        digits += '.';
-        ++j;
-        while (j < s.size() && (std::isdigit((unsigned char)s[j]) || s[j] == '_')) {
-          if (s[j] != '_') digits += s[j];
-          ++j;
-        }
-        if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
-          size_t k = j + 1;
-          if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
-          if (k >= s.size() || !std::isdigit((unsigned char)s[k]))
-            return error(Loc{source, line, col + (int)(j - i)}, "malformed float: expected digits in the exponent");
-          digits += 'e';
-          digits.append(s, j + 1, k - j - 1);
-          j = k;
-          while (j < s.size() && std::isdigit((unsigned char)s[j])) digits += s[j++];
-        }
-      } else if (j < s.size() && (s[j] == 'e' || s[j] == 'E') && j + 1 < s.size() &&
-                 (std::isdigit((unsigned char)s[j + 1]) || s[j + 1] == '-' || s[j + 1] == '+')) {
-        return error(Loc{source, line, col + (int)(j - i)},
-                     "malformed float: Elixir floats need digits on both sides of the dot (write 1.0e" +
-                         std::string(1, s[j + 1]) + "...)");
-      }
-      if (j < s.size() && identStart(s[j]))
-        return error(Loc{source, line, col + (int)(j - i)}, "malformed number '" + s.substr(i, j - i + 1) + "'");
-      advance(j - i);
-      out.push_back(Token{isFloat ? Tok::Float : Tok::Int, digits, loc});
+      NXC_TRY(tok, number(source, s, i, line, col));
+      advance(tok.second);
+      out.push_back(tok.first);
       continue;
     }
     if (identStart(c)) {

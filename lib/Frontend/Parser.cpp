@@ -146,12 +146,21 @@ private:
       take();
       NXC_TRY(target, aliasPath("after '" + t.text + "'"));
       (void)target;
-      // Options such as `only: [...]` are accepted and ignored.
-      if (isPunct(",")) {
+      // Options such as `only: [...]` or `as: LA` are accepted and ignored.
+      while (isPunct(",")) {
         take();
-        NXC_TRY(opts, expression());
-        (void)opts;
-        while (isPunct(",")) { take(); NXC_TRY(more, expression()); (void)more; }
+        skipNewlines();
+        if (at(Tok::KwKey)) {
+          take();
+          skipNewlines();
+          if (at(Tok::Alias)) {
+            NXC_TRY(alias, aliasPath(""));
+            (void)alias;
+            continue;
+          }
+        }
+        NXC_TRY(opt, expression());
+        (void)opt;
       }
       return okStatus();
     }
@@ -223,8 +232,9 @@ private:
     if (!isWord("do"))
       return error(peek().loc, "expected 'do' or ', do:' after the parameters of " + f.name + ", found " + describe(peek()));
     Loc doLoc = take().loc;
-    NXC_TRY(b, block({"end"}));
-    if (!isWord("end")) return error(doLoc, "missing 'end' for this 'do' of " + f.kind + " " + f.name);
+    std::string missingEnd = "missing 'end' for this 'do' of " + f.kind + " " + f.name;
+    NXC_TRY(b, block({"end"}, &doLoc, missingEnd));
+    if (!isWord("end")) return error(doLoc, missingEnd);
     take();
     f.body = std::move(b);
     return f;
@@ -263,14 +273,21 @@ private:
       take();
       return std::move(tup);
     }
-    return error(t.loc, "only variables, tuples, maps, and structs are allowed as patterns in defn, found " + describe(t));
+    return error(t.loc, "only variables and tuples are allowed as patterns in defn (nxc does not support maps and structs yet), found " + describe(t));
   }
 
   /// Expressions separated by newlines, up to one of `terminators` (or EOF).
-  Result<ExprPtr> block(const std::set<std::string> &terminators) {
+  /// A definition keyword at the start of a line means the block's `end` is
+  /// missing: reported at `opener` with `missing`.
+  Result<ExprPtr> block(const std::set<std::string> &terminators, const Loc *opener = nullptr,
+                        const std::string &missing = "") {
     skipNewlines();
     auto b = node(ExprKind::Block, peek().loc);
     while (!at(Tok::Eof) && !(peek().kind == Tok::Ident && terminators.count(peek().text))) {
+      if (opener && peek().kind == Tok::Ident &&
+          (peek().text == "defn" || peek().text == "defnp" || peek().text == "def" || peek().text == "defp" ||
+           peek().text == "defmodule"))
+        return error(*opener, missing);
       NXC_TRY(e, expression());
       b->children.push_back(std::move(e));
       if (!at(Tok::Newline) && !at(Tok::Eof) && !(peek().kind == Tok::Ident && terminators.count(peek().text)))
@@ -413,6 +430,7 @@ private:
       }
       skipNewlines();
       if (isPunct(",")) { take(); skipNewlines(); continue; }
+      if (at(Tok::Eof)) return error(open, "missing ')' for this '('");
       if (!isPunct(")")) return error(peek().loc, "expected ',' or ')' in the arguments of " + call.name + ", found " + describe(peek()));
     }
     take();
@@ -506,6 +524,7 @@ private:
         skipNewlines();
         NXC_TRY(e, expression());
         skipNewlines();
+        if (at(Tok::Eof)) return error(open, "missing ')' for this '('");
         if (!isPunct(")")) return error(peek().loc, "expected ')' to close the '(' at line " + std::to_string(open.line) + ", found " + describe(peek()));
         take();
         return std::move(e);
@@ -527,6 +546,7 @@ private:
           }
           skipNewlines();
           if (isPunct(",")) { take(); skipNewlines(); continue; }
+          if (at(Tok::Eof)) return error(open, std::string("missing '") + close + "' for this '" + (tuple ? "{" : "[") + "'");
           if (!isPunct(close))
             return error(peek().loc, std::string("expected ',' or '") + close + "', found " + describe(peek()));
         }

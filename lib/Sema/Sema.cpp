@@ -9,6 +9,7 @@
 #include "nxc/Sema/Sema.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -29,6 +30,7 @@ struct Value {
   int node = -1;
   std::vector<Value> elems;
   std::vector<std::string> keys; ///< List: key of each element ("" if not a keyword pair)
+  std::vector<Loc> keyLocs;      ///< List: where each key is written
   Loc loc;
 
   bool isNumber() const { return kind == Int || kind == Float || (kind == Atom && (atom == "true" || atom == "false")); }
@@ -100,6 +102,7 @@ private:
   const ast::Module *module_ = nullptr;
   Graph g_;
   std::vector<const ast::Function *> stack_;
+  std::set<std::string> evaluatingAttributes_;
 
   //===--------------------------------------------------------------------===//
   // Entry, parameters and results
@@ -279,10 +282,12 @@ private:
           NXC_TRY(x, eval(*c->children[0], env));
           v.elems.push_back(x);
           v.keys.push_back(c->name);
+          v.keyLocs.push_back(c->loc);
         } else {
           NXC_TRY(x, eval(*c, env));
           v.elems.push_back(x);
           v.keys.push_back("");
+          v.keyLocs.push_back(c->loc);
         }
       }
       return v;
@@ -312,8 +317,12 @@ private:
     std::string name = e.name.substr(1);
     for (auto &a : module_->attributes)
       if (a.name == name) {
+        if (evaluatingAttributes_.count(name)) return error(e.loc, "module attribute @" + name + " refers to itself");
+        evaluatingAttributes_.insert(name);
         Env empty;
-        NXC_TRY(v, eval(*a.value, empty));
+        auto value = eval(*a.value, empty);
+        evaluatingAttributes_.erase(name);
+        NXC_TRY(v, std::move(value));
         if (v.kind == Value::Atom && !v.isNumber())
           return error(e.loc, "module attribute @" + name + " is not a number or tensor");
         v.loc = e.loc;
@@ -326,7 +335,10 @@ private:
     NXC_TRY(x, eval(*e.children[0], env));
     if (e.name == "+") return x;
     if (e.name == "-") {
-      if (x.kind == Value::Int) return Value::number(-x.i, e.loc);
+      if (x.kind == Value::Int) {
+        if (x.i == INT64_MIN) return error(e.loc, "integer overflow in a compile-time computation");
+        return Value::number(-x.i, e.loc);
+      }
       if (x.kind == Value::Float) return Value::real(-x.f, e.loc);
       return callNx("negate", {x}, e.loc);
     }
@@ -371,14 +383,30 @@ private:
       }
       if (op == "**") {
         if (!fl && b.i >= 0) {
-          double r = std::pow((double)a.i, (double)b.i);
-          if (std::fabs(r) > 9.2e18) return error(e.loc, "integer overflow in a compile-time computation");
-          int64_t acc = 1;
-          for (int64_t k = 0; k < b.i; ++k) acc *= a.i;
+          // Exponentiation by squaring, with overflow checks.
+          int64_t acc = 1, base = a.i, n = b.i;
+          while (n > 0) {
+            if ((n & 1) && __builtin_mul_overflow(acc, base, &acc))
+              return error(e.loc, "integer overflow in a compile-time computation");
+            n >>= 1;
+            if (n > 0 && __builtin_mul_overflow(base, base, &base))
+              return error(e.loc, "integer overflow in a compile-time computation");
+          }
           return Value::number(acc, e.loc);
         }
         return Value::real(std::pow(a.asDouble(), b.asDouble()), e.loc);
       }
+    }
+    // Bitwise operators on two integers: Elixir's Bitwise computes them.
+    if (a.kind == Value::Int && b.kind == Value::Int &&
+        (e.name == "&&&" || e.name == "|||" || e.name == "<<<" || e.name == ">>>")) {
+      if (e.name == "&&&") return Value::number(a.i & b.i, e.loc);
+      if (e.name == "|||") return Value::number(a.i | b.i, e.loc);
+      if (b.i < 0 || b.i > 63) return error(e.loc, "shift amount " + std::to_string(b.i) + " is out of range");
+      if (e.name == ">>>") return Value::number(a.i >> b.i, e.loc);
+      if (a.i != 0 && (b.i >= 63 || (a.i > (INT64_MAX >> b.i)) || (a.i < (INT64_MIN >> b.i))))
+        return error(e.loc, "integer overflow in a compile-time computation");
+      return Value::number((int64_t)((uint64_t)a.i << b.i), e.loc);
     }
     return callNx(it->second, {a, b}, e.loc);
   }
@@ -427,7 +455,7 @@ private:
 
   Result<Value> inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc) {
     for (auto *active : stack_)
-      if (active == &f) return error(loc, "recursive call to " + f.name + "/" + std::to_string(f.params.size()) + ": defn does not support recursion (use while)");
+      if (active == &f) return error(loc, "recursive call to " + f.name + "/" + std::to_string(f.params.size()) + ": defn does not support recursion");
     if (stack_.size() > 200) return error(loc, "calls nested too deeply");
     const ast::Module *saved = module_;
     module_ = &m;
@@ -448,6 +476,22 @@ private:
   }
 
   Result<Value> kernel(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
+    bool numbers = args.size() == 2 && (args[0].kind == Value::Int || args[0].kind == Value::Float) &&
+                   (args[1].kind == Value::Int || args[1].kind == Value::Float);
+    if (numbers && (name == "max" || name == "min")) {
+      // Elixir's own max/min on two numbers.
+      bool first = name == "max" ? args[0].asDouble() >= args[1].asDouble() : args[0].asDouble() <= args[1].asDouble();
+      Value r = first ? args[0] : args[1];
+      r.loc = loc;
+      return r;
+    }
+    if (numbers && (name == "div" || name == "rem")) {
+      if (args[0].kind != Value::Int || args[1].kind != Value::Int)
+        return error(loc, "bad argument in arithmetic expression: " + name + "/2 expects integers");
+      if (args[1].i == 0) return error(loc, "bad argument in arithmetic expression: division by zero");
+      if (args[0].i == INT64_MIN && args[1].i == -1) return error(loc, "integer overflow in a compile-time computation");
+      return Value::number(name == "div" ? args[0].i / args[1].i : args[0].i % args[1].i, loc);
+    }
     if (args.size() == 2) {
       if (name == "max") return callNx("max", args, loc);
       if (name == "min") return callNx("min", args, loc);
@@ -469,10 +513,13 @@ private:
   Result<Value> constants(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
     if (!args.empty() && !(args.size() == 1 && args[0].isKeywordList()))
       return error(loc, "undefined function " + qual);
-    if (name == "pi") return Value::real(M_PI, loc);
-    if (name == "e") return Value::real(M_E, loc);
     double v;
-    if (name == "nan") v = NAN;
+    if (name == "pi" || name == "e") {
+      // Plain floats (they take the precision of the surrounding operation),
+      // unless a type is asked for.
+      v = name == "pi" ? M_PI : M_E;
+      if (args.empty()) return Value::real(v, loc);
+    } else if (name == "nan") v = NAN;
     else if (name == "infinity") v = INFINITY;
     else if (name == "neg_infinity") v = -INFINITY;
     else return error(loc, qual + " is not supported yet by nxc");
@@ -625,9 +672,10 @@ private:
     std::string allowedStr;
     for (auto &a : allowed) allowedStr += (allowedStr.empty() ? ":" : ", :") + a;
     for (size_t i = 0; i < v.elems.size(); ++i) {
+      Loc at = i < v.keyLocs.size() && v.keyLocs[i].valid() ? v.keyLocs[i] : v.loc;
       if (std::find(allowed.begin(), allowed.end(), v.keys[i]) == allowed.end())
-        return error(v.elems[i].loc.valid() ? v.elems[i].loc : v.loc,
-                     "unknown key :" + v.keys[i] + " in the options of " + fn + ", expected one of [" + allowedStr + "]");
+        return error(at, "unknown key :" + v.keys[i] + " in the options of " + fn + ", expected one of [" + allowedStr + "]");
+      if (out.count(v.keys[i])) return error(at, "duplicate key :" + v.keys[i] + " in the options of " + fn);
       out[v.keys[i]] = v.elems[i];
     }
     return out;
@@ -929,8 +977,9 @@ private:
       ElemType t = ElemType::s32();
       if (o.count("type")) { NXC_TRY(tt, parseType(o["type"])); t = tt; }
       int64_t n = 1;
-      for (auto d : shape) n *= d;
-      if (n > (1 << 24)) return error(loc, "Nx.iota: tensor too large to materialize as a constant");
+      for (auto d : shape)
+        if (__builtin_mul_overflow(n, d, &n) || n > (1 << 24))
+          return error(loc, "Nx.iota: tensor too large to materialize as a constant (more than 2^24 elements)");
       std::vector<int64_t> idx(n);
       if (o.count("axis")) {
         NXC_TRY(a, normalizeAxis(o["axis"], (int64_t)shape.size(), loc));
@@ -1075,6 +1124,8 @@ private:
 
   Status flattenLiteral(const Value &v, size_t depth, Shape &shape, std::vector<const Value *> &leaves, const Loc &loc) {
     if (v.kind == Value::List) {
+      if (!leaves.empty() && depth >= shape.size())
+        return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular; found a list where a number was expected");
       if (depth == shape.size()) shape.push_back((int64_t)v.elems.size());
       else if (shape[depth] != (int64_t)v.elems.size())
         return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular; expected " + std::to_string(shape[depth]) + " elements at depth " + std::to_string(depth));

@@ -67,7 +67,12 @@ public:
       NXC_TRY(t, templ());
       sig.args.push_back(std::move(t));
       skipSpace();
-      if (peek() == ',') { ++i_; skipSpace(); continue; }
+      if (peek() == ',') {
+        ++i_;
+        skipSpace();
+        if (peek() == ')') return err("expected a template after ','");
+        continue;
+      }
       if (peek() != ')') return err("expected ',' or ')' after an argument template");
     }
     ++i_;
@@ -162,6 +167,10 @@ private:
       }
       skipSpace();
     }
+    int64_t elements = 1;
+    for (int64_t d : t.tensor.shape)
+      if (__builtin_mul_overflow(elements, d, &elements) || elements > (int64_t(1) << 40))
+        return error(typeLoc, "template " + t.tensor.str() + " is too large (more than 2^40 elements)");
     bool named = false;
     for (auto &n : t.tensor.names) named |= !n.empty();
     if (!named) t.tensor.names.clear();
