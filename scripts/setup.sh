@@ -12,6 +12,11 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev
   # tests: doctest (unit), lit + FileCheck (IR), NumPy (reference results), binutils (readelf)
   doctest-dev python3-numpy binutils zlib1g-dev libzstd-dev
+  # cross tests: qemu (user mode for Linux boards, system mode for Cortex-M),
+  # Debian's cross C libraries, and the bare-metal Arm toolchain with newlib
+  qemu-user qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi
+  libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
+  libgcc-12-dev-arm64-cross libgcc-12-dev-armhf-cross libgcc-12-dev-riscv64-cross
 )
 
 missing=()

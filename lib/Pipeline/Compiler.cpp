@@ -223,6 +223,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   NXC_TRY(tm, createTargetMachine(target.triple, target.cpu, target.features, target.optLevel));
   out.triple = tm->getTargetTriple().str();
   out.cpu = tm->getTargetCPU().str();
+  out.bareMetal = tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS;
 
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
   for (auto &e : entries) emitNxFunction(*module, *e.graph, e.symbol);

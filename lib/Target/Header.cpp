@@ -50,7 +50,7 @@ std::string elementsComment(const TensorType &t) {
 
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
-                        const std::vector<std::string> &libraries) {
+                        const std::vector<std::string> &libraries, bool bareMetal) {
   std::ostringstream decls;
   for (auto &e : entries) {
     const Graph &g = *e.graph;
@@ -103,9 +103,11 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
   h = replaceAll(h, "@VERSION@", NXC_VERSION);
   h = replaceAll(h, "@TRIPLE@", triple);
   h = replaceAll(h, "@SOURCE@", sourceName);
-  std::string link;
-  for (auto &l : libraries) link += " -l" + l;
-  h = replaceAll(h, "@LINK_EXTRA@", link.empty() ? "" : " and" + link + " (this module calls the C math library for f64)");
+  std::string link = bareMetal ? "Link with lib" + module + ".a and libnxrt.a (bare metal: no shared object;\n * the libraries need no C library, no libm and no other symbol)"
+                               : "Link with lib" + module + ".so, or with lib" + module + ".a and libnxrt.a";
+  for (auto &l : libraries) link += " and -l" + l;
+  if (!libraries.empty()) link += "\n * (this module calls the C math library for f64 functions)";
+  h = replaceAll(h, "@LINK@", link + ".");
   h = replaceAll(h, "@ENTRIES@", decls.str());
   return h;
 }

@@ -66,10 +66,14 @@ void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm) {
   module.setDataLayout(tm.createDataLayout());
   // Functions carry the target's CPU and features so the optimizer's cost
   // models (vector width, FMA) match the machine.
+  // Bare metal has no C library: keep the optimizer from turning loops into
+  // memset/memcpy calls there.
+  bool freestanding = tm.getTargetTriple().getOS() == llvm::Triple::UnknownOS;
   for (llvm::Function &f : module) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", tm.getTargetCPU());
     if (!tm.getTargetFeatureString().empty()) f.addFnAttr("target-features", tm.getTargetFeatureString());
+    if (freestanding) f.addFnAttr("no-builtins");
   }
 }
 

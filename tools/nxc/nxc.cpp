@@ -182,14 +182,20 @@ int runAot(const AotOptions &o) {
   for (auto st : {writeFile(obj, out->object),
                   writeStaticArchive({{module + ".o", out->object}}, (dir / ("lib" + module + ".a")).string()),
                   writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
-                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(), libraries)),
+                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(), libraries, out->bareMetal)),
                   writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries)),
                   writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
     if (!st) return report(st.error());
-  std::string so = "lib" + module + ".so";
-  auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple, libmSymbols);
+  // Bare-metal targets have no dynamic loader: static libraries only.
+  if (!out->bareMetal) {
+    std::string so = "lib" + module + ".so";
+    auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple, libmSymbols);
+    if (!linked) {
+      fs::remove(obj, ec);
+      return report(linked.error());
+    }
+  }
   fs::remove(obj, ec);
-  if (!linked) return report(linked.error());
   return 0;
 }
 

@@ -57,6 +57,7 @@ struct CompileOutput {
   std::string object;
   std::string triple; ///< the resolved triple
   std::string cpu;    ///< the resolved CPU
+  bool bareMetal = false; ///< no operating system (`*-none-*`): no shared object, no C library
   std::vector<EntryInfo> entries; ///< filled from the bufferization stage on
 };
 

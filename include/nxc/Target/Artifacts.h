@@ -53,7 +53,7 @@ std::string runtimeHeader();
 /// `libraries`: what the static library needs at link time besides libnxrt.a ("m").
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
-                        const std::vector<std::string> &libraries);
+                        const std::vector<std::string> &libraries, bool bareMetal);
 
 /// The JSON manifest for a module.
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,

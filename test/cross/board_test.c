@@ -1,0 +1,74 @@
+/* board_test.c - runs the softmax and MLP modules on a board (or the host)
+ * and prints every output, so the cross test can compare a board's results
+ * with the host's. Inputs come from an integer generator, so they are the
+ * same bits on every target. Uses each function's _with_workspace entry with
+ * a static, aligned workspace (no heap), and the plain entry where it exists.
+ *
+ * Modules (see cross_test.py):
+ *   sm:  MyDefn.softmax(f32[1000])
+ *   mlp: predict({f32[64,32], f32[32], f32[32,10], f32[10]}, f32[4,64])
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mlp.h"
+#include "nxrt.h"
+#include "sm.h"
+
+static uint32_t seed = 12345u;
+
+/* A float in [-1, 1) from a 32-bit LCG: exact and identical everywhere. */
+static float next_value(void) {
+  seed = seed * 1664525u + 1013904223u;
+  return (float)(int32_t)(seed >> 8 & 0xffff) / 32768.0f - 1.0f;
+}
+
+static void fill(float *x, int n, float scale) {
+  for (int i = 0; i < n; i++) x[i] = next_value() * scale;
+}
+
+#define WS_BYTES(n) ((n) > 0 ? (n) : 1)
+static _Alignas(64) unsigned char sm_ws[WS_BYTES(SM_SOFTMAX_WORKSPACE_SIZE)];
+static _Alignas(64) unsigned char mlp_ws[WS_BYTES(MLP_PREDICT_WORKSPACE_SIZE)];
+
+static float x[SM_SOFTMAX_X_SIZE], y[SM_SOFTMAX_RESULT_SIZE], y2[SM_SOFTMAX_RESULT_SIZE];
+static float w1[MLP_PREDICT_W1_SIZE], b1[MLP_PREDICT_B1_SIZE], w2[MLP_PREDICT_W2_SIZE], b2[MLP_PREDICT_B2_SIZE];
+static float batch[MLP_PREDICT_BATCH_SIZE], probs[MLP_PREDICT_RESULT_SIZE];
+
+static int check(const char *what, int status) {
+  if (status != NXRT_OK) printf("FAIL %s: %s\n", what, nxrt_status_string(status));
+  return status != NXRT_OK;
+}
+
+int main(void) {
+  int failures = 0;
+  fill(x, SM_SOFTMAX_X_SIZE, 5.0f);
+  failures += check("sm_softmax_with_workspace", sm_softmax_with_workspace(x, y, sm_ws));
+  failures += check("sm_softmax", sm_softmax(x, y2));
+  if (memcmp(y, y2, sizeof y) != 0) {
+    printf("FAIL sm_softmax and sm_softmax_with_workspace differ\n");
+    failures++;
+  }
+  for (int i = 0; i < SM_SOFTMAX_RESULT_SIZE; i++) printf("softmax %d %.9g\n", i, (double)y[i]);
+
+  fill(w1, MLP_PREDICT_W1_SIZE, 0.3f);
+  fill(b1, MLP_PREDICT_B1_SIZE, 0.1f);
+  fill(w2, MLP_PREDICT_W2_SIZE, 0.3f);
+  fill(b2, MLP_PREDICT_B2_SIZE, 0.1f);
+  fill(batch, MLP_PREDICT_BATCH_SIZE, 1.0f);
+  if (mlp_predict_workspace_size() != MLP_PREDICT_WORKSPACE_SIZE) {
+    printf("FAIL mlp_predict_workspace_size() != MLP_PREDICT_WORKSPACE_SIZE\n");
+    failures++;
+  }
+  failures += check("mlp_predict_with_workspace", mlp_predict_with_workspace(w1, b1, w2, b2, batch, probs, mlp_ws));
+  if (MLP_PREDICT_WORKSPACE_SIZE > 0 &&
+      mlp_predict_with_workspace(w1, b1, w2, b2, batch, probs, mlp_ws + 1) != NXRT_ERROR_BAD_WORKSPACE) {
+    printf("FAIL a misaligned workspace was accepted\n");
+    failures++;
+  }
+  for (int i = 0; i < MLP_PREDICT_RESULT_SIZE; i++) printf("mlp %d %.9g\n", i, (double)probs[i]);
+  printf("workspace sm=%d mlp=%d\n", (int)SM_SOFTMAX_WORKSPACE_SIZE, (int)MLP_PREDICT_WORKSPACE_SIZE);
+  printf("%s\n", failures ? "FAILED" : "DONE");
+  return failures != 0;
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds noheap_test.c against freshly generated modules (once with the .so,
+# once with the .a) and runs it: generated functions must make no heap call.
+# Usage: noheap_test.sh NXC WORKDIR
+set -euo pipefail
+nxc=$1
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work" && mkdir -p "$work"
+"$nxc" aot "$here/../../examples/softmax/softmax.nx" --fn 'MyDefn.softmax(f32[1000000])' --name sm -o "$work"
+"$nxc" aot "$here/../cross/mlp.nx" --fn 'predict({f32[784,128], f32[128], f32[128,10], f32[10]}, f32[30,784])' \
+  --name mlp -o "$work"
+cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" "$work/libsm.a" "$work/libmlp.a" "$work/libnxrt.a" \
+  -o "$work/noheap_static"
+cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" -L"$work" -lsm -lmlp "$work/libnxrt.a" \
+  -Wl,-rpath,"$work" -o "$work/noheap_shared"
+echo "== static"; "$work/noheap_static"
+echo "== shared"; "$work/noheap_shared"
