@@ -20,10 +20,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+BOARD = os.path.join(ROOT, "examples", "board")
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 MODULES = {
     "sm": (os.path.join(ROOT, "examples", "softmax", "softmax.nx"), ["MyDefn.softmax(f32[1000])"]),
-    "mlp": (os.path.join(HERE, "mlp.nx"), ["predict({f32[64,32], f32[32], f32[32,10], f32[10]}, f32[4,64])"]),
+    "mlp": (os.path.join(BOARD, "mlp.nx"), ["predict({f32[64,32], f32[32], f32[32,10], f32[10]}, f32[4,64])"]),
 }
 
 # name: (nxc --target, nxc --cpu, nxc --features, clang target, clang flags, qemu command)
@@ -145,11 +146,31 @@ def cortex_m4(args, reference):
         raise Failure("a shared object was written for a bare-metal target")
     elf = os.path.join(out, "board_test.elf")
     run(["arm-none-eabi-gcc", *M4_FLAGS, "-std=c11", "-O2", "-Wall", "-Werror", "--specs=rdimon.specs",
-         "-T", os.path.join(HERE, "m4", "mps2-an386.ld"), "-I", out, os.path.join(HERE, "m4", "startup.c"),
+         "-T", os.path.join(BOARD, "cortex-m4", "mps2-an386.ld"), "-I", out, os.path.join(BOARD, "cortex-m4", "startup.c"),
          os.path.join(HERE, "board_test.c"), *static_libs(out), "-o", elf])
     text = run(["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-semihosting", "-kernel", elf], timeout=120)
     values, workspace = parse_outputs(text)
     return compare("cortex-m4", values, reference[0]), workspace, sizes(out, ["libsm.a", "libmlp.a", "libnxrt.a"])
+
+
+def board_example(args):
+    """examples/board, built with CMake for each toolchain file and run in the
+    toolchain's emulator: every board prints the same classification."""
+    outputs = {}
+    for toolchain, exe in (("aarch64-linux-gnu", "edge_app"), ("cortex-m4", "edge_app.elf")):
+        build = os.path.join(args.work, f"board-{toolchain}")
+        run(["cmake", "-S", BOARD, "-B", build, "-G", "Ninja",
+             f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(BOARD, 'toolchains', toolchain + '.cmake')}",
+             f"-DNXC_EXECUTABLE={args.nxc}"])
+        run(["cmake", "--build", build])
+        emulator = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"] if toolchain.startswith("aarch64") else \
+            ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-semihosting", "-kernel"]
+        outputs[toolchain] = run(emulator + [os.path.join(build, exe)], timeout=120)
+        if "sample 3: class" not in outputs[toolchain]:
+            raise Failure(f"{toolchain}: unexpected output:\n{outputs[toolchain]}")
+    if len(set(outputs.values())) != 1:
+        raise Failure("the boards disagree:\n" + "\n".join(f"{k}:\n{v}" for k, v in outputs.items()))
+    return 0.0, (0, 0), None
 
 
 def main():
@@ -165,6 +186,7 @@ def main():
     print(f"host: workspace sm={reference[1][0]} mlp={reference[1][1]} bytes")
     cases = [(n, lambda n=n: linux_target(args, n, reference)) for n in LINUX_TARGETS]
     cases.append(("cortex-m4", lambda: cortex_m4(args, reference)))
+    cases.append(("board-example", lambda: board_example(args)))
     failures = 0
     print(f"{'target':10} {'max rel err':>11}  {'workspace sm/mlp':>16}  "
           f"{'libsm .text/.rodata':>20}  {'libmlp .text/.rodata':>21}  {'libnxrt .text/.rodata':>22}")
@@ -173,6 +195,9 @@ def main():
             continue
         try:
             err, ws, sz = fn()
+            if sz is None:
+                print(f"PASS {name:9} (examples/board built with CMake for aarch64 Linux and Cortex-M4, same output)")
+                continue
             print(f"PASS {name:9} {err:11.2g}  {ws[0]:>7}/{ws[1]:<8}  "
                   f"{sz['libsm.a'][0]:>11}/{sz['libsm.a'][1]:<8}  {sz['libmlp.a'][0]:>12}/{sz['libmlp.a'][1]:<8}  "
                   f"{sz['libnxrt.a'][0]:>13}/{sz['libnxrt.a'][1]:<8}")

@@ -8,7 +8,7 @@ work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 "$nxc" aot "$here/../../examples/softmax/softmax.nx" --fn 'MyDefn.softmax(f32[1000000])' --name sm -o "$work"
-"$nxc" aot "$here/../cross/mlp.nx" --fn 'predict({f32[784,128], f32[128], f32[128,10], f32[10]}, f32[30,784])' \
+"$nxc" aot "$here/../../examples/board/mlp.nx" --fn 'predict({f32[784,128], f32[128], f32[128,10], f32[10]}, f32[30,784])' \
   --name mlp -o "$work"
 cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" "$work/libsm.a" "$work/libmlp.a" "$work/libnxrt.a" \
   -o "$work/noheap_static"
