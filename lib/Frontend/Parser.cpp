@@ -143,9 +143,9 @@ private:
   Status moduleItem(Module &m) {
     const Token &t = peek();
     if (t.kind == Tok::Ident && (t.text == "import" || t.text == "alias" || t.text == "require" || t.text == "use")) {
-      take();
-      NXC_TRY(target, aliasPath("after '" + t.text + "'"));
-      (void)target;
+      std::string what = take().text;
+      NXC_TRY(target, aliasPath("after '" + what + "'"));
+      if (what == "import") m.imports.push_back(target);
       // Options such as `only: [...]` or `as: LA` are accepted and ignored.
       while (isPunct(",")) {
         take();

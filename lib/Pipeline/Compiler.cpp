@@ -114,7 +114,7 @@ std::string print(mlir::ModuleOp module) {
 /// The entries return NXRT_ERROR_NULL_ARGUMENT if a tensor pointer is NULL and
 /// NXRT_ERROR_BAD_WORKSPACE if a needed workspace is NULL or misaligned.
 void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const llvm::DataLayout &dl,
-                      int64_t stackLimit) {
+                      int64_t stackLimit, bool packed) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *sizeTy = dl.getIntPtrType(ctx);
   for (auto &e : entries) {
@@ -187,6 +187,17 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
       }
       body(f, b, ws, nullptr);
     }
+    // symbol_packed(void **argv): unpacks argv and calls symbol_with_workspace.
+    if (packed) {
+      llvm::Function *withWs = m.getFunction(e.symbol + "_with_workspace");
+      llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+      llvm::Function *f = define(e.symbol + "_packed", llvm::Type::getInt32Ty(ctx), {ptr});
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+      std::vector<llvm::Value *> args;
+      for (size_t i = 0; i < params.size(); ++i)
+        args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, f->getArg(0), i)));
+      b.CreateRet(b.CreateCall(withWs, args));
+    }
     // symbol_workspace_size
     {
       llvm::Function *f = define(e.symbol + "_workspace_size", sizeTy, {});
@@ -245,7 +256,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   int64_t stackLimit = target.stackWorkspaceLimit >= 0 ? target.stackWorkspaceLimit
                        : tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS ? 0
                                                                                   : kDefaultStackWorkspaceLimit;
-  addEntryWrappers(*llvmModule, out.entries, tm->createDataLayout(), stackLimit);
+  addEntryWrappers(*llvmModule, out.entries, tm->createDataLayout(), stackLimit, target.packedEntries);
   prepareModuleForTarget(*llvmModule, *tm);
   std::string verifyErrors;
   llvm::raw_string_ostream ves(verifyErrors);

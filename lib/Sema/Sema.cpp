@@ -423,12 +423,25 @@ private:
     }
     std::string qual = (e.module.empty() ? "" : e.module + ".") + e.name + "/" + std::to_string(args.size());
     if (e.module.empty()) {
-      if (const ast::Function *f = findFunction(*module_, e.name, args.size())) {
-        if (f->kind == "def" || f->kind == "defp") {
-          // A plain def is traced like Nx.Defn.jit traces any function.
-        }
+      // A plain def is traced like Nx.Defn.jit traces any function.
+      if (const ast::Function *f = findFunction(*module_, e.name, args.size()))
         return inlineCall(*f, *module_, args, e.loc);
-      }
+      // Then the public functions of imported modules defined in this file.
+      const ast::Module *from = nullptr;
+      const ast::Function *imported = nullptr;
+      for (auto &name : module_->imports)
+        for (auto &m : file_.modules)
+          if (m.name == name)
+            if (const ast::Function *f = findFunction(m, e.name, args.size()))
+              if (f->kind == "defn" || f->kind == "def") {
+                if (imported && from != &m)
+                  return error(e.loc, "function " + qual + " is imported from both " + from->name + " and " + m.name +
+                                          "; call it as " + from->name + "." + e.name + "(...) or " + m.name + "." +
+                                          e.name + "(...)");
+                from = &m;
+                imported = f;
+              }
+      if (imported) return inlineCall(*imported, *from, args, e.loc);
       return kernel(e.name, args, e.loc, qual);
     }
     if (e.module == "Nx") return callNx(e.name, args, e.loc);

@@ -6,10 +6,7 @@
 // exit with status 2.
 //
 //===----------------------------------------------------------------------===//
-#include "nxc/Frontend/Parser.h"
-#include "nxc/Pipeline/Compiler.h"
-#include "nxc/Sema/Sema.h"
-#include "nxc/Target/Artifacts.h"
+#include "Commands.h"
 
 #include <CLI/CLI.hpp>
 
@@ -25,187 +22,13 @@
 namespace fs = std::filesystem;
 using namespace nxc;
 
-namespace {
-
-constexpr int kUserError = 1;
-constexpr int kInternalError = 2;
-
-int report(const Diag &d) {
-  std::cerr << d.render();
-  return d.message.rfind("internal compiler error", 0) == 0 ? kInternalError : kUserError;
-}
-
-Result<std::shared_ptr<const SourceFile>> readSource(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error(Loc{}, "cannot read '" + path + "': " + std::strerror(errno));
-  if (fs::is_directory(path)) return error(Loc{}, "cannot read '" + path + "': it is a directory");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return std::make_shared<const SourceFile>(SourceFile{path, ss.str()});
-}
-
-Status writeFile(const fs::path &path, const std::string &bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return error(Loc{}, "cannot write '" + path.string() + "': " + std::strerror(errno));
-  out.write(bytes.data(), (std::streamsize)bytes.size());
-  if (!out) return error(Loc{}, "cannot write '" + path.string() + "': " + std::strerror(errno));
-  return okStatus();
-}
-
-bool validCIdentifier(const std::string &s) {
-  if (s.empty() || std::isdigit((unsigned char)s[0])) return false;
-  for (char c : s)
-    if (!std::isalnum((unsigned char)c) && c != '_') return false;
-  return true;
-}
-
-std::string sanitizeIdentifier(std::string s) {
-  for (auto &c : s)
-    if (!std::isalnum((unsigned char)c) && c != '_') c = '_';
-  if (s.empty() || std::isdigit((unsigned char)s[0])) s = "m_" + s;
-  return s;
-}
-
-struct AotOptions {
-  std::string input;
-  std::vector<std::string> fns;
-  std::string outDir = ".";
-  std::string name;
-  std::string triple;
-  std::string cpu;
-  std::string features;
-  std::string device = "cpu";
-  std::string emit;
-  int optLevel = 3;
-  int64_t stackWorkspaceLimit = -1;
-};
-
-struct TracedEntry {
-  Signature sig;
-  std::string sigText;
-  Graph graph;
-  std::string symbol;
-};
-
-int runAot(const AotOptions &o) {
-  fs::path inputPath(o.input);
-  if (inputPath.extension() == ".json")
-    return report(error(Loc{}, "JSON graph input ('" + o.input + "') is not supported yet; give a .nx defn source"));
-  auto src = readSource(o.input);
-  if (!src) return report(src.error());
-  auto file = parseFile(*src);
-  if (!file) return report(file.error());
-  if (o.emit == "ast") {
-    std::cout << ast::print(*file);
-    return 0;
-  }
-  if (o.device != "cpu") return report(error(Loc{}, "--device " + o.device + " is not supported yet (only cpu)"));
-  if (o.fns.empty())
-    return report(error(Loc{}, "no function to compile: give at least one --fn, as in --fn 'softmax(f32[100])'"));
-
-  std::string module = o.name.empty() ? sanitizeIdentifier(inputPath.stem().string()) : o.name;
-  if (!validCIdentifier(module)) return report(error(Loc{}, "--name '" + module + "' is not a valid C identifier"));
-
-  // Trace every signature.
-  std::vector<TracedEntry> entries;
-  for (size_t i = 0; i < o.fns.size(); ++i) {
-    auto fnSrc = std::make_shared<const SourceFile>(SourceFile{"--fn#" + std::to_string(i + 1), o.fns[i]});
-    auto sig = parseSignature(fnSrc);
-    if (!sig) return report(sig.error());
-    auto graph = trace(*file, *sig);
-    if (!graph) return report(graph.error());
-    entries.push_back(TracedEntry{*sig, o.fns[i], std::move(*graph), ""});
-  }
-  // C names: MODULE_FUNCTION, or MODULE_FUNCTION_<signature> when a function
-  // is compiled at several signatures, or MODULE_NAME for `NAME=fun(...)`.
-  std::map<std::string, int> count;
-  for (auto &e : entries)
-    if (e.sig.cname.empty()) ++count[e.sig.function];
-  std::map<std::string, size_t> taken;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    auto &e = entries[i];
-    std::string base = e.sig.cname.empty() ? sanitizeIdentifier(e.sig.function) : e.sig.cname;
-    e.symbol = module + "_" + base;
-    if (e.sig.cname.empty() && count[e.sig.function] > 1) e.symbol += "_" + e.sig.mangledArgs();
-    if (auto it = taken.find(e.symbol); it != taken.end())
-      return report(error(e.sig.loc, "two --fn produce the C function '" + e.symbol + "' (--fn #" +
-                                         std::to_string(it->second + 1) + " and #" + std::to_string(i + 1) +
-                                         "); name one explicitly, as in --fn 'other=" + e.sigText + "'"));
-    taken[e.symbol] = i;
-  }
-
-  std::vector<EntryPoint> points;
-  std::vector<EntryDescription> descs;
-  for (auto &e : entries) {
-    points.push_back(EntryPoint{e.symbol, &e.graph});
-    descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
-  }
-  TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
-
-  if (!o.emit.empty()) {
-    static const std::map<std::string, Stage> stages = {{"nx", Stage::Nx},
-                                                         {"linalg", Stage::Linalg},
-                                                         {"llvm-dialect", Stage::LLVMDialect},
-                                                         {"llvm", Stage::LLVMIR},
-                                                         {"asm", Stage::Asm}};
-    if (o.emit == "expr") {
-      for (auto &e : entries) std::cout << e.graph.print();
-      return 0;
-    }
-    auto it = stages.find(o.emit);
-    if (it == stages.end())
-      return report(error(Loc{}, "unknown --emit stage '" + o.emit + "'; expected ast, expr, nx, linalg, llvm-dialect, llvm or asm"));
-    auto out = compile(points, target, it->second);
-    if (!out) return report(out.error());
-    std::cout << out->text;
-    return 0;
-  }
-
-  auto out = compile(points, target, Stage::Object);
-  if (!out) return report(out.error());
-  for (size_t i = 0; i < descs.size(); ++i) {
-    descs[i].workspaceSize = out->entries[i].workspaceSize;
-    descs[i].plainVariant = out->entries[i].plainVariant;
-  }
-  auto runtime = buildRuntimeObject(o.triple, o.cpu, o.features);
-  if (!runtime) return report(runtime.error());
-
-  fs::path dir(o.outDir);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return report(error(Loc{}, "cannot create output directory '" + o.outDir + "': " + ec.message()));
-  std::vector<std::string> libmSymbols, libraries;
-  for (auto &sym : undefinedSymbols(out->object))
-    if (isLibmFunction(sym)) libmSymbols.push_back(sym);
-  if (!libmSymbols.empty()) libraries.push_back("m");
-  fs::path obj = dir / (module + ".o");
-  for (auto st : {writeFile(obj, out->object),
-                  writeStaticArchive({{module + ".o", out->object}}, (dir / ("lib" + module + ".a")).string()),
-                  writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
-                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(), libraries, out->bareMetal)),
-                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries)),
-                  writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
-    if (!st) return report(st.error());
-  // Bare-metal targets have no dynamic loader: static libraries only.
-  if (!out->bareMetal) {
-    std::string so = "lib" + module + ".so";
-    auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple, libmSymbols);
-    if (!linked) {
-      fs::remove(obj, ec);
-      return report(linked.error());
-    }
-  }
-  fs::remove(obj, ec);
-  return 0;
-}
-
-} // namespace
+using namespace nxc::cli;
 
 int main(int argc, char **argv) {
   CLI::App app{"nxc - an ahead-of-time compiler for Nx numerical definitions (defn)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("nxc ") + NXC_VERSION);
-  app.footer("Run 'nxc aot --help' for the ahead-of-time compiler.");
+  app.footer("Run 'nxc aot --help', 'nxc jit --help' or 'nxc repl --help' for each command.");
 
   AotOptions aot;
   CLI::App *aotCmd = app.add_subcommand("aot", "Compile defn functions to a C header, a shared object and static libraries");
@@ -237,6 +60,45 @@ int main(int argc, char **argv) {
       "  nxc aot softmax.nx --fn 'softmax(f32[100])' --name mymod -o out/\n"
       "  cc app.c -Iout -Lout -lmymod -o app");
 
+  JitOptions jit;
+  CLI::App *jitCmd = app.add_subcommand("jit", "Compile a defn for the given arguments and run it now");
+  jitCmd->add_option("input", jit.input, "A .nx file holding defmodule ... defn ... end")->required();
+  jitCmd->add_option("--fn", jit.fn, "The function to run: NAME or Module.NAME")->required();
+  // The arguments are taken verbatim (CLI11 would split '[1, 2]' into a list).
+  jitCmd->allow_extras();
+  jitCmd->positionals_at_end(false);
+  jitCmd->add_option("-o,--output", jit.output, "Write the result to OUT.npy (a tensor) or OUT.npz (a tuple)");
+  jitCmd->add_flag("--bench", jit.bench, "Run repeatedly and print a Benchee-style table");
+  jitCmd->add_option("--warmup", jit.warmupSeconds, "Warm-up seconds before measuring (default 0.5)");
+  jitCmd->add_option("--time", jit.benchSeconds, "Seconds to measure (default 2)");
+  jitCmd->add_flag("--no-cache", jit.noCache, "Do not read or write the on-disk cache of compiled code");
+  jitCmd->add_flag("-v,--verbose", jit.verbose, "Say whether the code was compiled or taken from the cache");
+  jitCmd->footer(
+      "ARG...: FILE.npy (a tensor), FILE.npz (a tuple, arrays in order), or a literal as Nx writes tensors:\n"
+      "3.5, '[[1, 2], [3, 4]]', 'f32:[1, 2, 3]'. Integer literals are s32 and floats f32, as in Nx; a prefix\n"
+      "sets the type: 'u8:[1, 2]'.\n"
+      "Tuple parameters take their leaves from consecutive arguments, depth-first (or from one .npz).\n"
+      "Put negative literals after --, as in: nxc jit f.nx --fn add -- -1 2\n"
+      "Compiled code is cached per source, function, argument types and shapes, target and nxc version,\n"
+      "in memory and in $XDG_CACHE_HOME/nxc (default ~/.cache/nxc).\n\n"
+      "Example:\n"
+      "  nxc jit softmax.nx --fn MyDefn.softmax '[1.0, 2.0, 3.0]'\n"
+      "  nxc jit softmax.nx --fn MyDefn.softmax x.npy -o y.npy\n"
+      "  nxc jit softmax.nx --fn MyDefn.softmax x.npy --bench");
+
+  ReplOptions repl;
+  CLI::App *replCmd = app.add_subcommand("repl", "An interactive session: call and define defns, print like Nx");
+  replCmd->add_option("input", repl.input, "A .nx file whose modules' functions are callable");
+  replCmd->add_flag("--no-cache", repl.noCache, "Do not use the on-disk cache of compiled code");
+
+  // Everything after `--` is a jit argument, taken verbatim (e.g. -1).
+  std::vector<std::string> verbatim;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") {
+      for (int j = i + 1; j < argc; ++j) verbatim.push_back(argv[j]);
+      argc = i;
+      break;
+    }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -244,5 +106,20 @@ int main(int argc, char **argv) {
     return rc == 0 ? 0 : kUserError;
   }
   if (aotCmd->parsed()) return runAot(aot);
+  if (jitCmd->parsed()) {
+    jit.args = jitCmd->remaining();
+    jit.args.insert(jit.args.end(), verbatim.begin(), verbatim.end());
+    for (auto &a : jit.args)
+      if (a.size() > 1 && a[0] == '-' && !std::isdigit((unsigned char)a[1]) && a[1] != '.' && a != "-Inf") {
+        std::cerr << "nxc jit: unknown option " << a << " (put negative literals after --)\n";
+        return kUserError;
+      }
+    return runJit(jit);
+  }
+  if (!verbatim.empty()) {
+    std::cerr << "nxc: arguments after -- are only for nxc jit\n";
+    return kUserError;
+  }
+  if (replCmd->parsed()) return runRepl(repl);
   return 0;
 }

@@ -57,6 +57,8 @@ struct Function {
   std::string name;
   Loc loc;
   /// Parameter patterns: Var, Tuple of patterns, Match (pattern = var).
+/// (Nodes carry the location of their first character, except Binary and
+/// Match nodes, which point at their operator, where error carets belong.)
   std::vector<ExprPtr> params;
   /// Default values (`opts \\ []`), parallel to params, null when none.
   std::vector<ExprPtr> defaults;
@@ -75,6 +77,8 @@ struct Module {
   Loc loc;
   std::vector<Function> functions;
   std::vector<Attribute> attributes;
+  /// Modules named by `import`: their public defns are callable unqualified.
+  std::vector<std::string> imports;
 };
 
 /// A parsed source file: one or more modules.

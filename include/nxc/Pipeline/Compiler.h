@@ -31,6 +31,9 @@ struct TargetOptions {
   /// The largest workspace the plain entry point may put on the stack;
   /// -1: 64 KiB on targets with an OS, 0 on bare metal.
   int64_t stackWorkspaceLimit = -1;
+  /// Also export `int symbol_packed(void **argv)` (argv: inputs, outputs,
+  /// workspace), which the JIT calls without knowing the arity.
+  bool packedEntries = false;
 };
 
 /// Every temporary lives in a caller-owned workspace aligned to this.

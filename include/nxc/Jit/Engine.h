@@ -1,0 +1,66 @@
+//===- Engine.h - run a defn now, on host tensors ---------------*- C++ -*-===//
+//
+// What `nxc jit` and `nxc repl` share: turn host tensors into argument
+// templates, trace the function for them, compile (or fetch the compiled
+// object from the disk cache), load it into the JIT (or reuse the loaded
+// function, as Nx caches per shape and type), and call it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_JIT_ENGINE_H
+#define NXC_JIT_ENGINE_H
+
+#include "nxc/Frontend/AST.h"
+#include "nxc/Jit/Jit.h"
+#include "nxc/Sema/Graph.h"
+#include "nxc/Sema/Signature.h"
+#include "nxc/Tensor/HostTensor.h"
+
+namespace nxc {
+
+/// A traced and loaded function, ready to call.
+struct Prepared {
+  Graph graph;
+  LoadedFunction function;
+  std::string signature;     ///< "softmax(f32[1000000])"
+  bool diskCacheHit = false;  ///< the object came from the disk cache
+  bool memoryCacheHit = false; ///< already loaded in this process
+  std::string cachePath;
+  double traceSeconds = 0, compileSeconds = 0, loadSeconds = 0;
+};
+
+class Engine {
+public:
+  static Result<std::unique_ptr<Engine>> create();
+
+  /// Traces `module.function` (module may be empty) of `file` for `args`
+  /// and loads the compiled code. `useDiskCache` false skips the disk cache.
+  Result<Prepared> prepare(const ast::File &file, const std::string &module, const std::string &function,
+                           const std::vector<HostValue> &args, bool useDiskCache, const Loc &where);
+
+  /// Runs a prepared function. Inputs are the flattened leaves of the
+  /// arguments; the result has the function's tuple structure.
+  Result<HostValue> call(const Prepared &p, const std::vector<const HostTensor *> &inputs);
+
+private:
+  std::unique_ptr<JitSession> session_;
+};
+
+/// The argument templates (types and shapes) of host values.
+Template templateOf(const HostValue &v);
+/// The leaves of `v`, depth-first.
+void flattenLeaves(const HostValue &v, std::vector<const HostTensor *> &out);
+
+/// Groups command-line arguments (each a tensor, or a tuple from an .npz) into
+/// the parameters of `fn`: a parameter written as a tuple pattern takes its
+/// leaves from consecutive tensor arguments, depth-first, unless the next
+/// argument is itself a tuple.
+Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vector<HostValue> args, const Loc &where);
+
+/// Finds `module.function` (module may be empty) in `file`, by name; several
+/// arities are told apart by the number of leaves `args` supply.
+Result<const ast::Function *> findFunction(const ast::File &file, const std::string &module,
+                                           const std::string &function, const Loc &where);
+
+} // namespace nxc
+
+#endif // NXC_JIT_ENGINE_H

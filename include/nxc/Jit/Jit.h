@@ -1,0 +1,79 @@
+//===- Jit.h - loading compiled code into this process ----------*- C++ -*-===//
+//
+// `nxc jit` compiles through the same pipeline as `nxc aot` (one code
+// generator) into a relocatable object for the host, then links that object
+// into the running process with LLVM's ORC JIT and calls its packed entry.
+// Objects are cached on disk (see ObjectCache) and loaded functions in memory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_JIT_JIT_H
+#define NXC_JIT_JIT_H
+
+#include "nxc/Frontend/Diagnostics.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+#include <memory>
+#include <string>
+
+namespace llvm::orc {
+class LLJIT;
+}
+
+namespace nxc {
+
+/// A generated function loaded into this process.
+struct LoadedFunction {
+  /// `int symbol_packed(void **argv)`: argv holds the inputs, the outputs and
+  /// the workspace pointer, in that order.
+  int (*packed)(void **argv) = nullptr;
+  int64_t workspaceSize = 0;
+};
+
+/// One ORC JIT instance; every object loaded into it stays until it dies.
+class JitSession {
+public:
+  static Result<std::unique_ptr<JitSession>> create();
+  ~JitSession();
+
+  /// Links `object` (compiled for the host) into the process and looks up
+  /// `symbol`_packed. Loading the same `key` twice returns the first load.
+  Result<LoadedFunction> load(const std::string &key, const std::string &object, const std::string &symbol,
+                              int64_t workspaceSize);
+
+private:
+  JitSession() = default;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::map<std::string, LoadedFunction> loaded_;
+  int next_ = 0;
+};
+
+/// Compiled objects on disk, keyed by a hash of everything that determines the
+/// code: the source text, the function, the argument types and shapes, the
+/// target and nxc's version. The directory is $XDG_CACHE_HOME/nxc (default
+/// ~/.cache/nxc). Entries are written to a temporary file and renamed into
+/// place, so concurrent nxc processes never see a partial entry.
+class ObjectCache {
+public:
+  /// The directory used, or empty when no cache directory can be determined.
+  static std::string directory();
+  /// A stable hex key for `parts`.
+  static std::string key(const std::vector<std::string> &parts);
+
+  struct Entry {
+    std::string object;
+    int64_t workspaceSize = 0;
+    std::string path;
+  };
+  /// The entry for `key`, if present and intact.
+  static std::optional<Entry> lookup(const std::string &key);
+  /// Stores an entry; failures (read-only disk, ...) are ignored: the cache is
+  /// only an optimization.
+  static void store(const std::string &key, const std::string &object, int64_t workspaceSize);
+};
+
+} // namespace nxc
+
+#endif // NXC_JIT_JIT_H

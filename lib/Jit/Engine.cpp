@@ -1,0 +1,201 @@
+//===- Engine.cpp - run a defn now, on host tensors -----------------------===//
+#include "nxc/Jit/Engine.h"
+#include "nxc/Pipeline/Compiler.h"
+#include "nxc/Sema/Sema.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+namespace nxc {
+namespace {
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+/// Leaves a pattern binds (a variable binds a whole value: 0 means "any").
+size_t patternLeaves(const ast::Expr &p) {
+  if (p.kind == ast::ExprKind::Tuple) {
+    size_t n = 0;
+    for (auto &c : p.children) n += std::max<size_t>(1, patternLeaves(*c));
+    return n;
+  }
+  if (p.kind == ast::ExprKind::Match) {
+    size_t a = patternLeaves(*p.children[0]), b = patternLeaves(*p.children[1]);
+    return a ? a : b;
+  }
+  return 0;
+}
+
+/// Builds the value a tuple pattern expects from consecutive leaves.
+Result<HostValue> takeForPattern(const ast::Expr &p, std::vector<HostValue> &args, size_t &next, const Loc &where) {
+  const ast::Expr *tuple = &p;
+  if (p.kind == ast::ExprKind::Match)
+    tuple = p.children[0]->kind == ast::ExprKind::Tuple ? p.children[0].get() : p.children[1].get();
+  if (tuple->kind != ast::ExprKind::Tuple) {
+    if (next >= args.size()) return error(where, "not enough arguments");
+    return args[next++];
+  }
+  if (next < args.size() && args[next].isTuple) return args[next++];
+  std::vector<HostValue> elems;
+  for (auto &c : tuple->children) {
+    NXC_TRY(v, takeForPattern(*c, args, next, where));
+    elems.push_back(std::move(v));
+  }
+  return HostValue::tuple(std::move(elems));
+}
+
+} // namespace
+
+Template templateOf(const HostValue &v) {
+  Template t;
+  if (v.isTuple) {
+    t.isTuple = true;
+    for (auto &e : v.elems) t.elems.push_back(templateOf(e));
+  } else {
+    t.tensor = v.tensor.type;
+  }
+  return t;
+}
+
+void flattenLeaves(const HostValue &v, std::vector<const HostTensor *> &out) {
+  if (!v.isTuple) {
+    out.push_back(&v.tensor);
+    return;
+  }
+  for (auto &e : v.elems) flattenLeaves(e, out);
+}
+
+Result<const ast::Function *> findFunction(const ast::File &file, const std::string &module,
+                                           const std::string &function, const Loc &where) {
+  std::vector<const ast::Function *> found;
+  bool moduleSeen = module.empty();
+  for (auto &m : file.modules) {
+    if (!module.empty() && m.name != module) continue;
+    moduleSeen = true;
+    for (auto &f : m.functions)
+      if (f.name == function && (f.kind == "defn" || f.kind == "def")) found.push_back(&f);
+  }
+  std::string qual = (module.empty() ? "" : module + ".") + function;
+  if (!moduleSeen) return error(where, "module " + module + " is not defined in " + file.source->name);
+  if (found.empty()) return error(where, "undefined function " + qual + " in " + file.source->name);
+  if (found.size() > 1)
+    return error(where, "several functions are named " + qual + "; qualify the module (Mod." + function +
+                            ") or keep one arity");
+  return found[0];
+}
+
+Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vector<HostValue> args, const Loc &where) {
+  std::vector<HostValue> grouped;
+  size_t next = 0;
+  for (size_t i = 0; i < fn.params.size() && next < args.size(); ++i) {
+    NXC_TRY(v, takeForPattern(*fn.params[i], args, next, where));
+    grouped.push_back(std::move(v));
+  }
+  size_t required = 0;
+  for (auto &d : fn.defaults) required += d ? 0 : 1;
+  if (next < args.size() || grouped.size() < required) {
+    size_t leaves = 0;
+    for (auto &p : fn.params) leaves += std::max<size_t>(1, patternLeaves(*p));
+    return error(where, fn.name + "/" + std::to_string(fn.params.size()) + " takes " + std::to_string(leaves) +
+                            " tensor argument" + (leaves == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+  }
+  return grouped;
+}
+
+Result<std::unique_ptr<Engine>> Engine::create() {
+  NXC_TRY(session, JitSession::create());
+  std::unique_ptr<Engine> e(new Engine());
+  e->session_ = std::move(session);
+  return std::move(e);
+}
+
+Result<Prepared> Engine::prepare(const ast::File &file, const std::string &module, const std::string &function,
+                                 const std::vector<HostValue> &args, bool useDiskCache, const Loc &where) {
+  Prepared p;
+  auto start = std::chrono::steady_clock::now();
+  Signature sig;
+  sig.module = module;
+  sig.function = function;
+  sig.loc = where;
+  for (auto &a : args) sig.args.push_back(templateOf(a));
+  p.signature = (module.empty() ? "" : module + ".") + function + "(";
+  for (size_t i = 0; i < sig.args.size(); ++i) p.signature += (i ? ", " : "") + sig.args[i].str();
+  p.signature += ")";
+  NXC_TRY(graph, trace(file, sig));
+  p.graph = std::move(graph);
+  p.traceSeconds = seconds(start);
+
+  // Everything that determines the code.
+  std::string symbol = "nxc_jit_" + function;
+  for (auto &c : symbol)
+    if (!std::isalnum((unsigned char)c)) c = '_';
+  std::string key = ObjectCache::key({file.source->text, p.signature, hostTriple(), NXC_VERSION, "jit-1"});
+
+  std::string object;
+  int64_t workspace = 0;
+  if (useDiskCache)
+    if (auto hit = ObjectCache::lookup(key)) {
+      object = std::move(hit->object);
+      workspace = hit->workspaceSize;
+      p.diskCacheHit = true;
+      p.cachePath = hit->path;
+    }
+  if (!p.diskCacheHit) {
+    start = std::chrono::steady_clock::now();
+    TargetOptions target;
+    target.packedEntries = true;
+    NXC_TRY(out, compile({EntryPoint{symbol, &p.graph}}, target, Stage::Object));
+    object = std::move(out.object);
+    workspace = out.entries[0].workspaceSize;
+    p.compileSeconds = seconds(start);
+    if (useDiskCache) {
+      ObjectCache::store(key, object, workspace);
+      p.cachePath = ObjectCache::directory() + "/" + key + ".o";
+    }
+  }
+  start = std::chrono::steady_clock::now();
+  NXC_TRY(fn, session_->load(key, object, symbol, workspace));
+  p.function = fn;
+  p.loadSeconds = seconds(start);
+  return p;
+}
+
+namespace {
+
+HostValue resultsAs(const Graph &g, const ResultTree &t, std::vector<HostTensor> &outs, size_t &next) {
+  if (!t.isTuple) return HostValue::leaf(std::move(outs[next++]));
+  std::vector<HostValue> elems;
+  for (auto &e : t.elems) elems.push_back(resultsAs(g, e, outs, next));
+  return HostValue::tuple(std::move(elems));
+}
+
+} // namespace
+
+Result<HostValue> Engine::call(const Prepared &p, const std::vector<const HostTensor *> &inputs) {
+  const Graph &g = p.graph;
+  if (inputs.size() != g.params.size())
+    return error(Loc{}, "internal error: " + std::to_string(inputs.size()) + " inputs for " + std::to_string(g.params.size()) + " parameters");
+  std::vector<HostTensor> outs;
+  for (int r : g.results) outs.push_back(HostTensor::zeros(g.typeOf(r)));
+  // Every pointer must be non-NULL, also for empty tensors.
+  static uint8_t empty[64] alignas(64);
+  std::vector<void *> argv;
+  for (auto *t : inputs) argv.push_back(t->data.empty() ? empty : (void *)t->data.data());
+  for (auto &t : outs) argv.push_back(t.data.empty() ? empty : (void *)t.data.data());
+  void *workspace = nullptr;
+  if (p.function.workspaceSize > 0) {
+    workspace = std::aligned_alloc(kWorkspaceAlignment, (size_t)((p.function.workspaceSize + kWorkspaceAlignment - 1) /
+                                                                 kWorkspaceAlignment * kWorkspaceAlignment));
+    if (!workspace) return error(Loc{}, "cannot allocate a workspace of " + std::to_string(p.function.workspaceSize) + " bytes");
+  }
+  argv.push_back(workspace);
+  int status = p.function.packed(argv.data());
+  std::free(workspace);
+  if (status != 0) return error(Loc{}, "the compiled function returned status " + std::to_string(status));
+  size_t next = 0;
+  return resultsAs(g, g.resultTree, outs, next);
+}
+
+} // namespace nxc

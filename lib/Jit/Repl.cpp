@@ -1,0 +1,216 @@
+//===- Repl.cpp - the state of an nxc repl session ------------------------===//
+#include "nxc/Jit/Repl.h"
+#include "nxc/Frontend/Lexer.h"
+#include "nxc/Frontend/Parser.h"
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace nxc {
+namespace {
+
+int countLines(const std::string &s) {
+  int n = 1;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+/// The session variables an expression mentions.
+void collectVariables(const ast::Expr &e, const std::map<std::string, HostValue> &bound, std::set<std::string> &out) {
+  if (e.kind == ast::ExprKind::Var && bound.count(e.name)) out.insert(e.name);
+  for (auto &c : e.children) collectVariables(*c, bound, out);
+}
+
+bool isDefinition(const std::string &input) {
+  size_t i = input.find_first_not_of(" \t\r\n");
+  if (i == std::string::npos) return false;
+  for (const char *kw : {"defn ", "defnp ", "def ", "defp "})
+    if (input.compare(i, std::strlen(kw), kw) == 0) return true;
+  return false;
+}
+
+} // namespace
+
+Result<std::unique_ptr<ReplSession>> ReplSession::create(bool useDiskCache) {
+  NXC_TRY(engine, Engine::create());
+  std::unique_ptr<ReplSession> s(new ReplSession());
+  s->engine_ = std::move(engine);
+  s->useDiskCache_ = useDiskCache;
+  return std::move(s);
+}
+
+Status ReplSession::load(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error(Loc{}, "cannot read '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  auto src = std::make_shared<const SourceFile>(SourceFile{path, ss.str()});
+  NXC_TRY(file, parseFile(src));
+  for (auto &m : file.modules)
+    if (m.name == "Repl") return error(m.loc, "the module name Repl is reserved for the repl's own definitions");
+  // Replace an earlier load of the same file.
+  for (size_t i = 0; i < files_.size(); ++i)
+    if (files_[i] == path) {
+      sources_[i] = src;
+      return okStatus();
+    }
+  files_.push_back(path);
+  sources_.push_back(src);
+  return okStatus();
+}
+
+bool ReplSession::needsMoreInput(const std::string &text) {
+  auto toks = lex(std::make_shared<const SourceFile>(SourceFile{"repl", text}));
+  if (!toks) return false; // a lexical error: report it rather than wait
+  int blocks = 0, brackets = 0;
+  for (auto &t : *toks) {
+    if (t.kind == Tok::Ident && (t.text == "do" || t.text == "fn")) ++blocks;
+    if (t.kind == Tok::Ident && t.text == "end") --blocks;
+    if (t.kind == Tok::Punct && (t.text == "(" || t.text == "[" || t.text == "{")) ++brackets;
+    if (t.kind == Tok::Punct && (t.text == ")" || t.text == "]" || t.text == "}")) --brackets;
+  }
+  return blocks > 0 || brackets > 0;
+}
+
+std::string ReplSession::describeBindings() const {
+  std::string s;
+  for (auto &[name, v] : bindings_) {
+    Template t = templateOf(v);
+    s += name + ": " + t.str() + "\n";
+  }
+  return s.empty() ? "(no variables)\n" : s;
+}
+
+Result<ast::File> ReplSession::buildProgram(const std::string &body, const std::vector<std::string> &params,
+                                            const std::shared_ptr<const SourceFile> &inputSource,
+                                            std::vector<Segment> &segments) {
+  std::vector<ast::Module> modules;
+  for (auto &src : sources_) {
+    NXC_TRY(f, parseFile(src));
+    for (auto &m : f.modules) modules.push_back(std::move(m));
+  }
+  std::string text = "defmodule Repl do\n  import Nx.Defn\n";
+  for (auto &m : modules) text += "  import " + m.name + "\n";
+  int line = countLines(text);
+  for (auto &d : definitions_) {
+    segments.push_back(Segment{line, countLines(d.text), d.source});
+    text += d.text + "\n";
+    line += countLines(d.text);
+  }
+  if (!body.empty()) {
+    text += "defn __repl_eval__(";
+    for (size_t i = 0; i < params.size(); ++i) text += (i ? ", " : "") + params[i];
+    text += ") do\n";
+    ++line;
+    segments.push_back(Segment{line, countLines(body), inputSource});
+    text += body + "\nend\n";
+  }
+  text += "end\n";
+  auto replSource = std::make_shared<const SourceFile>(SourceFile{"repl", text});
+  NXC_TRY(replFile, parseFile(replSource));
+  ast::File file;
+  file.source = replSource;
+  for (auto &m : modules) file.modules.push_back(std::move(m));
+  for (auto &m : replFile.modules) file.modules.push_back(std::move(m));
+  return file;
+}
+
+Diag ReplSession::relocate(Diag d, const std::vector<Segment> &segments) const {
+  if (!d.loc.valid() || d.loc.file->name != "repl") return d;
+  for (auto &s : segments)
+    if (d.loc.line >= s.firstLine && d.loc.line < s.firstLine + s.lines) {
+      d.loc = Loc{s.source, d.loc.line - s.firstLine + 1, d.loc.col};
+      return d;
+    }
+  return d;
+}
+
+Result<HostValue> ReplSession::evaluate(const ast::Expr &expr, const std::string &text,
+                                        const std::shared_ptr<const SourceFile> &inputSource) {
+  std::set<std::string> used;
+  collectVariables(expr, bindings_, used);
+  std::vector<std::string> params(used.begin(), used.end());
+  std::vector<Segment> segments;
+  auto program = buildProgram(text, params, inputSource, segments);
+  if (!program) return relocate(program.error(), segments);
+  std::vector<HostValue> args;
+  for (auto &p : params) args.push_back(bindings_.at(p));
+  auto prepared = engine_->prepare(*program, "Repl", "__repl_eval__", args, useDiskCache_, Loc{inputSource, 1, 1});
+  if (!prepared) return relocate(prepared.error(), segments);
+  std::vector<const HostTensor *> inputs;
+  for (auto &a : args) flattenLeaves(a, inputs);
+  return engine_->call(*prepared, inputs);
+}
+
+Status ReplSession::bind(const ast::Expr &pattern, const HostValue &value) {
+  if (pattern.kind == ast::ExprKind::Var) {
+    if (pattern.name != "_" && pattern.name[0] != '_') bindings_[pattern.name] = value;
+    return okStatus();
+  }
+  if (pattern.kind == ast::ExprKind::Tuple) {
+    if (!value.isTuple || value.elems.size() != pattern.children.size())
+      return error(pattern.loc, "cannot match this pattern against the result");
+    for (size_t i = 0; i < pattern.children.size(); ++i) NXC_CHECK(bind(*pattern.children[i], value.elems[i]));
+    return okStatus();
+  }
+  return error(pattern.loc, "only variables and tuples can be assigned in the repl");
+}
+
+Result<std::string> ReplSession::define(const std::string &input, const std::shared_ptr<const SourceFile> &inputSource) {
+  // Parse the definition alone first, for errors located in the user's text.
+  auto alone = std::make_shared<const SourceFile>(SourceFile{inputSource->name, "defmodule Repl do\n" + input + "\nend\n"});
+  auto parsed = parseFile(alone);
+  if (!parsed) {
+    Diag d = parsed.error();
+    if (d.loc.valid() && d.loc.line >= 2) d.loc = Loc{inputSource, d.loc.line - 1, d.loc.col};
+    return d;
+  }
+  std::string out;
+  for (auto &f : parsed->modules[0].functions) {
+    std::string key = f.name + "/" + std::to_string(f.params.size());
+    bool replaced = false;
+    for (auto &d : definitions_)
+      if (d.key == key) {
+        d.text = input;
+        d.source = inputSource;
+        replaced = true;
+      }
+    if (!replaced) definitions_.push_back(Definition{key, input, inputSource});
+    out += (replaced ? "redefined " : "defined ") + key + "\n";
+  }
+  if (parsed->modules[0].functions.size() != 1) return error(Loc{inputSource, 1, 1}, "define one function at a time");
+  return out;
+}
+
+Result<std::string> ReplSession::eval(const std::string &input) {
+  auto inputSource = std::make_shared<const SourceFile>(SourceFile{"repl(" + std::to_string(++counter_) + ")", input});
+  if (isDefinition(input)) return define(input, inputSource);
+  NXC_TRY(expr, parseExpression(inputSource));
+  // expr is a Block; `pattern = value` at the top binds the pattern.
+  const ast::Expr *single = expr->children.size() == 1 ? expr->children[0].get() : nullptr;
+  if (single && single->kind == ast::ExprKind::Match) {
+    const ast::Expr &pattern = *single->children[0];
+    if (pattern.kind == ast::ExprKind::Var || pattern.kind == ast::ExprKind::Tuple) {
+      // Evaluate the right-hand side: the text after the top-level '='.
+      int line = 1, col = 1;
+      size_t pos = 0;
+      for (; pos < input.size(); ++pos) {
+        if (line == single->loc.line && col == single->loc.col) break;
+        if (input[pos] == '\n') { ++line; col = 1; } else { ++col; }
+      }
+      // Keep the columns of the right-hand side: blank out the pattern and '='.
+      std::string body = input;
+      for (size_t i = 0; i <= pos && i < body.size(); ++i)
+        if (body[i] != '\n') body[i] = ' ';
+      NXC_TRY(value, evaluate(*single->children[1], body, inputSource));
+      NXC_CHECK(bind(pattern, value));
+      return formatNx(value) + "\n";
+    }
+  }
+  NXC_TRY(value, evaluate(*expr, input, inputSource));
+  return formatNx(value) + "\n";
+}
+
+} // namespace nxc

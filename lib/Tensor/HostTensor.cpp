@@ -1,0 +1,79 @@
+//===- HostTensor.cpp - element access ------------------------------------===//
+#include "nxc/Tensor/HostTensor.h"
+
+#include "nxc/Tensor/Half.h"
+
+#include <cassert>
+#include <cstring>
+
+namespace nxc {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "HostTensor stores data little-endian, as the host");
+
+HostTensor HostTensor::zeros(TensorType type) {
+  HostTensor t;
+  int64_t n = type.numElements();
+  t.data.assign((size_t)n * (size_t)type.elem.bytes(), 0);
+  t.type = std::move(type);
+  return t;
+}
+
+bool HostTensor::consistent() const {
+  return data.size() == (size_t)numElements() * (size_t)type.elem.bytes();
+}
+
+uint64_t HostTensor::bitsAt(int64_t i) const {
+  size_t w = (size_t)type.elem.bytes();
+  assert(i >= 0 && (size_t)(i + 1) * w <= data.size());
+  uint64_t v = 0;
+  std::memcpy(&v, data.data() + (size_t)i * w, w);
+  return v;
+}
+
+void HostTensor::setBits(int64_t i, uint64_t bits) {
+  size_t w = (size_t)type.elem.bytes();
+  assert(i >= 0 && (size_t)(i + 1) * w <= data.size());
+  std::memcpy(data.data() + (size_t)i * w, &bits, w);
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+static int64_t signExtend(uint64_t v, int bits) {
+  if (bits == 64) return (int64_t)v;
+  uint64_t m = 1ull << (bits - 1);
+  return (int64_t)((v ^ m) - m);
+}
+
+double HostTensor::at(int64_t i) const {
+  uint64_t b = bitsAt(i);
+  switch (type.elem.kind) {
+  case TypeKind::S: return (double)signExtend(b, type.elem.bits);
+  case TypeKind::U: return (double)b;
+  case TypeKind::BF: return bf16ToFloat((uint16_t)b);
+  case TypeKind::F:
+    if (type.elem.bits == 16) return f16ToFloat((uint16_t)b);
+    if (type.elem.bits == 32) return floatFromBits((uint32_t)b);
+    return doubleFromBits(b);
+  }
+  return 0;
+}
+
+int64_t HostTensor::atInt(int64_t i) const {
+  switch (type.elem.kind) {
+  case TypeKind::S: return signExtend(bitsAt(i), type.elem.bits);
+  case TypeKind::U: return (int64_t)bitsAt(i);
+  default: {
+    double d = at(i);
+    if (!(d == d)) return 0;
+    if (d >= 9223372036854775807.0) return INT64_MAX;
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)d;
+  }
+  }
+}
+
+uint64_t HostTensor::atUInt(int64_t i) const {
+  if (type.elem.kind == TypeKind::U) return bitsAt(i);
+  return (uint64_t)atInt(i);
+}
+
+} // namespace nxc

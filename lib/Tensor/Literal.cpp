@@ -1,0 +1,339 @@
+//===- Literal.cpp - tensor literals as Nx writes them --------------------===//
+//
+// Parses "f32:[[1, 2], [3.5, NaN]]" into a HostTensor. The value syntax is
+// what Nx prints and Nx.tensor/2 takes: numbers, nested lists, booleans and
+// the non-finite atoms. The type is inferred as Nx.tensor/2's infer_type/1
+// does (nx/lib/nx.ex; Nx.Type.infer/1 merged with Nx.Type.merge/2) unless a
+// "TYPE:" prefix gives it. Values are then stored as Nx stores them (f16
+// rounded once, directly from the double, as Erlang's <<x::float-16>>),
+// except that values out of the type's range are errors here, and that bf16
+// is rounded to nearest even: Nx.Floating.dump_bf16/1 keeps the top half of
+// the f32 (truncation), under which half of the values Nx prints for bf16
+// would not parse back to the same bits.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Tensor/HostTensor.h"
+
+#include "nxc/Tensor/Half.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+namespace nxc {
+namespace {
+
+/// One number, list or special value of the literal.
+struct Node {
+  enum Kind { List, Int, Float, Bool, NaN, PosInf, NegInf } kind = Int;
+  size_t pos = 0;             ///< offset of its first character
+  std::string text;           ///< the number as written (for messages)
+  bool negative = false;      ///< Int: the sign
+  uint64_t magnitude = 0;     ///< Int: the absolute value
+  double value = 0;           ///< Float
+  bool boolean = false;       ///< Bool
+  std::vector<Node> children; ///< List
+};
+
+class LiteralParser {
+public:
+  explicit LiteralParser(std::shared_ptr<const SourceFile> src) : src_(std::move(src)), s_(src_->text) {}
+
+  Result<HostTensor> parse() {
+    skipSpace();
+    std::optional<ElemType> type;
+    size_t typePos = p_;
+    // A type prefix: letters and digits followed by ':' ("f32:", "u8:").
+    size_t q = p_;
+    while (q < s_.size() && std::isalnum((unsigned char)s_[q])) ++q;
+    if (q > p_ && q < s_.size() && s_[q] == ':' && std::isalpha((unsigned char)s_[p_])) {
+      std::string name = s_.substr(p_, q - p_);
+      type = ElemType::parse(name);
+      inferred_ = false;
+      if (!type || name == "pred")
+        return err(typePos, "unknown type '" + name + "'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64");
+      p_ = q + 1;
+      skipSpace();
+    }
+    if (p_ >= s_.size()) return err(p_, "expected a number or a list");
+    Node root;
+    NXC_CHECK(value(root, 0));
+    skipSpace();
+    if (p_ < s_.size()) return err(p_, "unexpected '" + std::string(1, s_[p_]) + "' after the literal");
+
+    Shape shape;
+    NXC_CHECK(shapeOf(root, shape));
+    ElemType elem = type ? *type : inferType(root);
+    HostTensor t = HostTensor::zeros(elem, shape);
+    int64_t index = 0;
+    NXC_CHECK(store(root, t, index));
+    return t;
+  }
+
+private:
+  Diag err(size_t pos, const std::string &message) const {
+    // Columns count from 1 on the line holding `pos`.
+    int line = 1;
+    size_t lineStart = 0;
+    for (size_t i = 0; i < pos && i < s_.size(); ++i)
+      if (s_[i] == '\n') {
+        ++line;
+        lineStart = i + 1;
+      }
+    return error(Loc{src_, line, (int)(pos - lineStart) + 1}, message);
+  }
+
+  void skipSpace() {
+    while (p_ < s_.size() && std::isspace((unsigned char)s_[p_])) ++p_;
+  }
+
+  bool startsWith(const char *w) const { return s_.compare(p_, std::strlen(w), w) == 0; }
+
+  /// Matches the word `w` not followed by an identifier character.
+  bool word(const char *w) {
+    size_t n = std::strlen(w);
+    if (!startsWith(w)) return false;
+    if (p_ + n < s_.size() && (std::isalnum((unsigned char)s_[p_ + n]) || s_[p_ + n] == '_')) return false;
+    p_ += n;
+    return true;
+  }
+
+  static constexpr int kMaxDepth = 64;
+
+  Status value(Node &n, int depth) {
+    skipSpace();
+    n.pos = p_;
+    if (p_ >= s_.size()) return err(p_, "expected a number or a list");
+    char c = s_[p_];
+    if (c == '[') {
+      if (depth >= kMaxDepth) return err(p_, "lists nested more than " + std::to_string(kMaxDepth) + " deep");
+      n.kind = Node::List;
+      ++p_;
+      skipSpace();
+      if (p_ < s_.size() && s_[p_] == ']') {
+        ++p_;
+        return okStatus();
+      }
+      for (;;) {
+        Node child;
+        NXC_CHECK(value(child, depth + 1));
+        n.children.push_back(std::move(child));
+        skipSpace();
+        if (p_ < s_.size() && s_[p_] == ',') {
+          ++p_;
+          continue;
+        }
+        if (p_ < s_.size() && s_[p_] == ']') {
+          ++p_;
+          return okStatus();
+        }
+        if (p_ >= s_.size()) return err(n.pos, "unclosed '['");
+        return err(p_, "expected ',' or ']'");
+      }
+    }
+    if (word("NaN") || word(":nan")) {
+      n.kind = Node::NaN;
+      return okStatus();
+    }
+    if (word("Inf") || word("+Inf") || word(":infinity")) {
+      n.kind = Node::PosInf;
+      return okStatus();
+    }
+    if (word("-Inf") || word(":neg_infinity")) {
+      n.kind = Node::NegInf;
+      return okStatus();
+    }
+    if (word("true") || word("false")) {
+      n.kind = Node::Bool;
+      n.boolean = s_[n.pos] == 't';
+      return okStatus();
+    }
+    if (c == '-' || c == '+' || std::isdigit((unsigned char)c)) return number(n);
+    if (c == ']' || c == ',') return err(p_, "expected a number");
+    size_t e = p_;
+    while (e < s_.size() && (std::isalnum((unsigned char)s_[e]) || s_[e] == '_' || s_[e] == ':')) ++e;
+    if (e > p_) return err(p_, "unknown value '" + s_.substr(p_, e - p_) + "'");
+    return err(p_, "unexpected '" + std::string(1, c) + "'");
+  }
+
+  /// [+-] digits [. digits] [e [+-] digits], with '_' between digits.
+  Status number(Node &n) {
+    size_t start = p_;
+    std::string clean;
+    if (s_[p_] == '-' || s_[p_] == '+') {
+      n.negative = s_[p_] == '-';
+      clean += s_[p_++];
+    }
+    auto digits = [&](const char *what) -> Status {
+      if (p_ >= s_.size() || !std::isdigit((unsigned char)s_[p_])) return err(p_, std::string("expected digits") + what);
+      while (p_ < s_.size()) {
+        if (std::isdigit((unsigned char)s_[p_])) clean += s_[p_++];
+        else if (s_[p_] == '_' && p_ + 1 < s_.size() && std::isdigit((unsigned char)s_[p_ + 1]) &&
+                 std::isdigit((unsigned char)s_[p_ - 1]))
+          ++p_;
+        else break;
+      }
+      return okStatus();
+    };
+    NXC_CHECK(digits(""));
+    bool isFloat = false;
+    if (p_ < s_.size() && s_[p_] == '.') {
+      isFloat = true;
+      clean += s_[p_++];
+      NXC_CHECK(digits(" after '.'"));
+    }
+    if (p_ < s_.size() && (s_[p_] == 'e' || s_[p_] == 'E')) {
+      isFloat = true;
+      clean += s_[p_++];
+      if (p_ < s_.size() && (s_[p_] == '-' || s_[p_] == '+')) clean += s_[p_++];
+      NXC_CHECK(digits(" in the exponent"));
+    }
+    if (p_ < s_.size() && (std::isalnum((unsigned char)s_[p_]) || s_[p_] == '_' || s_[p_] == '.'))
+      return err(p_, "unexpected '" + std::string(1, s_[p_]) + "' in a number");
+    n.text = s_.substr(start, p_ - start);
+    if (isFloat) {
+      n.kind = Node::Float;
+      errno = 0;
+      n.value = std::strtod(clean.c_str(), nullptr);
+      if (std::isinf(n.value)) return err(start, n.text + " is too large for a float");
+      return okStatus();
+    }
+    n.kind = Node::Int;
+    uint64_t m = 0;
+    for (char c : clean) {
+      if (!std::isdigit((unsigned char)c)) continue;
+      uint64_t d = (uint64_t)(c - '0');
+      if (m > (UINT64_MAX - d) / 10) return err(start, "integer " + n.text + " is too large (more than 64 bits)");
+      m = m * 10 + d;
+    }
+    if (n.negative && m > (1ull << 63)) return err(start, "integer " + n.text + " is too small for s64");
+    if (n.negative && m == 0) n.negative = false;
+    n.magnitude = m;
+    return okStatus();
+  }
+
+  /// The shape of a (non-ragged) nested list.
+  Status shapeOf(const Node &n, Shape &shape) {
+    if (n.kind != Node::List) return okStatus();
+    shape.push_back((int64_t)n.children.size());
+    if (n.children.empty()) return okStatus();
+    Shape inner;
+    NXC_CHECK(shapeOf(n.children[0], inner));
+    bool firstIsList = n.children[0].kind == Node::List;
+    for (size_t i = 1; i < n.children.size(); ++i) {
+      const Node &c = n.children[i];
+      if ((c.kind == Node::List) != firstIsList)
+        return err(c.pos, firstIsList ? "expected a list like the first element, found a number"
+                                      : "expected a number like the first element, found a list");
+      Shape s;
+      NXC_CHECK(shapeOf(c, s));
+      if (s != inner)
+        return err(c.pos, "ragged list: this element has shape " + shapeString(s) + ", the first has " + shapeString(inner));
+    }
+    shape.insert(shape.end(), inner.begin(), inner.end());
+    return okStatus();
+  }
+
+  /// Nx.Type.infer/1 merged over the leaves; f32 for no leaves at all.
+  static std::optional<ElemType> leafType(const Node &n) {
+    switch (n.kind) {
+    case Node::List: {
+      std::optional<ElemType> t;
+      for (const Node &c : n.children) {
+        auto ct = leafType(c);
+        if (ct) t = t ? mergeTypes(*ct, *t) : *ct;
+      }
+      return t;
+    }
+    case Node::Int: return ElemType::s32();
+    case Node::Bool: return ElemType::u8();
+    default: return ElemType::f32();
+    }
+  }
+  static ElemType inferType(const Node &n) { return leafType(n).value_or(ElemType::f32()); }
+
+  Status store(const Node &n, HostTensor &t, int64_t &index) {
+    if (n.kind == Node::List) {
+      for (const Node &c : n.children) NXC_CHECK(store(c, t, index));
+      return okStatus();
+    }
+    NXC_TRY(bits, encode(n, t.type.elem));
+    t.setBits(index++, bits);
+    return okStatus();
+  }
+
+  /// The bit pattern of one value in type `e`.
+  Result<uint64_t> encode(const Node &n, ElemType e) {
+    if (e.isInteger()) {
+      uint64_t mag = n.magnitude;
+      bool neg = n.negative;
+      switch (n.kind) {
+      case Node::Bool:
+        mag = n.boolean;
+        neg = false;
+        break;
+      case Node::Int: break;
+      case Node::Float: return err(n.pos, "the float " + n.text + " cannot be stored in " + e.name() + " (an integer type)");
+      default: return err(n.pos, "a non-finite value cannot be stored in " + e.name() + " (an integer type)");
+      }
+      uint64_t mask = e.bits == 64 ? ~0ull : (1ull << e.bits) - 1;
+      if (e.isSigned()) {
+        uint64_t maxPos = (1ull << (e.bits - 1)) - 1;
+        if ((!neg && mag > maxPos) || (neg && mag > maxPos + 1))
+          return err(n.pos, n.text + " is out of range for " + e.name() + " (" + std::to_string(-(int64_t)maxPos - 1) +
+                                ".." + std::to_string(maxPos) + ")" +
+                                (inferred_ ? "; integers default to s32, prefix the literal with s64: or u64:" : ""));
+        return (neg ? (0 - mag) : mag) & mask;
+      }
+      if (neg || mag > mask)
+        return err(n.pos, n.text + " is out of range for " + e.name() + " (0.." + std::to_string(mask) + ")");
+      return mag;
+    }
+
+    double x = 0;
+    switch (n.kind) {
+    case Node::Int: x = n.negative ? -(double)n.magnitude : (double)n.magnitude; break;
+    case Node::Float: x = n.value; break;
+    case Node::Bool: x = n.boolean ? 1 : 0; break;
+    case Node::NaN: x = std::nan(""); break;
+    case Node::PosInf: x = HUGE_VAL; break;
+    case Node::NegInf: x = -HUGE_VAL; break;
+    case Node::List: break;
+    }
+    bool finite = std::isfinite(x);
+    auto overflow = [&]() { return err(n.pos, n.text + " is out of range for " + e.name()); };
+    if (e.kind == TypeKind::BF) {
+      if (x != x) return (uint64_t)0x7FC0; // Nx.Type.nan_binary({:bf, 16})
+      uint16_t b = floatToBf16((float)x);   // f32 rounding first, as Nx does
+      if (finite && (b & 0x7FFF) == 0x7F80) return overflow();
+      return b;
+    }
+    switch (e.bits) {
+    case 16: {
+      uint16_t h = doubleToF16(x);
+      if (finite && (h & 0x7FFF) == 0x7C00) return overflow();
+      return h;
+    }
+    case 32: {
+      float f = (float)x;
+      if (finite && std::isinf(f)) return overflow();
+      return floatBits(f);
+    }
+    default: return doubleBits(x);
+    }
+  }
+
+  std::shared_ptr<const SourceFile> src_;
+  const std::string &s_;
+  size_t p_ = 0;
+  bool inferred_ = true; ///< no "TYPE:" prefix was given
+};
+
+} // namespace
+
+Result<HostTensor> parseLiteral(std::shared_ptr<const SourceFile> source) { return LiteralParser(std::move(source)).parse(); }
+
+} // namespace nxc

@@ -1,0 +1,349 @@
+//===- Npy.cpp - NumPy .npy files -----------------------------------------===//
+//
+// The format is numpy/lib/format.py: the magic "\x93NUMPY", a major and minor
+// version, the header length (2 bytes little-endian in version 1.0, 4 bytes in
+// 2.0 and 3.0), and a Python dict literal
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// padded with spaces to a multiple of 64 bytes and ended by '\n'; the data
+// follows in C order. The reader parses the dict with a small literal parser
+// (no eval) and checks every length against the bytes it has.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Tensor/HostTensor.h"
+
+#include "Bytes.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace nxc {
+namespace {
+
+using bytes::fileError;
+
+const char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicLen = 6;
+constexpr size_t kAlign = 64;          // numpy.lib.format.ARRAY_ALIGN
+constexpr size_t kGrowthAxisDigits = 21; // numpy.lib.format.GROWTH_AXIS_MAX_DIGITS
+
+/// A value of the header dict.
+struct PyValue {
+  enum Kind { Str, Bool, Int, Tuple, List, Other } kind = Other;
+  std::string str;
+  bool boolean = false;
+  int64_t integer = 0;
+  std::vector<int64_t> ints; ///< a tuple of non-negative integers
+};
+
+/// Parses the header dict literal; errors say what was expected where.
+class HeaderParser {
+public:
+  HeaderParser(const std::string &text, const std::string &file) : s_(text), file_(file) {}
+
+  Result<std::vector<std::pair<std::string, PyValue>>> parse() {
+    std::vector<std::pair<std::string, PyValue>> items;
+    skipSpace();
+    if (!eat('{')) return fail("expected '{'");
+    for (;;) {
+      skipSpace();
+      if (eat('}')) break;
+      size_t keyPos = p_;
+      std::string key;
+      if (!string(key)) return fail("expected a quoted key");
+      for (auto &kv : items)
+        if (kv.first == key) return fail("duplicate key '" + key + "'", keyPos);
+      skipSpace();
+      if (!eat(':')) return fail("expected ':' after '" + key + "'");
+      skipSpace();
+      size_t valuePos = p_;
+      PyValue v;
+      if (!value(v)) return fail("cannot parse the value of '" + key + "'", valuePos);
+      items.emplace_back(key, std::move(v));
+      skipSpace();
+      if (eat(',')) continue;
+      skipSpace();
+      if (eat('}')) break;
+      return fail("expected ',' or '}'");
+    }
+    skipSpace();
+    if (p_ != s_.size()) return fail("unexpected text after the header dict");
+    return items;
+  }
+
+private:
+  Diag fail(const std::string &what) { return fail(what, p_); }
+  Diag fail(const std::string &what, size_t at) {
+    return fileError(file_, "malformed .npy header (" + what + " at offset " + std::to_string(at) + ")");
+  }
+  void skipSpace() {
+    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\n' || s_[p_] == '\r')) ++p_;
+  }
+  bool eat(char c) {
+    if (p_ < s_.size() && s_[p_] == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  bool word(const char *w) {
+    size_t n = std::strlen(w);
+    if (s_.compare(p_, n, w) != 0) return false;
+    if (p_ + n < s_.size() && (std::isalnum((unsigned char)s_[p_ + n]) || s_[p_ + n] == '_')) return false;
+    p_ += n;
+    return true;
+  }
+  bool string(std::string &out) {
+    if (p_ >= s_.size() || (s_[p_] != '\'' && s_[p_] != '"')) return false;
+    char q = s_[p_++];
+    out.clear();
+    while (p_ < s_.size() && s_[p_] != q) {
+      if (s_[p_] == '\\' || s_[p_] == '\n') return false; // numpy never writes escapes
+      out += s_[p_++];
+    }
+    return eat(q);
+  }
+  bool integer(int64_t &v) {
+    size_t start = p_;
+    v = 0;
+    while (p_ < s_.size() && std::isdigit((unsigned char)s_[p_])) {
+      int d = s_[p_++] - '0';
+      if (v > (INT64_MAX - d) / 10) return false;
+      v = v * 10 + d;
+    }
+    if (p_ == start) return false;
+    if (p_ < s_.size() && (s_[p_] == 'L' || s_[p_] == 'l')) ++p_; // Python 2 longs
+    return true;
+  }
+  bool value(PyValue &v) {
+    if (p_ >= s_.size()) return false;
+    char c = s_[p_];
+    if (c == '\'' || c == '"') {
+      v.kind = PyValue::Str;
+      return string(v.str);
+    }
+    if (word("True")) {
+      v.kind = PyValue::Bool;
+      v.boolean = true;
+      return true;
+    }
+    if (word("False")) {
+      v.kind = PyValue::Bool;
+      v.boolean = false;
+      return true;
+    }
+    if (std::isdigit((unsigned char)c)) {
+      v.kind = PyValue::Int;
+      return integer(v.integer);
+    }
+    if (c == '(') {
+      ++p_;
+      v.kind = PyValue::Tuple;
+      for (;;) {
+        skipSpace();
+        if (eat(')')) return true;
+        int64_t d;
+        if (!integer(d)) return false;
+        v.ints.push_back(d);
+        skipSpace();
+        if (eat(',')) continue;
+        skipSpace();
+        return eat(')');
+      }
+    }
+    if (c == '[') {
+      // A structured dtype's descr: skip the (balanced, quoted) list.
+      v.kind = PyValue::List;
+      int depth = 0;
+      while (p_ < s_.size()) {
+        char d = s_[p_];
+        if (d == '\'' || d == '"') {
+          std::string ignored;
+          if (!string(ignored)) return false;
+          continue;
+        }
+        ++p_;
+        if (d == '[' || d == '(') ++depth;
+        if (d == ']' || d == ')') --depth;
+        if (depth == 0) return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  const std::string &s_;
+  const std::string &file_;
+  size_t p_ = 0;
+};
+
+/// The element type of a NumPy descr, and whether its data is big-endian.
+Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::string &file) {
+  if (descr.empty()) return fileError(file, "empty dtype descr");
+  size_t p = 0;
+  char order = '|';
+  if (descr[0] == '<' || descr[0] == '>' || descr[0] == '|' || descr[0] == '=') order = descr[p++];
+  if (p >= descr.size()) return fileError(file, "malformed dtype '" + descr + "'");
+  char kind = descr[p++];
+  std::string sizeText = descr.substr(p);
+  int size = 0;
+  bool sized = !sizeText.empty() && sizeText.size() <= 3;
+  for (char c : sizeText) {
+    if (!std::isdigit((unsigned char)c)) sized = false;
+    else size = size * 10 + (c - '0');
+  }
+  if (kind == 'O') return fileError(file, "object arrays (dtype '" + descr + "') are not supported; save numbers only");
+  if (!sized) return fileError(file, "unsupported dtype '" + descr + "'");
+  std::optional<ElemType> t;
+  switch (kind) {
+  case 'b':
+  case '?':
+    if (size == 1) t = ElemType::u8(); // NumPy bools read as u8
+    break;
+  case 'i':
+    if (size == 1 || size == 2 || size == 4 || size == 8) t = ElemType{TypeKind::S, size * 8};
+    break;
+  case 'u':
+    if (size == 1 || size == 2 || size == 4 || size == 8) t = ElemType{TypeKind::U, size * 8};
+    break;
+  case 'f':
+    if (size == 2 || size == 4 || size == 8) t = ElemType{TypeKind::F, size * 8};
+    break;
+  default: break;
+  }
+  if (!t) {
+    const char *what = kind == 'c' ? "complex" : kind == 'U' || kind == 'S' ? "string" : kind == 'V' ? "void/structured"
+                       : kind == 'M' || kind == 'm' ? "datetime" : nullptr;
+    return fileError(file, std::string("unsupported dtype '") + descr + "'" + (what ? std::string(" (") + what + ")" : "") +
+                               "; nxc reads bool, int8..int64, uint8..uint64, float16, float32 and float64");
+  }
+  bool bigEndian = order == '>' && size > 1;
+  return std::make_pair(*t, bigEndian);
+}
+
+/// NumPy's descr for an element type ("<f4", "|u1").
+std::string descrOf(ElemType t) {
+  char kind = t.kind == TypeKind::S ? 'i' : t.kind == TypeKind::U ? 'u' : 'f';
+  return std::string(1, t.bytes() == 1 ? '|' : '<') + kind + std::to_string(t.bytes());
+}
+
+/// Python's repr of a shape tuple: "()", "(3,)", "(2, 3)".
+std::string shapeRepr(const Shape &s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  if (s.size() == 1) r += ",";
+  return r + ")";
+}
+
+} // namespace
+
+Result<HostTensor> parseNpy(const uint8_t *data, size_t size, const std::string &name) {
+  if (size == 0) return fileError(name, "empty file (not a .npy file)");
+  if (size < kMagicLen + 2 || std::memcmp(data, kMagic, kMagicLen) != 0)
+    return fileError(name, size < kMagicLen + 2 && std::memcmp(data, kMagic, std::min(size, kMagicLen)) == 0
+                               ? "truncated .npy file (no complete header)"
+                               : "not a .npy file (bad magic; expected \\x93NUMPY)");
+  int major = data[6], minor = data[7];
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    return fileError(name, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                               " (nxc reads 1.0, 2.0 and 3.0)");
+  bytes::Reader r(data, size, 8);
+  uint64_t headerLen = 0;
+  if (!(major == 1 ? r.u16(headerLen) : r.u32(headerLen)))
+    return fileError(name, "truncated .npy file (no complete header length)");
+  std::string header;
+  if (!r.bytes(header, (size_t)headerLen))
+    return fileError(name, "truncated .npy file (the header says " + std::to_string(headerLen) + " bytes, " +
+                               std::to_string(size - r.pos()) + " are left)");
+
+  NXC_TRY(items, HeaderParser(header, name).parse());
+  const PyValue *descr = nullptr, *fortran = nullptr, *shape = nullptr;
+  for (auto &kv : items) {
+    if (kv.first == "descr") descr = &kv.second;
+    else if (kv.first == "fortran_order") fortran = &kv.second;
+    else if (kv.first == "shape") shape = &kv.second;
+    else return fileError(name, "malformed .npy header (unexpected key '" + kv.first + "')");
+  }
+  if (!descr || !fortran || !shape)
+    return fileError(name, std::string("malformed .npy header (missing '") +
+                               (!descr ? "descr" : !fortran ? "fortran_order" : "shape") + "')");
+  if (descr->kind == PyValue::List)
+    return fileError(name, "structured dtypes (record arrays) are not supported");
+  if (descr->kind != PyValue::Str) return fileError(name, "malformed .npy header ('descr' is not a string)");
+  if (fortran->kind != PyValue::Bool) return fileError(name, "malformed .npy header ('fortran_order' is not a bool)");
+  if (shape->kind != PyValue::Tuple) return fileError(name, "malformed .npy header ('shape' is not a tuple)");
+  if (fortran->boolean)
+    return fileError(name, "Fortran-ordered arrays are not supported; save a C-ordered copy "
+                           "(numpy.ascontiguousarray) instead");
+  NXC_TRY(dtype, dtypeOf(descr->str, name));
+
+  HostTensor t;
+  t.type.elem = dtype.first;
+  t.type.shape = shape->ints;
+  uint64_t count = 1;
+  for (int64_t d : t.type.shape)
+    if (__builtin_mul_overflow(count, (uint64_t)d, &count)) return fileError(name, "shape " + shapeRepr(t.type.shape) + " is too large");
+  uint64_t need;
+  if (__builtin_mul_overflow(count, (uint64_t)dtype.first.bytes(), &need) || need > SIZE_MAX)
+    return fileError(name, "shape " + shapeRepr(t.type.shape) + " is too large");
+  size_t have = size - r.pos();
+  if (have < need)
+    return fileError(name, "truncated .npy file (shape " + shapeRepr(t.type.shape) + " of " + descr->str + " needs " +
+                               std::to_string(need) + " data bytes, " + std::to_string(have) + " are left)");
+  if (have > need)
+    return fileError(name, std::to_string(have - need) + " unexpected bytes after the data of shape " +
+                               shapeRepr(t.type.shape));
+  t.data.assign(data + r.pos(), data + r.pos() + need);
+  if (dtype.second) {
+    size_t w = (size_t)dtype.first.bytes();
+    for (size_t i = 0; i < t.data.size(); i += w)
+      for (size_t a = i, b = i + w - 1; a < b; ++a, --b) std::swap(t.data[a], t.data[b]);
+  }
+  return t;
+}
+
+Result<HostTensor> readNpy(const std::string &path) {
+  NXC_TRY(data, bytes::readFile(path));
+  return parseNpy(data.data(), data.size(), path);
+}
+
+Result<std::vector<uint8_t>> serializeNpy(const HostTensor &t) {
+  if (t.type.elem.kind == TypeKind::BF)
+    return error(Loc{}, "bf16 has no NumPy dtype; convert the tensor to f32 (exact) before writing it");
+  if (!t.consistent())
+    return error(Loc{}, "tensor of type " + t.type.str() + " has " + std::to_string(t.data.size()) + " data bytes, expected " +
+                            std::to_string(t.numElements() * t.type.elem.bytes()));
+  // numpy.lib.format._write_array_header: sorted keys, growth padding, then
+  // _wrap_header pads to ARRAY_ALIGN with spaces and a final newline.
+  std::string header = "{'descr': '" + descrOf(t.type.elem) + "', 'fortran_order': False, 'shape': " +
+                       shapeRepr(t.type.shape) + ", }";
+  if (!t.type.shape.empty()) {
+    size_t digits = std::to_string(t.type.shape[0]).size();
+    if (digits < kGrowthAxisDigits) header += std::string(kGrowthAxisDigits - digits, ' ');
+  }
+  int major = 1;
+  size_t prefix = kMagicLen + 2 + 2;
+  size_t hlen = header.size() + 1;
+  size_t pad = kAlign - (prefix + hlen) % kAlign;
+  if (hlen + pad > 0xFFFF) {
+    major = 2;
+    prefix = kMagicLen + 2 + 4;
+    pad = kAlign - (prefix + hlen) % kAlign;
+  }
+  std::vector<uint8_t> out(kMagic, kMagic + kMagicLen);
+  out.push_back((uint8_t)major);
+  out.push_back(0);
+  bytes::appendLE(out, hlen + pad, major == 1 ? 2 : 4);
+  bytes::append(out, header);
+  out.insert(out.end(), pad, ' ');
+  out.push_back('\n');
+  out.insert(out.end(), t.data.begin(), t.data.end());
+  return out;
+}
+
+Status writeNpy(const std::string &path, const HostTensor &t) {
+  auto bytesOr = serializeNpy(t);
+  if (!bytesOr) return bytes::fileError(path, bytesOr.error().message);
+  return bytes::writeFile(path, *bytesOr);
+}
+
+} // namespace nxc

@@ -1,0 +1,158 @@
+//===- AotCommand.cpp - nxc aot -------------------------------------------===//
+//
+// Traces every --fn, compiles them into one module, and writes the header,
+// the shared object, the static libraries, the runtime and the manifest.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "nxc/Frontend/Parser.h"
+#include "nxc/Pipeline/Compiler.h"
+#include "nxc/Sema/Sema.h"
+#include "nxc/Target/Artifacts.h"
+
+#include <cctype>
+#include <iostream>
+#include <map>
+
+namespace fs = std::filesystem;
+
+namespace nxc::cli {
+namespace {
+
+bool validCIdentifier(const std::string &s) {
+  if (s.empty() || std::isdigit((unsigned char)s[0])) return false;
+  for (char c : s)
+    if (!std::isalnum((unsigned char)c) && c != '_') return false;
+  return true;
+}
+
+std::string sanitizeIdentifier(std::string s) {
+  for (auto &c : s)
+    if (!std::isalnum((unsigned char)c) && c != '_') c = '_';
+  if (s.empty() || std::isdigit((unsigned char)s[0])) s = "m_" + s;
+  return s;
+}
+
+struct TracedEntry {
+  Signature sig;
+  std::string sigText;
+  Graph graph;
+  std::string symbol;
+};
+
+} // namespace
+
+int runAot(const AotOptions &o) {
+  fs::path inputPath(o.input);
+  if (inputPath.extension() == ".json")
+    return report(error(Loc{}, "JSON graph input ('" + o.input + "') is not supported yet; give a .nx defn source"));
+  auto src = readSource(o.input);
+  if (!src) return report(src.error());
+  auto file = parseFile(*src);
+  if (!file) return report(file.error());
+  if (o.emit == "ast") {
+    std::cout << ast::print(*file);
+    return 0;
+  }
+  if (o.device != "cpu") return report(error(Loc{}, "--device " + o.device + " is not supported yet (only cpu)"));
+  if (o.fns.empty())
+    return report(error(Loc{}, "no function to compile: give at least one --fn, as in --fn 'softmax(f32[100])'"));
+
+  std::string module = o.name.empty() ? sanitizeIdentifier(inputPath.stem().string()) : o.name;
+  if (!validCIdentifier(module)) return report(error(Loc{}, "--name '" + module + "' is not a valid C identifier"));
+
+  // Trace every signature.
+  std::vector<TracedEntry> entries;
+  for (size_t i = 0; i < o.fns.size(); ++i) {
+    auto fnSrc = std::make_shared<const SourceFile>(SourceFile{"--fn#" + std::to_string(i + 1), o.fns[i]});
+    auto sig = parseSignature(fnSrc);
+    if (!sig) return report(sig.error());
+    auto graph = trace(*file, *sig);
+    if (!graph) return report(graph.error());
+    entries.push_back(TracedEntry{*sig, o.fns[i], std::move(*graph), ""});
+  }
+  // C names: MODULE_FUNCTION, or MODULE_FUNCTION_<signature> when a function
+  // is compiled at several signatures, or MODULE_NAME for `NAME=fun(...)`.
+  std::map<std::string, int> count;
+  for (auto &e : entries)
+    if (e.sig.cname.empty()) ++count[e.sig.function];
+  std::map<std::string, size_t> taken;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto &e = entries[i];
+    std::string base = e.sig.cname.empty() ? sanitizeIdentifier(e.sig.function) : e.sig.cname;
+    e.symbol = module + "_" + base;
+    if (e.sig.cname.empty() && count[e.sig.function] > 1) e.symbol += "_" + e.sig.mangledArgs();
+    if (auto it = taken.find(e.symbol); it != taken.end())
+      return report(error(e.sig.loc, "two --fn produce the C function '" + e.symbol + "' (--fn #" +
+                                         std::to_string(it->second + 1) + " and #" + std::to_string(i + 1) +
+                                         "); name one explicitly, as in --fn 'other=" + e.sigText + "'"));
+    taken[e.symbol] = i;
+  }
+
+  std::vector<EntryPoint> points;
+  std::vector<EntryDescription> descs;
+  for (auto &e : entries) {
+    points.push_back(EntryPoint{e.symbol, &e.graph});
+    descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
+  }
+  TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
+
+  if (!o.emit.empty()) {
+    static const std::map<std::string, Stage> stages = {{"nx", Stage::Nx},
+                                                         {"linalg", Stage::Linalg},
+                                                         {"llvm-dialect", Stage::LLVMDialect},
+                                                         {"llvm", Stage::LLVMIR},
+                                                         {"asm", Stage::Asm}};
+    if (o.emit == "expr") {
+      for (auto &e : entries) std::cout << e.graph.print();
+      return 0;
+    }
+    auto it = stages.find(o.emit);
+    if (it == stages.end())
+      return report(error(Loc{}, "unknown --emit stage '" + o.emit + "'; expected ast, expr, nx, linalg, llvm-dialect, llvm or asm"));
+    auto out = compile(points, target, it->second);
+    if (!out) return report(out.error());
+    std::cout << out->text;
+    return 0;
+  }
+
+  auto out = compile(points, target, Stage::Object);
+  if (!out) return report(out.error());
+  for (size_t i = 0; i < descs.size(); ++i) {
+    descs[i].workspaceSize = out->entries[i].workspaceSize;
+    descs[i].plainVariant = out->entries[i].plainVariant;
+  }
+  auto runtime = buildRuntimeObject(o.triple, o.cpu, o.features);
+  if (!runtime) return report(runtime.error());
+
+  fs::path dir(o.outDir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return report(error(Loc{}, "cannot create output directory '" + o.outDir + "': " + ec.message()));
+  std::vector<std::string> libmSymbols, libraries;
+  for (auto &sym : undefinedSymbols(out->object))
+    if (isLibmFunction(sym)) libmSymbols.push_back(sym);
+  if (!libmSymbols.empty()) libraries.push_back("m");
+  fs::path obj = dir / (module + ".o");
+  for (auto st : {writeFile(obj, out->object),
+                  writeStaticArchive({{module + ".o", out->object}}, (dir / ("lib" + module + ".a")).string()),
+                  writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
+                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(), libraries, out->bareMetal)),
+                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries)),
+                  writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
+    if (!st) return report(st.error());
+  // Bare-metal targets have no dynamic loader: static libraries only.
+  if (!out->bareMetal) {
+    std::string so = "lib" + module + ".so";
+    auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple, libmSymbols);
+    if (!linked) {
+      fs::remove(obj, ec);
+      return report(linked.error());
+    }
+  }
+  fs::remove(obj, ec);
+  return 0;
+}
+
+} // namespace nxc::cli

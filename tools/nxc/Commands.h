@@ -1,0 +1,64 @@
+//===- Commands.h - the nxc subcommands -------------------------*- C++ -*-===//
+//
+// Each subcommand lives in its own file; this header holds their options and
+// the few helpers they share (reading sources, writing files, reporting).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_TOOLS_COMMANDS_H
+#define NXC_TOOLS_COMMANDS_H
+
+#include "nxc/Frontend/Diagnostics.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nxc::cli {
+
+constexpr int kUserError = 1;
+constexpr int kInternalError = 2;
+
+/// Prints a diagnostic once and returns the exit status it calls for.
+int report(const Diag &d);
+Result<std::shared_ptr<const SourceFile>> readSource(const std::string &path);
+Status writeFile(const std::filesystem::path &path, const std::string &bytes);
+
+struct AotOptions {
+  std::string input;
+  std::vector<std::string> fns;
+  std::string outDir = ".";
+  std::string name;
+  std::string triple;
+  std::string cpu;
+  std::string features;
+  std::string device = "cpu";
+  std::string emit;
+  int optLevel = 3;
+  int64_t stackWorkspaceLimit = -1;
+};
+int runAot(const AotOptions &o);
+
+struct JitOptions {
+  std::string input;
+  std::string fn;
+  std::vector<std::string> args;
+  std::string output;
+  bool bench = false;
+  double warmupSeconds = 0.5;
+  double benchSeconds = 2.0;
+  bool noCache = false;
+  bool verbose = false;
+};
+int runJit(const JitOptions &o);
+
+struct ReplOptions {
+  std::string input;
+  bool noCache = false;
+};
+int runRepl(const ReplOptions &o);
+
+} // namespace nxc::cli
+
+#endif // NXC_TOOLS_COMMANDS_H
