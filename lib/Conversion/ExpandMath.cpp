@@ -50,35 +50,24 @@ struct TruncToInteger : OpRewritePattern<math::TruncOp> {
   }
 };
 
-/// floor(x) = t - 1 where t = trunc(x) > x, else t.
-struct FloorToInteger : OpRewritePattern<math::FloorOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::FloorOp op, PatternRewriter &rw) const override {
+/// floor(x) = t - 1 where t = trunc(x) > x, else t; ceil(x) = t + 1 where
+/// t < x, else t.
+template <typename OpTy, bool Up> struct RoundToInteger : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rw) const override {
     if (!llvm::isa<FloatType>(op.getType())) return failure();
     Location l = op.getLoc();
     Value x = op.getOperand();
     Value t = truncViaInteger(rw, l, x);
     Value one = arith::ConstantOp::create(rw, l, x.getType(), rw.getFloatAttr(x.getType(), 1.0));
-    Value above = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OGT, t, x);
-    rw.replaceOpWithNewOp<arith::SelectOp>(op, above, arith::SubFOp::create(rw, l, t, one), t);
+    Value off = arith::CmpFOp::create(rw, l, Up ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT, t, x);
+    Value moved = Up ? (Value)arith::AddFOp::create(rw, l, t, one) : (Value)arith::SubFOp::create(rw, l, t, one);
+    rw.replaceOpWithNewOp<arith::SelectOp>(op, off, moved, t);
     return success();
   }
 };
-
-/// ceil(x) = t + 1 where t = trunc(x) < x, else t.
-struct CeilToInteger : OpRewritePattern<math::CeilOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::CeilOp op, PatternRewriter &rw) const override {
-    if (!llvm::isa<FloatType>(op.getType())) return failure();
-    Location l = op.getLoc();
-    Value x = op.getOperand();
-    Value t = truncViaInteger(rw, l, x);
-    Value one = arith::ConstantOp::create(rw, l, x.getType(), rw.getFloatAttr(x.getType(), 1.0));
-    Value below = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, t, x);
-    rw.replaceOpWithNewOp<arith::SelectOp>(op, below, arith::AddFOp::create(rw, l, t, one), t);
-    return success();
-  }
-};
+using FloorToInteger = RoundToInteger<math::FloorOp, false>;
+using CeilToInteger = RoundToInteger<math::CeilOp, true>;
 
 /// nxc's rounding expansions take precedence over MLIR's (which do not keep
 /// NaN and infinities for ceil).
