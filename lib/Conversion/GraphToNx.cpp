@@ -60,9 +60,23 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());
 
+  // At the function boundary an empty tensor of rank > 1 is passed as a
+  // rank-1 tensor of 0 elements (the C ABI sees a pointer either way; MLIR's
+  // bare-pointer convention cannot describe the strides of 2x0x3).
+  auto boundaryType = [&](const TensorType &t) {
+    RankedTensorType type = tensorType(ctx, t);
+    return t.numElements() == 0 && t.rank() > 1 ? RankedTensorType::get({0}, type.getElementType()) : type;
+  };
+  auto reshapeTo = [&](Value v, RankedTensorType to) -> Value {
+    if (v.getType() == to) return v;
+    OperationState state(v.getLoc(), "nx.reshape");
+    state.addOperands(v);
+    state.addTypes(to);
+    return b.create(state)->getResult(0);
+  };
   SmallVector<Type> argTypes, resultTypes;
-  for (int p : graph.params) argTypes.push_back(tensorType(ctx, graph.typeOf(p)));
-  for (int r : graph.results) resultTypes.push_back(tensorType(ctx, graph.typeOf(r)));
+  for (int p : graph.params) argTypes.push_back(boundaryType(graph.typeOf(p)));
+  for (int r : graph.results) resultTypes.push_back(boundaryType(graph.typeOf(r)));
   Location fnLoc = graph.params.empty() ? UnknownLoc::get(ctx) : locOf(ctx, graph.nodes[graph.params[0]].loc);
   auto fn = func::FuncOp::create(b, fnLoc, symbol, b.getFunctionType(argTypes, resultTypes));
   Block *entry = fn.addEntryBlock();
@@ -72,7 +86,7 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node &n = graph.nodes[i];
     if (n.op == "parameter") {
-      values[i] = entry->getArgument(n.param);
+      values[i] = reshapeTo(entry->getArgument(n.param), tensorType(ctx, n.type));
       continue;
     }
     RankedTensorType type = tensorType(ctx, n.type);
@@ -93,7 +107,7 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
     values[i] = b.create(state)->getResult(0);
   }
   SmallVector<Value> results;
-  for (int r : graph.results) results.push_back(values[r]);
+  for (int r : graph.results) results.push_back(reshapeTo(values[r], boundaryType(graph.typeOf(r))));
   func::ReturnOp::create(b, fn.getLoc(), results);
 }
 

@@ -98,8 +98,12 @@ void formatTensor(const HostTensor &t, Limit limit, int64_t indent, std::string 
   newline(out, indent + 2);
   out += t.type.str();
   newline(out, indent + 2);
-  int64_t index = 0;
-  chunk(t, 0, index, limit, indent + 2, out);
+  if (!t.consistent()) { // not a tensor Nx could hold; never read past the data
+    out += "<" + std::to_string(t.data.size()) + " data bytes for " + std::to_string(t.numElements()) + " elements>";
+  } else {
+    int64_t index = 0;
+    chunk(t, 0, index, limit, indent + 2, out);
+  }
   newline(out, indent);
   out += '>';
 }

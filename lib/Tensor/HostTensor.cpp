@@ -13,6 +13,8 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "HostTensor stores data
 HostTensor HostTensor::zeros(TensorType type) {
   HostTensor t;
   int64_t n = type.numElements();
+  for (int64_t d : type.shape)
+    if (d < 0) n = 0; // not a shape; leave no data rather than a huge allocation
   t.data.assign((size_t)n * (size_t)type.elem.bytes(), 0);
   t.type = std::move(type);
   return t;

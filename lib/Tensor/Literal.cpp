@@ -17,7 +17,6 @@
 #include "nxc/Tensor/Half.h"
 
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -30,7 +29,7 @@ namespace {
 struct Node {
   enum Kind { List, Int, Float, Bool, NaN, PosInf, NegInf } kind = Int;
   size_t pos = 0;             ///< offset of its first character
-  std::string text;           ///< the number as written (for messages)
+  size_t len = 0;             ///< number: its length as written (for messages)
   bool negative = false;      ///< Int: the sign
   uint64_t magnitude = 0;     ///< Int: the absolute value
   double value = 0;           ///< Float
@@ -193,12 +192,12 @@ private:
     }
     if (p_ < s_.size() && (std::isalnum((unsigned char)s_[p_]) || s_[p_] == '_' || s_[p_] == '.'))
       return err(p_, "unexpected '" + std::string(1, s_[p_]) + "' in a number");
-    n.text = s_.substr(start, p_ - start);
+    n.len = p_ - start;
+    const std::string text = textOf(n);
     if (isFloat) {
       n.kind = Node::Float;
-      errno = 0;
       n.value = std::strtod(clean.c_str(), nullptr);
-      if (std::isinf(n.value)) return err(start, n.text + " is too large for a float");
+      if (std::isinf(n.value)) return err(start, text + " is too large for a float");
       return okStatus();
     }
     n.kind = Node::Int;
@@ -206,10 +205,10 @@ private:
     for (char c : clean) {
       if (!std::isdigit((unsigned char)c)) continue;
       uint64_t d = (uint64_t)(c - '0');
-      if (m > (UINT64_MAX - d) / 10) return err(start, "integer " + n.text + " is too large (more than 64 bits)");
+      if (m > (UINT64_MAX - d) / 10) return err(start, "integer " + text + " is too large (more than 64 bits)");
       m = m * 10 + d;
     }
-    if (n.negative && m > (1ull << 63)) return err(start, "integer " + n.text + " is too small for s64");
+    if (n.negative && m > (1ull << 63)) return err(start, "integer " + text + " is too small for s64");
     if (n.negative && m == 0) n.negative = false;
     n.magnitude = m;
     return okStatus();
@@ -265,6 +264,8 @@ private:
     return okStatus();
   }
 
+  std::string textOf(const Node &n) const { return s_.substr(n.pos, n.len); }
+
   /// The bit pattern of one value in type `e`.
   Result<uint64_t> encode(const Node &n, ElemType e) {
     if (e.isInteger()) {
@@ -276,20 +277,20 @@ private:
         neg = false;
         break;
       case Node::Int: break;
-      case Node::Float: return err(n.pos, "the float " + n.text + " cannot be stored in " + e.name() + " (an integer type)");
+      case Node::Float: return err(n.pos, "the float " + textOf(n) + " cannot be stored in " + e.name() + " (an integer type)");
       default: return err(n.pos, "a non-finite value cannot be stored in " + e.name() + " (an integer type)");
       }
       uint64_t mask = e.bits == 64 ? ~0ull : (1ull << e.bits) - 1;
       if (e.isSigned()) {
         uint64_t maxPos = (1ull << (e.bits - 1)) - 1;
         if ((!neg && mag > maxPos) || (neg && mag > maxPos + 1))
-          return err(n.pos, n.text + " is out of range for " + e.name() + " (" + std::to_string(-(int64_t)maxPos - 1) +
+          return err(n.pos, textOf(n) + " is out of range for " + e.name() + " (" + std::to_string(-(int64_t)maxPos - 1) +
                                 ".." + std::to_string(maxPos) + ")" +
                                 (inferred_ ? "; integers default to s32, prefix the literal with s64: or u64:" : ""));
         return (neg ? (0 - mag) : mag) & mask;
       }
       if (neg || mag > mask)
-        return err(n.pos, n.text + " is out of range for " + e.name() + " (0.." + std::to_string(mask) + ")");
+        return err(n.pos, textOf(n) + " is out of range for " + e.name() + " (0.." + std::to_string(mask) + ")");
       return mag;
     }
 
@@ -304,7 +305,7 @@ private:
     case Node::List: break;
     }
     bool finite = std::isfinite(x);
-    auto overflow = [&]() { return err(n.pos, n.text + " is out of range for " + e.name()); };
+    auto overflow = [&]() { return err(n.pos, textOf(n) + " is out of range for " + e.name()); };
     if (e.kind == TypeKind::BF) {
       if (x != x) return (uint64_t)0x7FC0; // Nx.Type.nan_binary({:bf, 16})
       uint16_t b = floatToBf16((float)x);   // f32 rounding first, as Nx does

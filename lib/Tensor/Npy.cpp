@@ -234,9 +234,15 @@ std::string shapeRepr(const Shape &s) {
   return r + ")";
 }
 
-} // namespace
+/// What the preamble and header say: the tensor type, the byte order, and
+/// where the (already size-checked) data starts.
+struct NpyLayout {
+  TensorType type;
+  bool bigEndian = false;
+  size_t dataOffset = 0;
+};
 
-Result<HostTensor> parseNpy(const uint8_t *data, size_t size, const std::string &name) {
+Result<NpyLayout> parseLayout(const uint8_t *data, size_t size, const std::string &name) {
   if (size == 0) return fileError(name, "empty file (not a .npy file)");
   if (size < kMagicLen + 2 || std::memcmp(data, kMagic, kMagicLen) != 0)
     return fileError(name, size < kMagicLen + 2 && std::memcmp(data, kMagic, std::min(size, kMagicLen)) == 0
@@ -276,34 +282,62 @@ Result<HostTensor> parseNpy(const uint8_t *data, size_t size, const std::string 
                            "(numpy.ascontiguousarray) instead");
   NXC_TRY(dtype, dtypeOf(descr->str, name));
 
-  HostTensor t;
-  t.type.elem = dtype.first;
-  t.type.shape = shape->ints;
-  uint64_t count = 1;
-  for (int64_t d : t.type.shape)
-    if (__builtin_mul_overflow(count, (uint64_t)d, &count)) return fileError(name, "shape " + shapeRepr(t.type.shape) + " is too large");
-  uint64_t need;
+  NpyLayout layout;
+  layout.type.elem = dtype.first;
+  layout.type.shape = shape->ints;
+  layout.bigEndian = dtype.second;
+  layout.dataOffset = r.pos();
+  const std::string shapeText = shapeRepr(layout.type.shape);
+  uint64_t count = 1, need = 0;
+  for (int64_t d : layout.type.shape)
+    if (__builtin_mul_overflow(count, (uint64_t)d, &count)) return fileError(name, "shape " + shapeText + " is too large");
   if (__builtin_mul_overflow(count, (uint64_t)dtype.first.bytes(), &need) || need > SIZE_MAX)
-    return fileError(name, "shape " + shapeRepr(t.type.shape) + " is too large");
+    return fileError(name, "shape " + shapeText + " is too large");
   size_t have = size - r.pos();
   if (have < need)
-    return fileError(name, "truncated .npy file (shape " + shapeRepr(t.type.shape) + " of " + descr->str + " needs " +
+    return fileError(name, "truncated .npy file (shape " + shapeText + " of " + descr->str + " needs " +
                                std::to_string(need) + " data bytes, " + std::to_string(have) + " are left)");
   if (have > need)
-    return fileError(name, std::to_string(have - need) + " unexpected bytes after the data of shape " +
-                               shapeRepr(t.type.shape));
-  t.data.assign(data + r.pos(), data + r.pos() + need);
-  if (dtype.second) {
-    size_t w = (size_t)dtype.first.bytes();
-    for (size_t i = 0; i < t.data.size(); i += w)
-      for (size_t a = i, b = i + w - 1; a < b; ++a, --b) std::swap(t.data[a], t.data[b]);
-  }
+    return fileError(name, std::to_string(have - need) + " unexpected bytes after the data of shape " + shapeText);
+  return layout;
+}
+
+/// Converts big-endian elements of type `elem` to native order in place.
+void swapBytes(std::vector<uint8_t> &data, ElemType elem) {
+  size_t w = (size_t)elem.bytes();
+  for (size_t i = 0; i + w <= data.size(); i += w)
+    for (size_t a = i, b = i + w - 1; a < b; ++a, --b) std::swap(data[a], data[b]);
+}
+
+/// parseNpy on bytes it may reuse: the data moves into the tensor without a copy.
+Result<HostTensor> parseOwnedNpy(std::vector<uint8_t> &&bytes, const std::string &name) {
+  NXC_TRY(layout, parseLayout(bytes.data(), bytes.size(), name));
+  bytes.erase(bytes.begin(), bytes.begin() + (std::ptrdiff_t)layout.dataOffset);
+  HostTensor t;
+  t.type = std::move(layout.type);
+  t.data = std::move(bytes);
+  if (layout.bigEndian) swapBytes(t.data, t.type.elem);
+  return t;
+}
+
+} // namespace
+
+Result<HostTensor> parseNpy(const uint8_t *data, size_t size, const std::string &name) {
+  NXC_TRY(layout, parseLayout(data, size, name));
+  HostTensor t;
+  t.type = std::move(layout.type);
+  t.data.assign(data + layout.dataOffset, data + size);
+  if (layout.bigEndian) swapBytes(t.data, t.type.elem);
   return t;
 }
 
 Result<HostTensor> readNpy(const std::string &path) {
   NXC_TRY(data, bytes::readFile(path));
-  return parseNpy(data.data(), data.size(), path);
+  return parseOwnedNpy(std::move(data), path);
+}
+
+Result<HostTensor> parseNpy(std::vector<uint8_t> &&bytes, const std::string &name) {
+  return parseOwnedNpy(std::move(bytes), name);
 }
 
 Result<std::vector<uint8_t>> serializeNpy(const HostTensor &t) {

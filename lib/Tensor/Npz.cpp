@@ -20,7 +20,7 @@ Result<std::vector<NpzEntry>> readNpzEntries(const std::string &path) {
     const std::string suffix = ".npy";
     if (m.name.size() <= suffix.size() || m.name.compare(m.name.size() - suffix.size(), suffix.size(), suffix) != 0)
       return bytes::fileError(path, "entry '" + m.name + "' is not a .npy array");
-    NXC_TRY(t, parseNpy(m.data.data(), m.data.size(), path + ":" + m.name));
+    NXC_TRY(t, parseNpy(std::move(m.data), path + ":" + m.name));
     entries.push_back({m.name.substr(0, m.name.size() - suffix.size()), std::move(t)});
   }
   return entries;

@@ -179,6 +179,12 @@ TEST_CASE("the default limit is Elixir's 50") {
   CHECK(formatNx(iota("s32", {60}), none).find("59]") != std::string::npos);
 }
 
+TEST_CASE("data of the wrong size is reported, not read") {
+  HostTensor t = fromValues("f32", {3}, {1, 2, 3});
+  t.data.resize(8);
+  CHECK(formatNx(t) == "#Nx.Tensor<\n  f32[3]\n  <8 data bytes for 3 elements>\n>");
+}
+
 TEST_CASE("empty axes") {
   // chunk/5 on a 0-sized axis prints no entries; an outer axis keeps its lines.
   CHECK(formatNx(HostTensor::zeros(ty("f32"), {0})) == "#Nx.Tensor<\n  f32[0]\n  []\n>");

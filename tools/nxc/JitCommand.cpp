@@ -164,7 +164,10 @@ int runJit(const JitOptions &o) {
   }
   std::vector<const HostTensor *> inputs;
   for (auto &g : *grouped) flattenLeaves(g, inputs);
-  if (o.bench) return bench(**engine, *prepared, inputs, o);
+  if (o.bench) {
+    int rc = bench(**engine, *prepared, inputs, o);
+    if (rc != 0 || o.output.empty()) return rc;
+  }
 
   auto result = (*engine)->call(*prepared, inputs);
   if (!result) return report(result.error());

@@ -78,7 +78,7 @@ int runRepl(const ReplOptions &o) {
       continue;
     }
     if (command[0] == ':') {
-      std::cerr << "unknown command " << command << "; :help lists the commands\n";
+      std::cerr << "nxc repl: error: unknown command " << command << "; :help lists the commands\n";
       continue;
     }
     auto out = (*session)->eval(input);

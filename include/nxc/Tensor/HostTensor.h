@@ -86,6 +86,8 @@ struct HostValue {
 Result<HostTensor> readNpy(const std::string &path);
 /// Parses the bytes of a .npy file; `name` is used in error messages.
 Result<HostTensor> parseNpy(const uint8_t *bytes, size_t size, const std::string &name);
+/// parseNpy taking the bytes over, so that the data is not copied.
+Result<HostTensor> parseNpy(std::vector<uint8_t> &&bytes, const std::string &name);
 /// Writes `t` as a version 1.0 .npy file, byte for byte as numpy.save does
 /// (version 2.0 if the header would not fit in 1.0).
 Status writeNpy(const std::string &path, const HostTensor &t);
