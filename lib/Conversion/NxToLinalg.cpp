@@ -224,6 +224,9 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
 // Structured ops
 //===----------------------------------------------------------------------===//
 
+/// Dot puts the rhs free dims innermost when they span at least this many elements.
+constexpr int64_t kWideRows = 16;
+
 /// Float sums over more elements than this accumulate in a wider type.
 constexpr int64_t kNarrowSumLimit = 4096;
 
@@ -422,23 +425,35 @@ struct NxOpLowering : public ConversionPattern {
     auto bb = llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_batch")).asArrayRef();
     auto ta = llvm::cast<RankedTensorType>(operands[0].getType());
     auto tb = llvm::cast<RankedTensorType>(operands[1].getType());
-    unsigned nOut = outType.getRank(), nLoops = nOut + ca.size();
-    unsigned nb = ba.size();
-    SmallVector<AffineExpr> ea(ta.getRank()), eb(tb.getRank());
+    // Loop order. When the rhs free dims are wide, they go innermost (batch,
+    // lhs free, contracted, rhs free: the "ikj" order), so the inner loop
+    // walks rows of rhs and of the result contiguously and LLVM vectorizes it.
+    // When they are narrow (a few output columns), the contraction goes
+    // innermost instead, as a vectorized reduction.
+    unsigned nb = ba.size(), nc = ca.size();
+    unsigned nfa = ta.getRank() - nb - nc, nfb = tb.getRank() - nb - nc;
+    unsigned nLoops = nb + nfa + nc + nfb;
+    int64_t rhsFree = 1;
+    for (int64_t d = 0; d < tb.getRank(); ++d)
+      if (!llvm::is_contained(cb, d) && !llvm::is_contained(bb, d)) rhsFree *= tb.getDimSize(d);
+    bool contractInner = rhsFree < kWideRows;
+    unsigned contractAt = contractInner ? nb + nfa + nfb : nb + nfa;
+    unsigned rhsFreeAt = contractInner ? nb + nfa : nb + nfa + nc;
+    SmallVector<AffineExpr> ea(ta.getRank()), eb(tb.getRank()), outExprs;
     for (unsigned i = 0; i < nb; ++i) { ea[ba[i]] = b.getAffineDimExpr(i); eb[bb[i]] = b.getAffineDimExpr(i); }
-    for (unsigned k = 0; k < ca.size(); ++k) {
-      ea[ca[k]] = b.getAffineDimExpr(nOut + k);
-      eb[cb[k]] = b.getAffineDimExpr(nOut + k);
+    for (unsigned k = 0; k < nc; ++k) {
+      ea[ca[k]] = b.getAffineDimExpr(contractAt + k);
+      eb[cb[k]] = b.getAffineDimExpr(contractAt + k);
     }
+    for (unsigned i = 0; i < nb; ++i) outExprs.push_back(b.getAffineDimExpr(i));
     unsigned next = nb;
     for (int64_t d = 0; d < ta.getRank(); ++d)
-      if (!ea[d]) ea[d] = b.getAffineDimExpr(next++);
+      if (!ea[d]) { ea[d] = b.getAffineDimExpr(next); outExprs.push_back(b.getAffineDimExpr(next++)); }
+    next = rhsFreeAt;
     for (int64_t d = 0; d < tb.getRank(); ++d)
-      if (!eb[d]) eb[d] = b.getAffineDimExpr(next++);
-    SmallVector<utils::IteratorType> iters(nOut, utils::IteratorType::parallel);
-    iters.append(ca.size(), utils::IteratorType::reduction);
-    SmallVector<AffineExpr> outExprs;
-    for (unsigned d = 0; d < nOut; ++d) outExprs.push_back(b.getAffineDimExpr(d));
+      if (!eb[d]) { eb[d] = b.getAffineDimExpr(next); outExprs.push_back(b.getAffineDimExpr(next++)); }
+    SmallVector<utils::IteratorType> iters(nLoops, utils::IteratorType::parallel);
+    for (unsigned k = 0; k < nc; ++k) iters[contractAt + k] = utils::IteratorType::reduction;
     Type et = outType.getElementType();
     Value init = filled(b, l, outType, llvm::isa<FloatType>(et) ? (TypedAttr)b.getFloatAttr(et, 0.0) : b.getIntegerAttr(et, 0));
     MLIRContext *ctx = b.getContext();

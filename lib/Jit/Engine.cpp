@@ -3,12 +3,28 @@
 #include "nxc/Pipeline/Compiler.h"
 #include "nxc/Sema/Sema.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 
 namespace nxc {
 namespace {
+
+/// Identifies this build of nxc (its executable's size and time stamp), so
+/// that a rebuilt compiler never reuses code cached by an older one.
+std::string compilerIdentity() {
+  static const std::string id = [] {
+    static int anchor;
+    std::string exe = llvm::sys::fs::getMainExecutable(nullptr, (void *)&anchor);
+    llvm::sys::fs::file_status st;
+    if (exe.empty() || llvm::sys::fs::status(exe, st)) return std::string("unknown-build");
+    return exe + ":" + std::to_string(st.getSize()) + ":" +
+           std::to_string(st.getLastModificationTime().time_since_epoch().count());
+  }();
+  return id;
+}
 
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -131,7 +147,8 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
   std::string symbol = "nxc_jit_" + function;
   for (auto &c : symbol)
     if (!std::isalnum((unsigned char)c)) c = '_';
-  std::string key = ObjectCache::key({file.source->text, p.signature, hostTriple(), NXC_VERSION, "jit-1"});
+  std::string key =
+      ObjectCache::key({file.source->text, p.signature, hostTriple(), NXC_VERSION, compilerIdentity(), "jit-1"});
 
   std::string object;
   int64_t workspace = 0;
