@@ -225,7 +225,7 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
 //===----------------------------------------------------------------------===//
 
 /// Dot puts the rhs free dims innermost when they span at least this many elements.
-constexpr int64_t kWideRows = 16;
+constexpr int64_t kWideRows = 8;
 
 /// Float sums over more elements than this accumulate in a wider type.
 constexpr int64_t kNarrowSumLimit = 4096;

@@ -122,6 +122,11 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
     if (!kernel) continue;
     kernel->setName("__nxc_kernel_" + e.symbol);
     kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
+    // The header's contract: an output overlaps no other argument, inputs are
+    // only read, and the workspace is the kernel's own. That is `noalias`,
+    // which lets LLVM keep accumulators in registers and vectorize freely.
+    for (llvm::Argument &a : kernel->args())
+      if (a.getType()->isPointerTy()) a.addAttr(llvm::Attribute::NoAlias);
     llvm::ArrayRef<llvm::Type *> params = kernel->getFunctionType()->params();
     size_t tensors = params.size() - 1; // the last parameter is the workspace
 

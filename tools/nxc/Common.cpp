@@ -11,7 +11,6 @@ namespace fs = std::filesystem;
 
 namespace nxc::cli {
 
-
 int report(const Diag &d) {
   std::cerr << d.render();
   return d.message.rfind("internal compiler error", 0) == 0 ? kInternalError : kUserError;

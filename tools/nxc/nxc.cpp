@@ -1,9 +1,9 @@
 //===- nxc.cpp - the nxc command line -------------------------------------===//
 //
-// A thin driver: parses options, reads files, and calls into the compiler
-// library. Every user error is printed once, here, as FILE:LINE:COL: error:
-// with the source line and a caret, and exits with status 1. Internal errors
-// exit with status 2.
+// A thin driver: declares the subcommands and their options, then hands over
+// to AotCommand.cpp, JitCommand.cpp or ReplCommand.cpp. Every user error is
+// printed once, at that boundary, as FILE:LINE:COL: error: with the source
+// line and a caret, and exits with status 1. Internal errors exit with 2.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -11,17 +11,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <sstream>
 
-namespace fs = std::filesystem;
 using namespace nxc;
-
 using namespace nxc::cli;
 
 int main(int argc, char **argv) {
