@@ -69,10 +69,29 @@ template <typename OpTy, bool Up> struct RoundToInteger : OpRewritePattern<OpTy>
 using FloorToInteger = RoundToInteger<math::FloorOp, false>;
 using CeilToInteger = RoundToInteger<math::CeilOp, true>;
 
+/// round(x): half away from zero, as t + sign(x) where |x - t| >= 0.5 for
+/// t = trunc(x) (adding 0.5 first would round 0.49999997 up).
+struct RoundHalfAway : OpRewritePattern<math::RoundOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::RoundOp op, PatternRewriter &rw) const override {
+    if (!llvm::isa<FloatType>(op.getType())) return failure();
+    Location l = op.getLoc();
+    Value x = op.getOperand();
+    Type ft = x.getType();
+    Value t = truncViaInteger(rw, l, x);
+    Value frac = math::AbsFOp::create(rw, l, arith::SubFOp::create(rw, l, x, t));
+    Value up = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OGE, frac,
+                                     arith::ConstantOp::create(rw, l, ft, rw.getFloatAttr(ft, 0.5)));
+    Value step = math::CopySignOp::create(rw, l, arith::ConstantOp::create(rw, l, ft, rw.getFloatAttr(ft, 1.0)), x);
+    rw.replaceOpWithNewOp<arith::SelectOp>(op, up, arith::AddFOp::create(rw, l, t, step), t);
+    return success();
+  }
+};
+
 /// nxc's rounding expansions take precedence over MLIR's (which do not keep
 /// NaN and infinities for ceil).
 void addRoundingPatterns(RewritePatternSet &p) {
-  p.add<TruncToInteger, FloorToInteger, CeilToInteger>(p.getContext(), PatternBenefit(10));
+  p.add<TruncToInteger, FloorToInteger, CeilToInteger, RoundHalfAway>(p.getContext(), PatternBenefit(10));
 }
 
 struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleOp>> {
@@ -88,9 +107,12 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
     config.setMaxIterations(16);
     // Each stage in its own greedy run, so that no pattern set can loop.
     {
+      // Only ops without a good approximation of their own are expanded
+      // (tanh, expm1, ... keep theirs: their textbook expansions cancel
+      // near 0).
       RewritePatternSet p(&getContext());
       addRoundingPatterns(p);
-      math::populateExpansionPatterns(p);
+      math::populateExpansionPatterns(p, {"tan", "cosh", "powf", "fpowi", "exp2", "roundeven", "rsqrt"});
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }
     {
@@ -103,7 +125,7 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
       // rounding ops that some targets can only do with a libm call.
       RewritePatternSet p(&getContext());
       addRoundingPatterns(p);
-      math::populateExpansionPatterns(p);
+      math::populateExpansionPatterns(p, {"fma", "roundeven", "exp2", "powf"});
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }
   }

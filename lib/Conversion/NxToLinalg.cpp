@@ -62,16 +62,22 @@ Value iconst(OpBuilder &b, Location loc, Type t, int64_t v) {
 Value zeroOf(OpBuilder &b, Location loc, Type t) {
   return llvm::isa<FloatType>(t) ? fconst(b, loc, t, 0.0) : iconst(b, loc, t, 0);
 }
+Value one(OpBuilder &b, Location loc, Type t) { return fconst(b, loc, t, 1.0); }
 
 //===----------------------------------------------------------------------===//
 // Scalar bodies
 //===----------------------------------------------------------------------===//
 
-/// Float fast-math arithmetic helpers.
-Value fadd(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y, fm(b)); }
-Value fsub(OpBuilder &b, Location l, Value x, Value y) { return arith::SubFOp::create(b, l, x, y, fm(b)); }
-Value fmul(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y, fm(b)); }
-Value fdiv(OpBuilder &b, Location l, Value x, Value y) { return arith::DivFOp::create(b, l, x, y, fm(b)); }
+/// Float arithmetic. Element-wise ops are exact IEEE operations: fusion may
+/// recompute a value in several consumers, and every copy must agree (so
+/// `x - reduce_max(x)` is never positive). Reductions and dot accumulate with
+/// `reassoc contract` (the `Fast` variants), which lets LLVM vectorize them.
+Value fadd(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y); }
+Value fsub(OpBuilder &b, Location l, Value x, Value y) { return arith::SubFOp::create(b, l, x, y); }
+Value fmul(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y); }
+Value fdiv(OpBuilder &b, Location l, Value x, Value y) { return arith::DivFOp::create(b, l, x, y); }
+Value faddFast(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y, fm(b)); }
+Value fmulFast(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y, fm(b)); }
 
 Value toU8(OpBuilder &b, Location l, Value i1) { return arith::ExtUIOp::create(b, l, b.getI8Type(), i1); }
 
@@ -94,12 +100,137 @@ Value convertScalar(OpBuilder &b, Location l, Value x, Type from, Type to) {
     Value w = arith::ExtFOp::create(b, l, b.getF32Type(), x);
     return arith::TruncFOp::create(b, l, dst, w);
   }
-  if (fromF) return isUnsigned(to) ? (Value)arith::FPToUIOp::create(b, l, dst, x) : (Value)arith::FPToSIOp::create(b, l, dst, x);
+  if (fromF) {
+    // Saturating, as Nx's as_type: Inf -> max, -Inf -> min, NaN -> 0.
+    unsigned w = dst.getIntOrFloatBitWidth();
+    bool uns = isUnsigned(to);
+    APInt maxI = uns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w);
+    APInt minI = uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w);
+    Type ft = x.getType();
+    // The float just above max (a power of two, exact) and min itself.
+    double hi = uns ? std::ldexp(1.0, (int)w) : std::ldexp(1.0, (int)w - 1);
+    double lo = uns ? 0.0 : -std::ldexp(1.0, (int)w - 1);
+    Value conv = uns ? (Value)arith::FPToUIOp::create(b, l, dst, x) : (Value)arith::FPToSIOp::create(b, l, dst, x);
+    Value tooBig = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, x, fconst(b, l, ft, hi));
+    Value tooSmall = arith::CmpFOp::create(b, l, uns ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT, x, fconst(b, l, ft, lo));
+    Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+    Value r = arith::SelectOp::create(b, l, tooBig, arith::ConstantOp::create(b, l, dst, b.getIntegerAttr(dst, maxI)), conv);
+    r = arith::SelectOp::create(b, l, tooSmall, arith::ConstantOp::create(b, l, dst, b.getIntegerAttr(dst, minI)), r);
+    return arith::SelectOp::create(b, l, isNan, iconst(b, l, dst, 0), r);
+  }
   if (toF) return isUnsigned(from) ? (Value)arith::UIToFPOp::create(b, l, dst, x) : (Value)arith::SIToFPOp::create(b, l, dst, x);
   unsigned a = from.getIntOrFloatBitWidth(), c = to.getIntOrFloatBitWidth();
   if (a == c) return x;
   if (a > c) return arith::TruncIOp::create(b, l, dst, x);
   return isUnsigned(from) ? (Value)arith::ExtUIOp::create(b, l, dst, x) : (Value)arith::ExtSIOp::create(b, l, dst, x);
+}
+
+/// Nx's integer quotient/remainder, total: x / 0 is -1 (all ones) and
+/// x rem 0 is x, as XLA defines them; MIN / -1 wraps to MIN (rem 0). The
+/// division itself never traps.
+Value safeIntDivision(OpBuilder &b, Location l, Value x, Value y, bool uns, bool remainder) {
+  Type t = x.getType();
+  Value zero = zeroOf(b, l, t), one = iconst(b, l, t, 1);
+  Value isZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, zero);
+  Value bad = isZero;
+  if (!uns) {
+    Value minusOne = iconst(b, l, t, -1);
+    Value min = arith::ConstantOp::create(b, l, t, b.getIntegerAttr(t, APInt::getSignedMinValue(t.getIntOrFloatBitWidth())));
+    Value overflow = arith::AndIOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, min),
+                                           arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, minusOne));
+    bad = arith::OrIOp::create(b, l, isZero, overflow);
+  }
+  Value safeY = arith::SelectOp::create(b, l, bad, one, y);
+  Value r = remainder ? (uns ? (Value)arith::RemUIOp::create(b, l, x, safeY) : (Value)arith::RemSIOp::create(b, l, x, safeY))
+                      : (uns ? (Value)arith::DivUIOp::create(b, l, x, safeY) : (Value)arith::DivSIOp::create(b, l, x, safeY));
+  // With y replaced by 1: quotient is x (= MIN for MIN / -1), remainder 0.
+  Value onZero = remainder ? x : iconst(b, l, t, -1);
+  return arith::SelectOp::create(b, l, isZero, onZero, r);
+}
+
+/// Shifts with Nx's meaning for counts of the bit width or more (and
+/// negative ones): left shifts give 0, right shifts the sign fill.
+Value shift(OpBuilder &b, Location l, Value x, Value y, bool uns, bool left) {
+  Type t = x.getType();
+  unsigned w = t.getIntOrFloatBitWidth();
+  Value width = iconst(b, l, t, w);
+  Value inRange = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, y, width); // negative counts are huge unsigned
+  Value count = arith::SelectOp::create(b, l, inRange, y, zeroOf(b, l, t));
+  Value shifted = left ? (Value)arith::ShLIOp::create(b, l, x, count)
+                       : uns ? (Value)arith::ShRUIOp::create(b, l, x, count) : (Value)arith::ShRSIOp::create(b, l, x, count);
+  Value fill = left || uns ? zeroOf(b, l, t) : (Value)arith::ShRSIOp::create(b, l, x, iconst(b, l, t, w - 1));
+  return arith::SelectOp::create(b, l, inRange, shifted, fill);
+}
+
+/// x ** y for floats, as C's pow: a negative base with an integral exponent
+/// keeps its sign, x ** 0 is 1, 0 ** y is 0 or Inf.
+Value floatPow(OpBuilder &b, Location l, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = zeroOf(b, l, t), one = fconst(b, l, t, 1.0);
+  Value r = math::PowFOp::create(b, l, math::AbsFOp::create(b, l, x), y);
+  Value yInt = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, math::FloorOp::create(b, l, y), y);
+  Value half = fmul(b, l, y, fconst(b, l, t, 0.5));
+  Value yOdd = arith::AndIOp::create(b, l, yInt, arith::CmpFOp::create(b, l, arith::CmpFPredicate::ONE, math::FloorOp::create(b, l, half), half));
+  Value neg = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, zero);
+  Value signed_ = arith::SelectOp::create(b, l, yOdd, arith::NegFOp::create(b, l, r), r);
+  Value negResult = arith::SelectOp::create(b, l, yInt, signed_, fconst(b, l, t, NAN));
+  r = arith::SelectOp::create(b, l, neg, negResult, r);
+  Value xZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, zero);
+  Value yPos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, y, zero);
+  Value zeroBase = arith::SelectOp::create(b, l, yPos, arith::SelectOp::create(b, l, yOdd, x, zero), fconst(b, l, t, INFINITY));
+  r = arith::SelectOp::create(b, l, xZero, zeroBase, r);
+  Value yZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, y, zero);
+  return arith::SelectOp::create(b, l, yZero, one, r);
+}
+
+/// atan2 with IEEE signed zeros: atan2(+-0, +0) = +-0, atan2(+-0, -0) = +-pi.
+Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
+  Type t = x.getType();
+  Value zero = zeroOf(b, l, t), one = fconst(b, l, t, 1.0);
+  Value r = math::Atan2Op::create(b, l, y, x);
+  Value bothZero = arith::AndIOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, y, zero),
+                                         arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, zero));
+  Value xNegative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::CopySignOp::create(b, l, one, x), zero);
+  Value magnitude = arith::SelectOp::create(b, l, xNegative, fconst(b, l, t, M_PI), zero);
+  return arith::SelectOp::create(b, l, bothZero, math::CopySignOp::create(b, l, magnitude, y), r);
+}
+
+/// sinh: a Taylor polynomial for |x| < 0.5 (where (e^x - e^-x) / 2 cancels).
+Value sinhAccurate(OpBuilder &b, Location l, Value x) {
+  Type t = x.getType();
+  Value x2 = fmul(b, l, x, x);
+  // x * (1 + x2/6 * (1 + x2/20 * (1 + x2/42 * (1 + x2/72))))
+  Value p = one(b, l, t);
+  for (double d : {72.0, 42.0, 20.0, 6.0}) p = fadd(b, l, one(b, l, t), fmul(b, l, fdiv(b, l, x2, fconst(b, l, t, d)), p));
+  Value small = fmul(b, l, x, p);
+  Value e = math::ExpOp::create(b, l, x);
+  Value big = fmul(b, l, fconst(b, l, t, 0.5), fsub(b, l, e, fdiv(b, l, one(b, l, t), e)));
+  Value isSmall = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x), fconst(b, l, t, 0.5));
+  return arith::SelectOp::create(b, l, isSmall, small, big);
+}
+
+/// asinh(x) = sign(x) * log(|x| + sqrt(x^2 + 1)), with log1p near 0 and
+/// log(|x|) + log(2) where x^2 would overflow.
+Value asinhAccurate(OpBuilder &b, Location l, Value x) {
+  Type t = x.getType();
+  Value a = math::AbsFOp::create(b, l, x);
+  Value a2 = fmul(b, l, a, a);
+  // log1p(a + a^2 / (1 + sqrt(1 + a^2))) is exact-ish for small a.
+  Value s = math::SqrtOp::create(b, l, fadd(b, l, one(b, l, t), a2));
+  Value mid = math::Log1pOp::create(b, l, fadd(b, l, a, fdiv(b, l, a2, fadd(b, l, one(b, l, t), s))));
+  Value large = fadd(b, l, math::LogOp::create(b, l, a), fconst(b, l, t, M_LN2));
+  Value isLarge = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a, fconst(b, l, t, t.getIntOrFloatBitWidth() == 64 ? 1e150 : 1e18));
+  return math::CopySignOp::create(b, l, arith::SelectOp::create(b, l, isLarge, large, mid), x);
+}
+
+/// acosh(x) = log(x + sqrt(x^2 - 1)), as log(x) + log(2) where x^2 would overflow.
+Value acoshAccurate(OpBuilder &b, Location l, Value x) {
+  Type t = x.getType();
+  Value s = math::SqrtOp::create(b, l, fsub(b, l, fmul(b, l, x, x), one(b, l, t)));
+  Value mid = math::LogOp::create(b, l, fadd(b, l, x, s));
+  Value large = fadd(b, l, math::LogOp::create(b, l, x), fconst(b, l, t, M_LN2));
+  Value isLarge = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, fconst(b, l, t, t.getIntOrFloatBitWidth() == 64 ? 1e150 : 1e18));
+  return arith::SelectOp::create(b, l, isLarge, large, mid);
 }
 
 /// The scalar computation of element-wise op `name` on signless `args`.
@@ -117,11 +248,11 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "multiply") return isF ? fmul(b, l, x, y) : (Value)arith::MulIOp::create(b, l, x, y);
   if (name == "divide") return fdiv(b, l, x, y);
   if (name == "pow") {
-    if (isF) return (Value)math::PowFOp::create(b, l, x, y);
+    if (isF) return floatPow(b, l, x, y);
     return (Value)math::IPowIOp::create(b, l, x, y);
   }
   if (name == "remainder") {
-    if (!isF) return uns ? (Value)arith::RemUIOp::create(b, l, x, y) : (Value)arith::RemSIOp::create(b, l, x, y);
+    if (!isF) return safeIntDivision(b, l, x, y, uns, /*remainder=*/true);
     // fmod without libm: x - trunc(x / y) * y, computed in f64 for narrower
     // floats (exact while the quotient fits in 2^29), then rounded back.
     Type wide = t.getIntOrFloatBitWidth() < 64 ? b.getF64Type() : t;
@@ -133,8 +264,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
     r = math::CopySignOp::create(b, l, r, xw);
     return wide == t ? r : (Value)arith::TruncFOp::create(b, l, t, r);
   }
-  if (name == "quotient") return uns ? (Value)arith::DivUIOp::create(b, l, x, y) : (Value)arith::DivSIOp::create(b, l, x, y);
-  if (name == "atan2") return (Value)math::Atan2Op::create(b, l, x, y);
+  if (name == "quotient") return safeIntDivision(b, l, x, y, uns, /*remainder=*/false);
+  if (name == "atan2") return atan2WithZeros(b, l, x, y);
   if (name == "max") return isF ? (Value)arith::MaximumFOp::create(b, l, x, y)
                               : uns ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
   if (name == "min") return isF ? (Value)arith::MinimumFOp::create(b, l, x, y)
@@ -142,8 +273,7 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "bitwise_and") return (Value)arith::AndIOp::create(b, l, x, y);
   if (name == "bitwise_or") return (Value)arith::OrIOp::create(b, l, x, y);
   if (name == "bitwise_xor") return (Value)arith::XOrIOp::create(b, l, x, y);
-  if (name == "left_shift") return (Value)arith::ShLIOp::create(b, l, x, y);
-  if (name == "right_shift") return uns ? (Value)arith::ShRUIOp::create(b, l, x, y) : (Value)arith::ShRSIOp::create(b, l, x, y);
+  if (name == "left_shift" || name == "right_shift") return shift(b, l, x, y, uns, name == "left_shift");
 
   // Comparisons (u8 result). Float: ordered, except not_equal (true on NaN).
   struct Cmp { const char *name; arith::CmpFPredicate f; arith::CmpIPredicate s, u; };
@@ -202,15 +332,19 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "sin") return (Value)math::SinOp::create(b, l, x);
   if (name == "cos") return (Value)math::CosOp::create(b, l, x);
   if (name == "tan") return (Value)math::TanOp::create(b, l, x);
-  if (name == "sinh") return (Value)math::SinhOp::create(b, l, x);
+  if (name == "sinh") return sinhAccurate(b, l, x);
   if (name == "cosh") return (Value)math::CoshOp::create(b, l, x);
   if (name == "tanh") return (Value)math::TanhOp::create(b, l, x);
   if (name == "asin") return (Value)math::AsinOp::create(b, l, x);
   if (name == "acos") return (Value)math::AcosOp::create(b, l, x);
   if (name == "atan") return (Value)math::AtanOp::create(b, l, x);
-  if (name == "asinh") return (Value)math::AsinhOp::create(b, l, x);
-  if (name == "acosh") return (Value)math::AcoshOp::create(b, l, x);
-  if (name == "atanh") return (Value)math::AtanhOp::create(b, l, x);
+  if (name == "asinh") return asinhAccurate(b, l, x);
+  if (name == "acosh") return acoshAccurate(b, l, x);
+  if (name == "atanh") {
+    // 0.5 * (log1p(x) - log1p(-x)): no cancellation near 0.
+    Value d = fsub(b, l, math::Log1pOp::create(b, l, x), math::Log1pOp::create(b, l, arith::NegFOp::create(b, l, x)));
+    return fmul(b, l, fconst(b, l, t, 0.5), d);
+  }
   if (name == "sqrt") return (Value)math::SqrtOp::create(b, l, x);
   if (name == "rsqrt") return (Value)math::RsqrtOp::create(b, l, x);
   if (name == "cbrt") return (Value)math::CbrtOp::create(b, l, x);
@@ -275,8 +409,8 @@ TypedAttr reductionInit(OpBuilder &b, StringRef name, Type nxElem, Type t) {
 Value reductionCombine(OpBuilder &b, Location l, StringRef name, Type nxElem, Value x, Value acc) {
   bool isF = llvm::isa<FloatType>(x.getType());
   bool uns = isUnsigned(nxElem);
-  if (name == "sum") return isF ? fadd(b, l, acc, x) : (Value)arith::AddIOp::create(b, l, acc, x);
-  if (name == "product") return isF ? fmul(b, l, acc, x) : (Value)arith::MulIOp::create(b, l, acc, x);
+  if (name == "sum") return isF ? faddFast(b, l, acc, x) : (Value)arith::AddIOp::create(b, l, acc, x);
+  if (name == "product") return isF ? fmulFast(b, l, acc, x) : (Value)arith::MulIOp::create(b, l, acc, x);
   if (name == "reduce_max")
     return isF ? (Value)arith::MaximumFOp::create(b, l, acc, x, fm(b))
                : uns ? (Value)arith::MaxUIOp::create(b, l, acc, x) : (Value)arith::MaxSIOp::create(b, l, acc, x);
@@ -460,7 +594,10 @@ struct NxOpLowering : public ConversionPattern {
     return genericOp(b, l, outType, operands,
                      {AffineMap::get(nLoops, 0, ea, ctx), AffineMap::get(nLoops, 0, eb, ctx)}, init,
                      AffineMap::get(nLoops, 0, outExprs, ctx), iters, [&](OpBuilder &nb2, Location nl, ValueRange a) {
-                       if (llvm::isa<FloatType>(et)) return fadd(nb2, nl, a[2], fmul(nb2, nl, a[0], a[1]));
+                       if (nc == 0) // an outer product: no accumulation
+                         return llvm::isa<FloatType>(et) ? fmul(nb2, nl, a[0], a[1])
+                                                         : (Value)arith::MulIOp::create(nb2, nl, a[0], a[1]);
+                       if (llvm::isa<FloatType>(et)) return faddFast(nb2, nl, a[2], fmulFast(nb2, nl, a[0], a[1]));
                        return (Value)arith::AddIOp::create(nb2, nl, a[2], arith::MulIOp::create(nb2, nl, a[0], a[1]));
                      });
   }
