@@ -183,16 +183,17 @@ Value floatPow(OpBuilder &b, Location l, Value x, Value y) {
   return arith::SelectOp::create(b, l, yZero, one, r);
 }
 
-/// atan2 with IEEE signed zeros: atan2(+-0, +0) = +-0, atan2(+-0, -0) = +-pi.
+/// atan2 with IEEE signed zeros: for y = +-0, the result is +-0 when x is
+/// +0 or positive and +-pi when x is -0 or negative (NaN x stays NaN).
 Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
   Type t = x.getType();
   Value zero = zeroOf(b, l, t), one = fconst(b, l, t, 1.0);
   Value r = math::Atan2Op::create(b, l, y, x);
-  Value bothZero = arith::AndIOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, y, zero),
-                                         arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, zero));
+  Value yZero = arith::AndIOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, y, zero),
+                                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, x, x));
   Value xNegative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::CopySignOp::create(b, l, one, x), zero);
   Value magnitude = arith::SelectOp::create(b, l, xNegative, fconst(b, l, t, M_PI), zero);
-  return arith::SelectOp::create(b, l, bothZero, math::CopySignOp::create(b, l, magnitude, y), r);
+  return arith::SelectOp::create(b, l, yZero, math::CopySignOp::create(b, l, magnitude, y), r);
 }
 
 /// sinh: a Taylor polynomial for |x| < 0.5 (where (e^x - e^-x) / 2 cancels).

@@ -168,7 +168,7 @@ private:
       Attribute a;
       a.name = t.text;
       a.loc = take().loc;
-      if (at(Tok::Alias)) {
+      if (at(Tok::Alias) && !(isPunct(".", 1) && peek(2).kind == Tok::Ident)) {
         // `@defn_compiler EXLA`: a compile-time setting nxc does not need.
         NXC_TRY(name, aliasPath(""));
         a.value = node(ExprKind::Atom, a.loc);

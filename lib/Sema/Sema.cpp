@@ -975,8 +975,11 @@ private:
       for (int k = 1; k <= 2; ++k)
         if (args[k].kind == Value::Tensor && !g_.typeOf(args[k].node).shape.empty())
           return error(args[k].loc, "Nx.clip expects min and max to be scalars");
-      NXC_TRY(lo, binary("max", args[0], args[1], BinaryRule::Arith, loc));
-      return binary("min", lo, args[2], BinaryRule::Arith, loc);
+      // Nx.clip turns number bounds into tensors first (s32/f32), then merges types.
+      NXC_TRY(minT, toTensor(args[1], loc));
+      NXC_TRY(maxT, toTensor(args[2], loc));
+      NXC_TRY(lo, binary("max", args[0], Value::tensor(minT, loc), BinaryRule::Arith, loc));
+      return binary("min", lo, Value::tensor(maxT, loc), BinaryRule::Arith, loc);
     }
     if (fn == "square") {
       NXC_CHECK(arity(fn, args, 1, 1, loc));
@@ -1048,7 +1051,14 @@ private:
     ElemType out = (op == "sum" || op == "product") ? toAggregate(in.elem) : (op == "all" || op == "any") ? ElemType::u8() : in.elem;
     int src = (op == "all" || op == "any") ? x : cast(x, out, loc);
     int r;
-    if (axes.empty()) {
+    if (axes.empty() && (op == "all" || op == "any")) {
+      // As Nx: `axes: []` is as_type(t, u8); a scalar is tested against 0.
+      if (o.count("axes")) r = cast(x, ElemType::u8(), loc);
+      else {
+        NXC_TRY(nz, binary("not_equal", Value::tensor(x, loc), Value::number(0, loc), BinaryRule::Compare, loc));
+        r = nz.node;
+      }
+    } else if (axes.empty()) {
       r = src;
     } else {
       Node n;

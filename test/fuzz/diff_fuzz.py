@@ -4,7 +4,7 @@
 Each run generates a random, well-typed defn program (random parameter types s8..u64/f32/f64,
 small random shapes with ranks 0-3, dims 0-5 and the odd large dim), random inputs written as
 .npy, runs `nxc jit FILE --fn f A.npy ... -o OUT.npy|OUT.npz`, and compares the result (values,
-dtype and shape) with a reference computed in NumPy following /work/shared/NX_SEMANTICS.md
+dtype and shape) with a reference computed in NumPy following Nx's defn semantics
 (Nx.Type.merge / merge_number promotion, to_floating / to_aggregate, wrapping integer
 arithmetic, truncating quotient/remainder, NaN-propagating max/min, right-aligned broadcasting).
 
