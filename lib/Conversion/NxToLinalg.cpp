@@ -118,6 +118,19 @@ Value convertScalar(OpBuilder &b, Location l, Value x, Type from, Type to) {
     r = arith::SelectOp::create(b, l, tooSmall, arith::ConstantOp::create(b, l, dst, b.getIntegerAttr(dst, minI)), r);
     return arith::SelectOp::create(b, l, isNan, iconst(b, l, dst, 0), r);
   }
+  if (toF && isUnsigned(from) && from.getIntOrFloatBitWidth() == 64) {
+    // u64 -> float through signed conversions: LLVM's vectorizer narrows
+    // `uitofp (sext iN to i64)` to 32 bits, which is wrong for negative N-bit
+    // values. Values with the top bit set convert as (x >> 1 | x & 1) * 2,
+    // which rounds correctly.
+    Type it = x.getType();
+    Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x, iconst(b, l, it, 0));
+    Value half = arith::OrIOp::create(b, l, arith::ShRUIOp::create(b, l, x, iconst(b, l, it, 1)),
+                                      arith::AndIOp::create(b, l, x, iconst(b, l, it, 1)));
+    Value h = arith::SIToFPOp::create(b, l, dst, half);
+    Value big = arith::AddFOp::create(b, l, h, h);
+    return arith::SelectOp::create(b, l, neg, big, arith::SIToFPOp::create(b, l, dst, x));
+  }
   if (toF) return isUnsigned(from) ? (Value)arith::UIToFPOp::create(b, l, dst, x) : (Value)arith::SIToFPOp::create(b, l, dst, x);
   unsigned a = from.getIntOrFloatBitWidth(), c = to.getIntOrFloatBitWidth();
   if (a == c) return x;
