@@ -372,8 +372,15 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
 // Structured ops
 //===----------------------------------------------------------------------===//
 
-/// Dot puts the rhs free dims innermost when they span at least this many elements.
-constexpr int64_t kWideRows = 8;
+/// Marks a layout copy that fusion must keep (see FuseElementwise.cpp).
+constexpr const char *kKeepLayoutAttr = "nxc.keep_layout";
+
+/// Dot runs the contraction innermost (as dot products of contiguous rows,
+/// rhs copied to [free, contracted] first) when the output has fewer columns
+/// than kWideRows and the contraction has at least kLongContraction elements;
+/// otherwise the output columns run innermost ("ikj").
+constexpr int64_t kWideRows = 16;
+constexpr int64_t kLongContraction = 256;
 
 /// Float sums over more elements than this accumulate in a wider type.
 constexpr int64_t kNarrowSumLimit = 4096;
@@ -569,10 +576,11 @@ struct NxOpLowering : public ConversionPattern {
   static Value dot(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operands, RankedTensorType outType) {
     auto ca = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_contract")).asArrayRef();
     auto ba = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_batch")).asArrayRef();
-    auto cb = llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_contract")).asArrayRef();
-    auto bb = llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_batch")).asArrayRef();
+    SmallVector<int64_t> cb(llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_contract")).asArrayRef());
+    SmallVector<int64_t> bb(llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_batch")).asArrayRef());
     auto ta = llvm::cast<RankedTensorType>(operands[0].getType());
     auto tb = llvm::cast<RankedTensorType>(operands[1].getType());
+    SmallVector<Value> ins(operands.begin(), operands.end());
     // Loop order. When the rhs free dims are wide, they go innermost (batch,
     // lhs free, contracted, rhs free: the "ikj" order), so the inner loop
     // walks rows of rhs and of the result contiguously and LLVM vectorizes it.
@@ -584,7 +592,36 @@ struct NxOpLowering : public ConversionPattern {
     int64_t rhsFree = 1;
     for (int64_t d = 0; d < tb.getRank(); ++d)
       if (!llvm::is_contained(cb, d) && !llvm::is_contained(bb, d)) rhsFree *= tb.getDimSize(d);
-    bool contractInner = rhsFree < kWideRows;
+    int64_t contracted = 1;
+    for (int64_t d : cb) contracted *= tb.getDimSize(d);
+    bool contractInner = rhsFree < kWideRows && contracted >= kLongContraction;
+    if (contractInner && !cb.empty()) {
+      // The contraction runs innermost: lay rhs out as [batch, free, contracted]
+      // first (a small copy), so both operands stream contiguously.
+      SmallVector<int64_t> perm(bb.begin(), bb.end());
+      for (int64_t d = 0; d < tb.getRank(); ++d)
+        if (!llvm::is_contained(cb, d) && !llvm::is_contained(bb, d)) perm.push_back(d);
+      perm.append(cb.begin(), cb.end());
+      bool identity = true;
+      for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == (int64_t)i;
+      if (!identity) {
+        SmallVector<int64_t> shape;
+        for (int64_t d : perm) shape.push_back(tb.getDimSize(d));
+        auto newType = RankedTensorType::get(shape, tb.getElementType());
+        unsigned rank = tb.getRank();
+        SmallVector<AffineExpr> exprs(rank);
+        for (unsigned k = 0; k < rank; ++k) exprs[perm[k]] = b.getAffineDimExpr(k);
+        SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+        ins[1] = genericOp(b, l, newType, ins[1], {AffineMap::get(rank, 0, exprs, b.getContext())},
+                           emptyTensor(b, l, newType), b.getMultiDimIdentityMap(rank), iters,
+                           [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+        // Element-wise fusion must not fold this copy back into the dot.
+        ins[1].getDefiningOp()->setAttr(kKeepLayoutAttr, b.getUnitAttr());
+        tb = newType;
+        for (unsigned i = 0; i < nb; ++i) bb[i] = i;
+        for (unsigned k = 0; k < nc; ++k) cb[k] = rank - nc + k;
+      }
+    }
     unsigned contractAt = contractInner ? nb + nfa + nfb : nb + nfa;
     unsigned rhsFreeAt = contractInner ? nb + nfa : nb + nfa + nc;
     SmallVector<AffineExpr> ea(ta.getRank()), eb(tb.getRank()), outExprs;
@@ -605,7 +642,7 @@ struct NxOpLowering : public ConversionPattern {
     Type et = outType.getElementType();
     Value init = filled(b, l, outType, llvm::isa<FloatType>(et) ? (TypedAttr)b.getFloatAttr(et, 0.0) : b.getIntegerAttr(et, 0));
     MLIRContext *ctx = b.getContext();
-    return genericOp(b, l, outType, operands,
+    return genericOp(b, l, outType, ins,
                      {AffineMap::get(nLoops, 0, ea, ctx), AffineMap::get(nLoops, 0, eb, ctx)}, init,
                      AffineMap::get(nLoops, 0, outExprs, ctx), iters, [&](OpBuilder &nb2, Location nl, ValueRange a) {
                        if (nc == 0) // an outer product: no accumulation

@@ -30,6 +30,8 @@ constexpr unsigned kMaxUsers = 4;
 bool shouldFuse(OpOperand *fused) {
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
   if (!producer) return false;
+  // A layout copy made for a contraction (nx -> linalg marks it) stays.
+  if (producer->hasAttr("nxc.keep_layout")) return false;
   if (producer->hasOneUse()) return true;
   if (producer.getNumReductionLoops() != 0) return false;
   unsigned users = 0;
