@@ -4,7 +4,8 @@
  *   --fn 'predict({f32[784,128], f32[128], f32[128,10], f32[10]}, f32[30,784])'
  * The C versions compute the same network (dot, bias, sigmoid, dot, bias,
  * row softmax) with libm, in the textbook loop order (ijk) and in the
- * cache-friendly one (ikj).
+ * cache-friendly one (ikj). Then the seeds' matrix product {10000, 784} x
+ * {784, 10} (examples/benchmarks/matmul.nx) against the same two C loops.
  */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "mlpbench.h"
+#include "mmbench.h"
 
 enum { B = 30, IN = 784, H = 128, OUT = 10 };
 
@@ -76,6 +78,37 @@ static double time_variant(int variant) {
   return t[10];
 }
 
+enum { MM = 10000, MK = 784, MN = 10 };
+static float ma[MM * MK], mb[MK * MN], mc[MM * MN], mref[MM * MN];
+static const float zero_bias[MN];
+
+static double time_matmul(int variant) {
+  double t[7];
+  for (int r = 0; r < 7; r++) {
+    double t0 = now();
+    if (variant == 0) mmbench_matmul(ma, mb, mc);
+    else (variant == 1 ? layer_ijk : layer_ikj)(ma, mb, zero_bias, mc, MM, MK, MN);
+    t[r] = now() - t0;
+  }
+  qsort(t, 7, sizeof t[0], cmp);
+  return t[3];
+}
+
+static void matmul_table(void) {
+  for (int i = 0; i < MM * MK; i++) ma[i] = (float)rand() / RAND_MAX - 0.5f;
+  for (int i = 0; i < MK * MN; i++) mb[i] = (float)rand() / RAND_MAX - 0.5f;
+  mmbench_matmul(ma, mb, mc);
+  layer_ikj(ma, mb, zero_bias, mref, MM, MK, MN);
+  double err = 0;
+  for (int i = 0; i < MM * MN; i++) err = fmax(err, fabs(mc[i] - mref[i]));
+  double tn = time_matmul(0), t1 = time_matmul(1), t2 = time_matmul(2);
+  double flop = 2.0 * MM * MK * MN;
+  printf("\nmatmul f32[10000,784] x f32[784,10] (%.0f MFLOP; max abs diff nxc vs C: %.2g)\n", flop / 1e6, err);
+  printf("  %-34s %10.1f us  %6.2f GFLOP/s   1.00x\n", "nxc (generated)", tn * 1e6, flop / tn / 1e9);
+  printf("  %-34s %10.1f us  %6.2f GFLOP/s  %5.2fx slower\n", "C ijk (-O3 -march=native)", t1 * 1e6, flop / t1 / 1e9, t1 / tn);
+  printf("  %-34s %10.1f us  %6.2f GFLOP/s  %5.2fx slower\n", "C ikj (-O3 -march=native)", t2 * 1e6, flop / t2 / 1e9, t2 / tn);
+}
+
 int main(void) {
   srand(7);
   float *all[] = {w1, b1, w2, b2, x};
@@ -93,5 +126,6 @@ int main(void) {
   printf("  %-34s %10.1f us  %6.2f GFLOP/s   1.00x\n", "nxc (generated)", tn * 1e6, flop / tn / 1e9);
   printf("  %-34s %10.1f us  %6.2f GFLOP/s  %5.2fx slower\n", "C ijk (-O3 -march=native)", t1 * 1e6, flop / t1 / 1e9, t1 / tn);
   printf("  %-34s %10.1f us  %6.2f GFLOP/s  %5.2fx slower\n", "C ikj (-O3 -march=native)", t2 * 1e6, flop / t2 / 1e9, t2 / tn);
+  matmul_table();
   return 0;
 }

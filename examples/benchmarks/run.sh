@@ -20,6 +20,8 @@ echo
 
 "$nxc" aot "$here/../board/mlp.nx" --fn 'predict({f32[784,128], f32[128], f32[128,10], f32[10]}, f32[30,784])' \
   --name mlpbench -o "$work"
-cc -O3 -march=native -std=c11 -I"$work" "$here/mlp_bench.c" "$work/libmlpbench.a" "$work/libnxrt.a" -lm \
+"$nxc" aot "$here/matmul.nx" --fn 'matmul(f32[10000,784], f32[784,10])' --name mmbench -o "$work"
+cc -O3 -march=native -std=c11 -I"$work" "$here/mlp_bench.c" "$work/libmlpbench.a" "$work/libmmbench.a" \
+  "$work/libnxrt.a" -lm \
   -o "$work/mlp_bench"
 "$work/mlp_bench"
