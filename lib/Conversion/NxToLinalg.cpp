@@ -247,6 +247,34 @@ Value acoshAccurate(OpBuilder &b, Location l, Value x) {
   return arith::SelectOp::create(b, l, isLarge, large, mid);
 }
 
+/// sin/cos/tan of f32 (and narrower) values with a range reduction done in
+/// f64: r = x - k * pi/2 with k = round(x * 2/pi), pi/2 in two parts, so r is
+/// accurate for |x| up to about 2^30; the polynomial then only sees
+/// |r| <= pi/4, and the quadrant k mod 4 picks +-sin or +-cos.
+Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
+  Type t = x.getType(), f64 = b.getF64Type(), i64 = b.getI64Type();
+  Value xd = arith::ExtFOp::create(b, l, f64, x);
+  Value kf = math::FloorOp::create(b, l, fadd(b, l, fmul(b, l, xd, fconst(b, l, f64, 2.0 / M_PI)), fconst(b, l, f64, 0.5)));
+  const double hi = 1.5707963267341256, lo = 6.077100506506192e-11; // pi/2 = hi + lo
+  Value rd = fsub(b, l, fsub(b, l, xd, fmul(b, l, kf, fconst(b, l, f64, hi))), fmul(b, l, kf, fconst(b, l, f64, lo)));
+  Value r = arith::TruncFOp::create(b, l, t, rd);
+  Value q = arith::AndIOp::create(b, l, arith::FPToSIOp::create(b, l, i64, kf), iconst(b, l, i64, 3));
+  Value s = math::SinOp::create(b, l, r), c = math::CosOp::create(b, l, r);
+  auto quadrant = [&](int k) { return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, q, iconst(b, l, i64, k)); };
+  Value ns = arith::NegFOp::create(b, l, s), nc = arith::NegFOp::create(b, l, c);
+  // sin(x) for quadrants 0..3: s, c, -s, -c; cos(x): c, -s, -c, s.
+  auto pick = [&](Value q0, Value q1, Value q2, Value q3) -> Value {
+    Value v = arith::SelectOp::create(b, l, quadrant(2), q2, q3);
+    v = arith::SelectOp::create(b, l, quadrant(1), q1, v);
+    return arith::SelectOp::create(b, l, quadrant(0), q0, v);
+  };
+  Value sinX = pick(s, c, ns, nc), cosX = pick(c, ns, nc, s);
+  Value result = name == "sin" ? sinX : name == "cos" ? cosX : fdiv(b, l, sinX, cosX);
+  // Inf and NaN give NaN (the f64 reduction of Inf would be NaN anyway).
+  Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x), fconst(b, l, t, INFINITY));
+  return arith::SelectOp::create(b, l, finite, result, fconst(b, l, t, NAN));
+}
+
 /// The scalar computation of element-wise op `name` on signless `args`.
 /// `in` is the nx element type of the (first) operand.
 FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in, Type out) {
@@ -343,6 +371,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
     Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
     return fdiv(b, l, fconst(b, l, t, 1.0), fadd(b, l, fconst(b, l, t, 1.0), e));
   }
+  if ((name == "sin" || name == "cos" || name == "tan") && t.getIntOrFloatBitWidth() < 64)
+    return reducedTrig(b, l, name, x);
   if (name == "sin") return (Value)math::SinOp::create(b, l, x);
   if (name == "cos") return (Value)math::CosOp::create(b, l, x);
   if (name == "tan") return (Value)math::TanOp::create(b, l, x);
