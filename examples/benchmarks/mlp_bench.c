@@ -4,7 +4,7 @@
  *   --fn 'predict({f32[784,128], f32[128], f32[128,10], f32[10]}, f32[30,784])'
  * The C versions compute the same network (dot, bias, sigmoid, dot, bias,
  * row softmax) with libm, in the textbook loop order (ijk) and in the
- * cache-friendly one (ikj). Then the seeds' matrix product {10000, 784} x
+ * cache-friendly one (ikj). Then the matrix product {10000, 784} x
  * {784, 10} (examples/benchmarks/matmul.nx) against the same two C loops.
  */
 #define _POSIX_C_SOURCE 199309L

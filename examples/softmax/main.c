@@ -1,4 +1,4 @@
-/* main.c - calls the seeds' softmax, compiled ahead of time by nxc.
+/* main.c - calls the numerically stable softmax, compiled ahead of time by nxc.
  *
  *   nxc aot softmax.nx --fn 'MyDefn.softmax(f32[100])' --name mymod -o out/
  *   cc main.c -Iout out/libmymod.a out/libnxrt.a -o softmax_demo

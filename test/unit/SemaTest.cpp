@@ -34,7 +34,7 @@ int countOps(const Graph &g, const std::string &op) {
   return (int)std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node &n) { return n.op == op; });
 }
 
-const char *kSeeds = R"(# The softmax definitions from nxc's seed write-ups.
+const char *kSeeds = R"(# The softmax definitions of the Nx write-ups.
 defmodule MyDefn do
   import Nx.Defn
 
@@ -82,7 +82,7 @@ end
 
 TEST_SUITE("sema") {
 
-TEST_CASE("the seeds' softmax on s32[5] gives f32[5]") {
+TEST_CASE("the stable softmax on s32[5] gives f32[5]") {
   auto g = compile(kSeeds, "MyDefn.softmax(s32[5])");
   REQUIRE_MESSAGE(g.ok(), test::errorOf(g));
   CHECK(g->function == "softmax");
@@ -98,7 +98,7 @@ TEST_CASE("the seeds' softmax on s32[5] gives f32[5]") {
   CHECK(countOps(*g, "divide") == 1);
 }
 
-TEST_CASE("every seed softmax traces to the argument's float type and shape") {
+TEST_CASE("every softmax variant traces to the argument's float type and shape") {
   for (const char *s : {"MyDefn.softmax(f32[100])", "softmax_compiler(f32[100])", "softmax_backend(f32[100])",
                         "MyModule.softmax(f32[100])", "softmax_defn(f32[100])", "softmax_def(f32[100])"}) {
     CAPTURE(s);
