@@ -275,6 +275,45 @@ Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
   return arith::SelectOp::create(b, l, finite, result, fconst(b, l, t, NAN));
 }
 
+/// fmod for f32 and narrower, exact and without libm. In f64, |x| is
+/// reduced by |y| * 2^s, with s chosen so that each quotient stays below
+/// 2^27: q * (|y| * 2^s) then needs at most 27 + 24 bits and every step is
+/// exact. Twelve steps cover the whole f32 exponent range.
+Value exactNarrowFmod(OpBuilder &b, Location l, Value x, Value y) {
+  Type t = x.getType(), f64 = b.getF64Type(), i64 = b.getI64Type();
+  Value xd = arith::ExtFOp::create(b, l, f64, x), yd = arith::ExtFOp::create(b, l, f64, y);
+  Value a = math::AbsFOp::create(b, l, xd), d = math::AbsFOp::create(b, l, yd);
+  Value zero = fconst(b, l, f64, 0.0);
+  auto exponent = [&](Value v) -> Value {
+    Value bits = arith::BitcastOp::create(b, l, i64, v);
+    return arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, bits, iconst(b, l, i64, 52)), iconst(b, l, i64, 0x7ff));
+  };
+  Value ed = exponent(d);
+  for (int step = 0; step < 12; ++step) {
+    Value shift = arith::MaxSIOp::create(b, l, arith::SubIOp::create(b, l, arith::SubIOp::create(b, l, exponent(a), ed),
+                                                                    iconst(b, l, i64, 26)),
+                                         iconst(b, l, i64, 0));
+    // 2^shift, built from its exponent bits.
+    Value scale = arith::BitcastOp::create(
+        b, l, f64, arith::ShLIOp::create(b, l, arith::AddIOp::create(b, l, shift, iconst(b, l, i64, 1023)), iconst(b, l, i64, 52)));
+    Value ds = arith::MulFOp::create(b, l, d, scale);
+    Value q = math::TruncOp::create(b, l, arith::DivFOp::create(b, l, a, ds));
+    Value r = arith::SubFOp::create(b, l, a, arith::MulFOp::create(b, l, q, ds));
+    // The division may round q up by one: then r < 0 and one ds is given back.
+    Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, r, zero);
+    a = arith::SelectOp::create(b, l, negative, arith::AddFOp::create(b, l, r, ds), r);
+  }
+  Value r = math::CopySignOp::create(b, l, a, xd);
+  // fmod(x, 0), fmod(+-Inf, y) and NaNs give NaN; fmod(x, +-Inf) is x.
+  Value xFinite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, xd), fconst(b, l, f64, INFINITY));
+  Value yInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, d, fconst(b, l, f64, INFINITY));
+  Value yOk = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ONE, d, zero); // false for 0 and NaN
+  r = arith::SelectOp::create(b, l, yInf, xd, r);
+  Value valid = arith::AndIOp::create(b, l, xFinite, yOk);
+  r = arith::SelectOp::create(b, l, valid, r, fconst(b, l, f64, NAN));
+  return arith::TruncFOp::create(b, l, t, r);
+}
+
 /// The scalar computation of element-wise op `name` on signless `args`.
 /// `in` is the nx element type of the (first) operand.
 FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in, Type out) {
@@ -295,16 +334,9 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   }
   if (name == "remainder") {
     if (!isF) return safeIntDivision(b, l, x, y, uns, /*remainder=*/true);
-    // fmod without libm: x - trunc(x / y) * y, computed in f64 for narrower
-    // floats (exact while the quotient fits in 2^29), then rounded back.
-    Type wide = t.getIntOrFloatBitWidth() < 64 ? b.getF64Type() : t;
-    Value xw = wide == t ? x : (Value)arith::ExtFOp::create(b, l, wide, x);
-    Value yw = wide == t ? y : (Value)arith::ExtFOp::create(b, l, wide, y);
-    Value tq = math::TruncOp::create(b, l, arith::DivFOp::create(b, l, xw, yw));
-    Value r = arith::SubFOp::create(b, l, xw, arith::MulFOp::create(b, l, tq, yw));
-    // fmod keeps the sign of x, also for a zero result.
-    r = math::CopySignOp::create(b, l, r, xw);
-    return wide == t ? r : (Value)arith::TruncFOp::create(b, l, t, r);
+    // f64: the C library's fmod (exact). Narrower floats: exact without libm.
+    if (t.getIntOrFloatBitWidth() == 64) return (Value)arith::RemFOp::create(b, l, x, y);
+    return exactNarrowFmod(b, l, x, y);
   }
   if (name == "quotient") return safeIntDivision(b, l, x, y, uns, /*remainder=*/false);
   if (name == "atan2") return atan2WithZeros(b, l, x, y);
