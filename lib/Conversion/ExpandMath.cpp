@@ -136,8 +136,8 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
 std::unique_ptr<Pass> createExpandMathPass() { return std::make_unique<ExpandMathPass>(); }
 
 void registerConversionPasses() {
-  PassRegistration<ExpandMathPass>();
-  registerPass([] { return createLowerNxToLinalgPass(); });
+  registerPass(createExpandMathPass);
+  registerPass(createLowerNxToLinalgPass);
 }
 
 } // namespace nxc

@@ -316,7 +316,7 @@ Value exactNarrowFmod(OpBuilder &b, Location l, Value x, Value y) {
 
 /// The scalar computation of element-wise op `name` on signless `args`.
 /// `in` is the nx element type of the (first) operand.
-FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in, Type out) {
+FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in) {
   bool isF = llvm::isa<FloatType>(in);
   bool uns = isUnsigned(in);
   Value x = args[0];
@@ -426,7 +426,6 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "cbrt") return (Value)math::CbrtOp::create(b, l, x);
   if (name == "erf") return (Value)math::ErfOp::create(b, l, x);
   if (name == "erfc") return (Value)math::ErfcOp::create(b, l, x);
-  (void)out;
   return failure();
 }
 
@@ -600,11 +599,10 @@ struct NxOpLowering : public ConversionPattern {
     } else if (name == "dot") {
       result = dot(rw, l, op, operands, outType);
     } else {
-      Type outElem = nxOut.getElementType();
       std::string opName = name.str();
       bool failed = false;
       result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) -> Value {
-        auto r = scalarOp(b, nl, opName, a.take_front(operands.size()), nxIn, outElem);
+        auto r = scalarOp(b, nl, opName, a.take_front(operands.size()), nxIn);
         if (succeeded(r)) return *r;
         failed = true;
         return a[0];

@@ -90,7 +90,7 @@ public:
       NXC_CHECK(bindPattern(*fn->params[a], v, env, &bound));
     }
     stack_.push_back(fn);
-    NXC_TRY(result, evalBody(*fn->body, env));
+    NXC_TRY(result, eval(*fn->body, env));
     stack_.pop_back();
     NXC_TRY(tree, flattenResult(result, fn->loc));
     g_.resultTree = tree;
@@ -243,7 +243,6 @@ private:
     }
   }
 
-  Result<Value> evalBody(const Expr &body, Env &env) { return eval(body, env); }
 
   //===--------------------------------------------------------------------===//
   // Expressions
@@ -609,8 +608,7 @@ private:
     return g_.add(n);
   }
 
-  Result<Shape> broadcastShapes(const Shape &a, const Shape &b, const std::string &fn, const Value &va,
-                                const Value &vb, const Loc &loc) {
+  Result<Shape> broadcastShapes(const Shape &a, const Shape &b, const std::string &fn, const Loc &loc) {
     size_t r = std::max(a.size(), b.size());
     Shape out(r);
     for (size_t i = 0; i < r; ++i) {
@@ -623,7 +621,6 @@ private:
       }
       out[i] = da == 1 ? db : da;
     }
-    (void)va; (void)vb;
     return out;
   }
 
@@ -664,7 +661,7 @@ private:
       return error(loc, "bitwise operators expect integer tensors as inputs and outputs an integer tensor, got: " + t.name());
     }
     if (rule == BinaryRule::Float) t = toFloating(t);
-    NXC_TRY(shape, broadcastShapes(shapeOfValue(a), shapeOfValue(b), op, a, b, loc));
+    NXC_TRY(shape, broadcastShapes(shapeOfValue(a), shapeOfValue(b), op, loc));
     Node n;
     n.op = op;
     n.operands = {operand(a, t, shape, loc), operand(b, t, shape, loc)};
@@ -954,12 +951,12 @@ private:
       Shape ps = g_.typeOf(pred).shape;
       Shape shape;
       if (ps.empty()) {
-        NXC_TRY(s, broadcastShapes(shapeOfValue(args[1]), shapeOfValue(args[2]), fn, args[1], args[2], loc));
+        NXC_TRY(s, broadcastShapes(shapeOfValue(args[1]), shapeOfValue(args[2]), fn, loc));
         shape = s;
       } else {
         shape = ps;
         for (int k = 1; k <= 2; ++k) {
-          NXC_TRY(s, broadcastShapes(shapeOfValue(args[k]), ps, fn, args[k], args[0], loc));
+          NXC_TRY(s, broadcastShapes(shapeOfValue(args[k]), ps, fn, loc));
           if (s != ps) return error(loc, "Nx.select: cannot broadcast " + shapeString(shapeOfValue(args[k])) + " to the predicate's shape " + shapeString(ps));
         }
       }

@@ -20,7 +20,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
@@ -135,6 +134,5 @@ struct AllocsToWorkspacePass : public PassWrapper<AllocsToWorkspacePass, Operati
 
 std::unique_ptr<Pass> createAllocsToWorkspacePass() { return std::make_unique<AllocsToWorkspacePass>(); }
 
-void registerWorkspacePass() { PassRegistration<AllocsToWorkspacePass>(); }
 
 } // namespace nxc

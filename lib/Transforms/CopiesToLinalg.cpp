@@ -10,7 +10,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
@@ -38,6 +37,5 @@ struct CopiesToLinalgPass : public PassWrapper<CopiesToLinalgPass, OperationPass
 
 std::unique_ptr<Pass> createCopiesToLinalgPass() { return std::make_unique<CopiesToLinalgPass>(); }
 
-void registerCopiesPass() { PassRegistration<CopiesToLinalgPass>(); }
 
 } // namespace nxc

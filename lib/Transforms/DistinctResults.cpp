@@ -12,7 +12,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
@@ -44,6 +43,6 @@ struct DistinctResultsPass : public PassWrapper<DistinctResultsPass, OperationPa
 
 } // namespace
 
-void registerDistinctResultsPass() { PassRegistration<DistinctResultsPass>(); }
+std::unique_ptr<Pass> createDistinctResultsPass() { return std::make_unique<DistinctResultsPass>(); }
 
 } // namespace nxc

@@ -17,7 +17,6 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -64,16 +63,5 @@ struct FuseElementwisePass : public PassWrapper<FuseElementwisePass, OperationPa
 } // namespace
 
 std::unique_ptr<Pass> createFuseElementwisePass() { return std::make_unique<FuseElementwisePass>(); }
-
-void registerWorkspacePass();
-void registerCopiesPass();
-void registerDistinctResultsPass();
-
-void registerTransformPasses() {
-  PassRegistration<FuseElementwisePass>();
-  registerWorkspacePass();
-  registerCopiesPass();
-  registerDistinctResultsPass();
-}
 
 } // namespace nxc

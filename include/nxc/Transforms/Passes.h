@@ -25,8 +25,11 @@ std::unique_ptr<mlir::Pass> createAllocsToWorkspacePass();
 /// memcpy call (`nxc-copies-to-linalg`).
 std::unique_ptr<mlir::Pass> createCopiesToLinalgPass();
 
-/// Registers nxc's passes (the ones above and `nxc-distinct-results`, which
-/// copies repeated return operands so that each result gets its own buffer).
+/// Copies repeated return operands so that each result gets its own buffer
+/// after bufferization (`nxc-distinct-results`).
+std::unique_ptr<mlir::Pass> createDistinctResultsPass();
+
+/// Registers the passes above so that pipelines can name them in text.
 void registerTransformPasses();
 
 } // namespace nxc
