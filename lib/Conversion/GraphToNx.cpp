@@ -12,6 +12,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace nxc {
@@ -83,29 +85,53 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
   b.setInsertionPointToEnd(entry);
 
   std::vector<Value> values(graph.nodes.size());
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+  // Emits node i (a top-level node, or one of a region being emitted).
+  std::function<void(int)> emit = [&](int i) {
     const Node &n = graph.nodes[i];
+    Location loc = locOf(ctx, n.loc);
     if (n.op == "parameter") {
       values[i] = reshapeTo(entry->getArgument(n.param), tensorType(ctx, n.type));
-      continue;
+      return;
     }
-    RankedTensorType type = tensorType(ctx, n.type);
-    OperationState state(locOf(ctx, n.loc), "nx." + n.op);
+    if (n.op == "region_arg") return; // bound when its region's block is made
+    if (n.op == "elem") {
+      values[i] = values[n.operands[0]].getDefiningOp()->getResult(n.param);
+      return;
+    }
+    OperationState state(loc, "nx." + n.op);
     for (int o : n.operands) state.addOperands(values[o]);
-    state.addTypes(type);
-    if (n.op == "constant") {
-      state.addAttribute("value", constantAttr(type, n));
-    } else if (n.op == "dot") {
-      state.addAttribute("lhs_contract", b.getDenseI64ArrayAttr(n.axes));
-      state.addAttribute("lhs_batch", b.getDenseI64ArrayAttr(n.axes2));
-      state.addAttribute("rhs_contract", b.getDenseI64ArrayAttr(n.axes3));
-      state.addAttribute("rhs_batch", b.getDenseI64ArrayAttr(n.axes4));
-    } else if (n.op == "broadcast" || n.op == "transpose" || n.op == "sum" || n.op == "product" ||
-               n.op == "reduce_max" || n.op == "reduce_min" || n.op == "all" || n.op == "any") {
-      state.addAttribute("axes", b.getDenseI64ArrayAttr(n.axes));
+    if (n.op == "cond" || n.op == "while") {
+      for (auto &t : n.resultTypes) state.addTypes(tensorType(ctx, t));
+      for (size_t r = 0; r < n.regions.size(); ++r) state.addRegion();
+    } else {
+      state.addTypes(tensorType(ctx, n.type));
     }
-    values[i] = b.create(state)->getResult(0);
-  }
+    if (n.op == "constant") state.addAttribute("value", constantAttr(tensorType(ctx, n.type), n));
+    if (!n.axes.empty() || n.op == "broadcast" || n.op == "transpose" || n.op == "sum" || n.op == "product" ||
+        n.op == "reduce_max" || n.op == "reduce_min" || n.op == "all" || n.op == "any")
+      state.addAttribute("axes", b.getDenseI64ArrayAttr(n.axes));
+    for (auto &[name, v] : n.attrs) state.addAttribute(name, b.getDenseI64ArrayAttr(v));
+    Operation *op = b.create(state);
+    if (n.op == "cond" || n.op == "while") {
+      OpBuilder::InsertionGuard guard(b);
+      for (size_t r = 0; r < n.regions.size(); ++r) {
+        const Region &region = n.regions[r];
+        Block *block = b.createBlock(&op->getRegion(r));
+        for (int a : region.args) values[a] = block->addArgument(tensorType(ctx, graph.nodes[a].type), loc);
+        b.setInsertionPointToEnd(block);
+        for (int m : region.nodes) emit(m);
+        SmallVector<Value> yielded;
+        for (int y : region.results) yielded.push_back(values[y]);
+        nx::YieldOp::create(b, loc, yielded);
+      }
+      // `elem` nodes pick the results through the op.
+      values[i] = op->getNumResults() ? op->getResult(0) : Value();
+    } else {
+      values[i] = op->getResult(0);
+    }
+  };
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (graph.nodes[i].parent < 0) emit((int)i);
   SmallVector<Value> results;
   for (int r : graph.results) results.push_back(reshapeTo(values[r], boundaryType(graph.typeOf(r))));
   func::ReturnOp::create(b, fn.getLoc(), results);

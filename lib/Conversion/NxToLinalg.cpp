@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -398,6 +399,9 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "expm1") return (Value)math::ExpM1Op::create(b, l, x);
   if (name == "log") return (Value)math::LogOp::create(b, l, x);
   if (name == "log1p") return (Value)math::Log1pOp::create(b, l, x);
+  if (name == "log2") return (Value)math::Log2Op::create(b, l, x);
+  if (name == "population_count") return (Value)math::CtPopOp::create(b, l, x);
+  if (name == "count_leading_zeros") return (Value)math::CountLeadingZerosOp::create(b, l, x);
   if (name == "sigmoid") {
     // 1 / (1 + exp(-x))
     Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
@@ -518,6 +522,7 @@ struct NxOpLowering : public ConversionPattern {
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands, ConversionPatternRewriter &rw) const override {
     if (op->getName().getDialectNamespace() != "nx") return failure();
+    if (op->getNumRegions() || op->getNumResults() != 1) return failure();
     StringRef name = op->getName().stripDialect();
     Location l = op->getLoc();
     auto nxOut = llvm::cast<RankedTensorType>(op->getResult(0).getType());
@@ -598,6 +603,9 @@ struct NxOpLowering : public ConversionPattern {
         });
     } else if (name == "dot") {
       result = dot(rw, l, op, operands, outType);
+    } else if (name == "slice" || name == "put_slice" || name == "concatenate" || name == "pad" || name == "reverse" ||
+               name == "argmax" || name == "argmin" || name.starts_with("cumulative_")) {
+      return failure(); // typed patterns below
     } else {
       std::string opName = name.str();
       bool failed = false;
@@ -714,12 +722,337 @@ struct NxOpLowering : public ConversionPattern {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Typed patterns: control flow, slicing, concatenation, padding, reversal,
+// index reductions and scans. They run before the generic NxOpLowering.
+//===----------------------------------------------------------------------===//
+
+/// A scalar tensor's value as an i1 (non-zero is true).
+Value truthOf(OpBuilder &b, Location l, Value scalarTensor) {
+  Value v = tensor::ExtractOp::create(b, l, scalarTensor, ValueRange{});
+  return isNonZero(b, l, v);
+}
+
+/// A dynamic start: the scalar tensor's value as an index, clamped to
+/// [0, dim - length] as Nx clamps slice starts.
+Value clampedStart(OpBuilder &b, Location l, Value scalarTensor, Type nxElem, int64_t dim, int64_t length) {
+  Value v = tensor::ExtractOp::create(b, l, scalarTensor, ValueRange{});
+  Value idx = isUnsigned(nxElem) ? (Value)arith::IndexCastUIOp::create(b, l, b.getIndexType(), v)
+                                 : (Value)arith::IndexCastOp::create(b, l, b.getIndexType(), v);
+  Value lo = arith::ConstantIndexOp::create(b, l, 0);
+  Value hi = arith::ConstantIndexOp::create(b, l, dim - length);
+  if (isUnsigned(nxElem)) return arith::MinUIOp::create(b, l, idx, hi);
+  return arith::MaxSIOp::create(b, l, lo, arith::MinSIOp::create(b, l, idx, hi));
+}
+
+/// A copy of `t` into a fresh tensor, so that in-place updates never write
+/// into a buffer the function does not own (inputs are read-only).
+Value freshCopy(OpBuilder &b, Location l, Value t) {
+  auto type = llvm::cast<RankedTensorType>(t.getType());
+  Value c = elementwise(b, l, type, t, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  c.getDefiningOp()->setAttr(kKeepLayoutAttr, b.getUnitAttr());
+  return c;
+}
+
+struct CondLowering : public OpConversionPattern<nx::CondOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::CondOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types))) return failure();
+    Location l = op.getLoc();
+    auto ifOp = scf::IfOp::create(rw, l, types, truthOf(rw, l, adaptor.getPred()), /*addThenBlock=*/false,
+                                  /*addElseBlock=*/false);
+    rw.inlineRegionBefore(op.getThenRegion(), ifOp.getThenRegion(), ifOp.getThenRegion().end());
+    rw.inlineRegionBefore(op.getElseRegion(), ifOp.getElseRegion(), ifOp.getElseRegion().end());
+    rw.replaceOp(op, ifOp.getResults());
+    return success();
+  }
+};
+
+struct WhileLowering : public OpConversionPattern<nx::WhileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::WhileOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types))) return failure();
+    Location l = op.getLoc();
+    auto w = scf::WhileOp::create(rw, l, types, adaptor.getInits());
+    rw.inlineRegionBefore(op.getCondition(), w.getBefore(), w.getBefore().end());
+    rw.inlineRegionBefore(op.getBody(), w.getAfter(), w.getAfter().end());
+    if (failed(rw.convertRegionTypes(&w.getBefore(), *getTypeConverter())) ||
+        failed(rw.convertRegionTypes(&w.getAfter(), *getTypeConverter())))
+      return failure();
+    rw.replaceOp(op, w.getResults());
+    return success();
+  }
+};
+
+struct YieldLowering : public OpConversionPattern<nx::YieldOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::YieldOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Operation *parent = op->getParentOp();
+    Location l = op.getLoc();
+    if (auto w = llvm::dyn_cast<scf::WhileOp>(parent)) {
+      if (op->getParentRegion() == &w.getBefore()) {
+        Value c = truthOf(rw, l, adaptor.getValues()[0]);
+        rw.replaceOpWithNewOp<scf::ConditionOp>(op, c, op->getBlock()->getArguments());
+        return success();
+      }
+      // The next state: fresh tensors, so that no iteration's buffer is read
+      // after the next one starts writing (loop buffers are reused).
+      SmallVector<Value> next;
+      for (Value v : adaptor.getValues()) next.push_back(freshCopy(rw, l, v));
+      rw.replaceOpWithNewOp<scf::YieldOp>(op, next);
+      return success();
+    }
+    if (llvm::isa<scf::IfOp>(parent)) {
+      rw.replaceOpWithNewOp<scf::YieldOp>(op, adaptor.getValues());
+      return success();
+    }
+    return failure();
+  }
+};
+
+struct SliceLowering : public OpConversionPattern<nx::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::SliceOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto inType = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    unsigned dyn = 0;
+    for (int64_t d = 0; d < inType.getRank(); ++d) {
+      int64_t s = op.getStartIndices()[d];
+      if (s == INT64_MIN) {
+        Value start = op.getStartTensors()[dyn];
+        offsets.push_back(clampedStart(rw, l, adaptor.getStartTensors()[dyn], elemOf(start), inType.getDimSize(d),
+                                       op.getLengths()[d]));
+        ++dyn;
+      } else {
+        offsets.push_back(rw.getIndexAttr(s));
+      }
+      sizes.push_back(rw.getIndexAttr(outType.getDimSize(d)));
+      strides.push_back(rw.getIndexAttr(op.getStrides()[d]));
+    }
+    Value r = tensor::ExtractSliceOp::create(rw, l, outType, adaptor.getOperand(), offsets, sizes, strides);
+    rw.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct PutSliceLowering : public OpConversionPattern<nx::PutSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::PutSliceOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto inType = llvm::cast<RankedTensorType>(op.getOperand().getType());
+    auto upType = llvm::cast<RankedTensorType>(op.getUpdate().getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    unsigned dyn = 0;
+    for (int64_t d = 0; d < inType.getRank(); ++d) {
+      int64_t s = op.getStartIndices()[d];
+      if (s == INT64_MIN) {
+        Value start = op.getStartTensors()[dyn];
+        offsets.push_back(clampedStart(rw, l, adaptor.getStartTensors()[dyn], elemOf(start), inType.getDimSize(d),
+                                       upType.getDimSize(d)));
+        ++dyn;
+      } else {
+        offsets.push_back(rw.getIndexAttr(s));
+      }
+      sizes.push_back(rw.getIndexAttr(upType.getDimSize(d)));
+      strides.push_back(rw.getIndexAttr(1));
+    }
+    Value base = freshCopy(rw, l, adaptor.getOperand());
+    rw.replaceOp(op, tensor::InsertSliceOp::create(rw, l, adaptor.getUpdate(), base, offsets, sizes, strides).getResult());
+    return success();
+  }
+};
+
+struct ConcatenateLowering : public OpConversionPattern<nx::ConcatenateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::ConcatenateOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    int64_t axis = op.getAxes()[0];
+    Value acc = emptyTensor(rw, l, outType);
+    int64_t at = 0;
+    for (Value in : adaptor.getInputs()) {
+      auto t = llvm::cast<RankedTensorType>(in.getType());
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (int64_t d = 0; d < t.getRank(); ++d) {
+        offsets.push_back(rw.getIndexAttr(d == axis ? at : 0));
+        sizes.push_back(rw.getIndexAttr(t.getDimSize(d)));
+        strides.push_back(rw.getIndexAttr(1));
+      }
+      acc = tensor::InsertSliceOp::create(rw, l, in, acc, offsets, sizes, strides);
+      at += t.getDimSize(axis);
+    }
+    rw.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct PadLowering : public OpConversionPattern<nx::PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::PadOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    auto inType = llvm::cast<RankedTensorType>(adaptor.getOperand().getType());
+    Value v = tensor::ExtractOp::create(rw, l, adaptor.getValue(), ValueRange{});
+    Value acc = linalg::FillOp::create(rw, l, ValueRange{v}, ValueRange{emptyTensor(rw, l, outType)}).getResult(0);
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (int64_t d = 0; d < inType.getRank(); ++d) {
+      offsets.push_back(rw.getIndexAttr(op.getLow()[d]));
+      sizes.push_back(rw.getIndexAttr(inType.getDimSize(d)));
+      strides.push_back(rw.getIndexAttr(op.getInterior()[d] + 1));
+    }
+    if (inType.getNumElements() > 0)
+      acc = tensor::InsertSliceOp::create(rw, l, adaptor.getOperand(), acc, offsets, sizes, strides);
+    rw.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct ReverseLowering : public OpConversionPattern<nx::ReverseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::ReverseOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    unsigned rank = outType.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d = 0; d < rank; ++d) {
+      AffineExpr e = rw.getAffineDimExpr(d);
+      if (llvm::is_contained(op.getAxes(), (int64_t)d)) e = rw.getAffineConstantExpr(outType.getDimSize(d) - 1) - e;
+      exprs.push_back(e);
+    }
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value r = genericOp(rw, l, outType, adaptor.getOperand(), {AffineMap::get(rank, 0, exprs, rw.getContext())},
+                        emptyTensor(rw, l, outType), rw.getMultiDimIdentityMap(rank), iters,
+                        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    rw.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// argmax/argmin: one reduction with two accumulators (value, index); NaN
+/// counts as the extreme, ties go to the lowest (or highest) index.
+template <typename OpTy, bool IsMax>
+struct ArgReduceLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto outType = llvm::cast<RankedTensorType>(this->getTypeConverter()->convertType(op.getType()));
+    auto inType = llvm::cast<RankedTensorType>(adaptor.getOperand().getType());
+    Type nxIn = elemOf(op.getOperand());
+    Type et = inType.getElementType(), it = outType.getElementType();
+    int64_t axis = op.getAxes()[0];
+    bool high = op.getTieBreak()[0] != 0;
+    bool isF = llvm::isa<FloatType>(et);
+    unsigned rank = inType.getRank();
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iters;
+    for (unsigned d = 0; d < rank; ++d) {
+      iters.push_back((int64_t)d == axis ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+      if ((int64_t)d != axis) outExprs.push_back(rw.getAffineDimExpr(d));
+    }
+    auto valType = RankedTensorType::get(outType.getShape(), et);
+    Value valInit = filled(rw, l, valType, reductionInit(rw, IsMax ? "reduce_max" : "reduce_min", nxIn, et));
+    Value idxInit = filled(rw, l, outType, rw.getIntegerAttr(it, 0));
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
+    SmallVector<AffineMap> maps = {rw.getMultiDimIdentityMap(rank), outMap, outMap};
+    bool uns = isUnsigned(nxIn);
+    auto g = linalg::GenericOp::create(
+        rw, l, TypeRange{valType, outType}, adaptor.getOperand(), ValueRange{valInit, idxInit}, maps, iters,
+        [&](OpBuilder &b, Location nl, ValueRange a) {
+          Value x = a[0], acc = a[1], idx = a[2];
+          Value better, equal;
+          if (isF) {
+            auto pred = IsMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT;
+            Value xNan = arith::CmpFOp::create(b, nl, arith::CmpFPredicate::UNO, x, x);
+            Value accNan = arith::CmpFOp::create(b, nl, arith::CmpFPredicate::UNO, acc, acc);
+            Value notAccNan = arith::XOrIOp::create(b, nl, accNan, arith::ConstantOp::create(b, nl, b.getBoolAttr(true)));
+            better = arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, pred, x, acc),
+                                          arith::AndIOp::create(b, nl, xNan, notAccNan));
+            equal = arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OEQ, x, acc),
+                                         arith::AndIOp::create(b, nl, xNan, accNan));
+          } else {
+            auto pred = IsMax ? (uns ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                              : (uns ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
+            better = arith::CmpIOp::create(b, nl, pred, x, acc);
+            equal = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, x, acc);
+          }
+          Value i = linalg::IndexOp::create(b, nl, axis);
+          Value first = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, i, arith::ConstantIndexOp::create(b, nl, 0));
+          Value take = arith::OrIOp::create(b, nl, better, first);
+          if (high) take = arith::OrIOp::create(b, nl, take, equal);
+          Value iv = arith::IndexCastOp::create(b, nl, it, i);
+          linalg::YieldOp::create(b, nl, ValueRange{arith::SelectOp::create(b, nl, take, x, acc),
+                                                    arith::SelectOp::create(b, nl, take, iv, idx)});
+        });
+    rw.replaceOp(op, g.getResult(1));
+    return success();
+  }
+};
+
+/// Cumulative ops: a loop over the axis; step k combines result[k-1] with
+/// input[k] and writes result[k].
+template <typename OpTy>
+struct ScanLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto type = llvm::cast<RankedTensorType>(this->getTypeConverter()->convertType(op.getType()));
+    int64_t axis = op.getAxes()[0];
+    int64_t n = type.getDimSize(axis);
+    StringRef name = op->getName().stripDialect();
+    std::string combine = name == "cumulative_sum" ? "sum" : name == "cumulative_product" ? "product"
+                          : name == "cumulative_max" ? "reduce_max" : "reduce_min";
+    Type nxElem = elemOf(op.getOperand());
+    Value in = adaptor.getOperand();
+    if (n <= 1 || type.getNumElements() == 0) {
+      rw.replaceOp(op, in);
+      return success();
+    }
+    SmallVector<int64_t> sliceShape(type.getShape());
+    sliceShape[axis] = 1;
+    auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
+    auto sliceAt = [&](OpBuilder &b, Value t, OpFoldResult k) {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        offsets.push_back(d == axis ? k : b.getIndexAttr(0));
+        sizes.push_back(b.getIndexAttr(sliceShape[d]));
+        strides.push_back(b.getIndexAttr(1));
+      }
+      return std::make_tuple(offsets, sizes, strides);
+    };
+    // result = copy of the input; then result[k] = combine(result[k-1], input[k]).
+    Value init = freshCopy(rw, l, in);
+    Value lb = arith::ConstantIndexOp::create(rw, l, 1), ub = arith::ConstantIndexOp::create(rw, l, n),
+          one = arith::ConstantIndexOp::create(rw, l, 1);
+    auto loop = scf::ForOp::create(
+        rw, l, lb, ub, one, ValueRange{init}, [&](OpBuilder &b, Location nl, Value k, ValueRange iter) {
+          Value km1 = arith::SubIOp::create(b, nl, k, one);
+          auto [po, ps, pst] = sliceAt(b, iter[0], km1);
+          Value prev = tensor::ExtractSliceOp::create(b, nl, sliceType, iter[0], po, ps, pst);
+          auto [co, cs, cst] = sliceAt(b, iter[0], k);
+          Value cur = tensor::ExtractSliceOp::create(b, nl, sliceType, iter[0], co, cs, cst);
+          Value next = elementwise(b, nl, sliceType, ValueRange{cur, prev}, [&](OpBuilder &bb, Location ll, ValueRange a) {
+            return reductionCombine(bb, ll, combine, nxElem, a[0], a[1]);
+          });
+          Value updated = tensor::InsertSliceOp::create(b, nl, next, iter[0], co, cs, cst);
+          scf::YieldOp::create(b, nl, updated);
+        });
+    rw.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
 struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerNxToLinalgPass)
   StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
   StringRef getDescription() const override { return "Lower the nx dialect to linalg, tensor, arith and math"; }
   void getDependentDialects(DialectRegistry &r) const override {
-    r.insert<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect>();
+    r.insert<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
   }
 
   void runOnOperation() override {
@@ -732,13 +1065,19 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
     });
     ConversionTarget target(*ctx);
     target.addIllegalDialect<nx::NxDialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
       return tc.isSignatureLegal(f.getFunctionType()) && tc.isLegal(&f.getBody());
     });
     target.addDynamicallyLegalOp<func::ReturnOp>([&](func::ReturnOp r) { return tc.isLegal(r.getOperandTypes()); });
     RewritePatternSet patterns(ctx);
     patterns.add<NxOpLowering>(tc, ctx);
+    patterns.add<CondLowering, WhileLowering, YieldLowering, SliceLowering, PutSliceLowering, ConcatenateLowering,
+                 PadLowering, ReverseLowering, ArgReduceLowering<nx::ArgmaxOp, true>,
+                 ArgReduceLowering<nx::ArgminOp, false>, ScanLowering<nx::CumulativeSumOp>,
+                 ScanLowering<nx::CumulativeProductOp>, ScanLowering<nx::CumulativeMaxOp>,
+                 ScanLowering<nx::CumulativeMinOp>>(tc, ctx, /*benefit=*/2);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
     populateReturnOpTypeConversionPattern(patterns, tc);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns)))) signalPassFailure();

@@ -20,6 +20,12 @@ const char *kindName(ExprKind k) {
   case ExprKind::Unary: return "Unary";
   case ExprKind::Match: return "Match";
   case ExprKind::Block: return "Block";
+  case ExprKind::Fn: return "Fn";
+  case ExprKind::Apply: return "Apply";
+  case ExprKind::If: return "If";
+  case ExprKind::Cond: return "Cond";
+  case ExprKind::Case: return "Case";
+  case ExprKind::While: return "While";
   }
   return "?";
 }
@@ -30,7 +36,9 @@ void printExpr(std::ostringstream &os, const Expr &e, int indent) {
   case ExprKind::Int: os << " " << e.intValue; break;
   case ExprKind::Float: os << " " << e.floatValue; break;
   case ExprKind::Call: os << " " << (e.module.empty() ? "" : e.module + ".") << e.name; break;
+  case ExprKind::Fn: os << "/" << e.intValue; break;
   case ExprKind::Atom: case ExprKind::Var: case ExprKind::Pair: case ExprKind::Binary: case ExprKind::Unary:
+  case ExprKind::If:
     os << " " << e.name; break;
   default: break;
   }

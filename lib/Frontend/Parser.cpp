@@ -9,6 +9,7 @@
 #include "nxc/Frontend/Lexer.h"
 
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 namespace nxc {
@@ -198,6 +199,13 @@ private:
     Function f;
     f.kind = peek().text;
     f.loc = take().loc;
+    // `defn(name(args), do: expr)`: the whole definition in parentheses.
+    bool parenthesised = false;
+    Loc outerOpen;
+    if (isPunct("(") && peek(1).kind == Tok::Ident && isPunct("(", 2)) {
+      outerOpen = take().loc;
+      parenthesised = true;
+    }
     if (peek().kind != Tok::Ident || reservedWords().count(peek().text))
       return error(peek().loc, "expected a function name after '" + f.kind + "', found " + describe(peek()));
     f.name = take().text;
@@ -227,8 +235,14 @@ private:
       skipNewlines();
       NXC_TRY(e, expression());
       f.body = std::move(e);
+      if (parenthesised) {
+        skipNewlines();
+        if (at(Tok::Eof)) return error(outerOpen, "missing ')' for this '('");
+        NXC_CHECK(expectPunct(")", "to close the definition"));
+      }
       return f;
     }
+    if (parenthesised) return error(peek().loc, "expected ', do:' in a parenthesised definition, found " + describe(peek()));
     if (!isWord("do"))
       return error(peek().loc, "expected 'do' or ', do:' after the parameters of " + f.name + ", found " + describe(peek()));
     Loc doLoc = take().loc;
@@ -334,9 +348,10 @@ private:
       skipNewlines();
       NXC_TRY(rhs, lvl.rightAssoc ? binary(level) : binary(level + 1));
       if (op.text == "|>") {
-        if (rhs->kind != ExprKind::Call)
+        if (rhs->kind != ExprKind::Call && rhs->kind != ExprKind::Apply)
           return error(rhs->loc, "the right side of '|>' must be a function call, as in x |> Nx.exp()");
-        rhs->children.insert(rhs->children.begin(), std::move(lhs));
+        // f.(a) takes the piped value after the callee.
+        rhs->children.insert(rhs->children.begin() + (rhs->kind == ExprKind::Apply ? 1 : 0), std::move(lhs));
         lhs = std::move(rhs);
         continue;
       }
@@ -385,21 +400,91 @@ private:
         v->name = "&" + take().text;
         return std::move(v);
       }
-      NXC_TRY(operand, unary());
-      auto u = node(ExprKind::Unary, loc);
-      u->name = "&";
-      u->children.push_back(std::move(operand));
-      return std::move(u);
+      // `&` binds looser than every binary operator: `&(&1 + x)`, `&f(&1) + 1`.
+      NXC_TRY(operand, binary(0));
+      return capture(std::move(operand), loc);
     }
     return postfix();
   }
 
+  /// `&name/arity`, `&Mod.name/arity` and `&(expr with &1..&n)`, as a Fn.
+  Result<ExprPtr> capture(ExprPtr e, const Loc &loc) {
+    auto fn = node(ExprKind::Fn, loc);
+    if (e->kind == ExprKind::Binary && e->name == "/" && e->children[1]->kind == ExprKind::Int &&
+        (e->children[0]->kind == ExprKind::Var ||
+         (e->children[0]->kind == ExprKind::Call && e->children[0]->children.empty()))) {
+      int64_t arity = e->children[1]->intValue;
+      if (arity < 0 || arity > 255) return error(e->children[1]->loc, "invalid arity in a function capture");
+      const Expr &target = *e->children[0];
+      auto call = node(ExprKind::Call, target.loc);
+      call->name = target.name;
+      call->module = target.kind == ExprKind::Call ? target.module : "";
+      for (int64_t i = 1; i <= arity; ++i) {
+        auto p = node(ExprKind::Var, loc);
+        p->name = "&" + std::to_string(i);
+        fn->children.push_back(std::move(p));
+        auto a = node(ExprKind::Var, target.loc);
+        a->name = "&" + std::to_string(i);
+        call->children.push_back(std::move(a));
+      }
+      fn->intValue = arity;
+      fn->children.push_back(std::move(call));
+      return std::move(fn);
+    }
+    // The arity is the highest &n used; every &1..&n must appear.
+    std::set<int64_t> used;
+    std::function<void(const Expr &)> scan = [&](const Expr &x) {
+      if (x.kind == ExprKind::Var && x.name.size() > 1 && x.name[0] == '&') used.insert(std::atoll(x.name.c_str() + 1));
+      if (x.kind == ExprKind::Fn) return; // a nested capture has its own &n
+      for (auto &c : x.children) scan(*c);
+    };
+    scan(*e);
+    if (used.empty())
+      return error(loc, "invalid args for &, expected one of: &Mod.fun/arity, &local/arity, or a capture "
+                        "containing at least one argument as &1");
+    int64_t arity = *used.rbegin();
+    for (int64_t i = 1; i <= arity; ++i) {
+      if (!used.count(i)) return error(loc, "capture argument &" + std::to_string(i) + " must be used within the capture");
+      auto p = node(ExprKind::Var, loc);
+      p->name = "&" + std::to_string(i);
+      fn->children.push_back(std::move(p));
+    }
+    fn->intValue = arity;
+    fn->children.push_back(std::move(e));
+    return std::move(fn);
+  }
+
   Result<ExprPtr> postfix() {
     NXC_TRY(e, primary());
-    while (isPunct("[") ) {
+    while (isPunct("[") || (isPunct(".") && isPunct("(", 1))) {
+      if (isPunct(".")) {
+        Loc loc = take().loc;
+        Loc open = take().loc;
+        auto c = node(ExprKind::Apply, loc);
+        c->name = "anonymous function";
+        c->children.push_back(std::move(e));
+        NXC_CHECK(callArgs(*c, open));
+        e = std::move(c);
+        continue;
+      }
       Loc loc = take().loc;
       skipNewlines();
-      NXC_TRY(index, expression());
+      ExprPtr index;
+      if (at(Tok::KwKey)) {
+        // t[axis_name: 0..2, other: 1]
+        index = node(ExprKind::List, peek().loc);
+        while (at(Tok::KwKey)) {
+          NXC_TRY(p, pair());
+          index->children.push_back(std::move(p));
+          skipNewlines();
+          if (!isPunct(",")) break;
+          take();
+          skipNewlines();
+        }
+      } else {
+        NXC_TRY(i, expression());
+        index = std::move(i);
+      }
       skipNewlines();
       NXC_CHECK(expectPunct("]", "to close the access"));
       auto c = node(ExprKind::Call, loc);
@@ -436,6 +521,208 @@ private:
     take();
     if (kw) call.children.push_back(std::move(kw));
     return okStatus();
+  }
+
+  static bool startsOperand(const Token &t) {
+    switch (t.kind) {
+    case Tok::Int: case Tok::Float: case Tok::Atom: case Tok::Alias: case Tok::Attr: return true;
+    case Tok::Ident: return !reservedWords().count(t.text);
+    case Tok::Punct: return t.text == "(" || t.text == "{" || t.text == "[" || t.text == "-" || t.text == "+";
+    default: return false;
+    }
+  }
+
+  /// True when the line starting at the current token is a new `pattern ->`
+  /// clause: a `->` before the end of the line, outside brackets and blocks.
+  bool lineStartsClause() const {
+    int depth = 0;
+    for (size_t k = 0; pos_ + k < toks_.size(); ++k) {
+      const Token &t = peek(k);
+      if (t.kind == Tok::Eof) return false;
+      if (t.kind == Tok::Newline && depth == 0) return false;
+      if (t.kind == Tok::Punct) {
+        if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
+        else if (t.text == ")" || t.text == "]" || t.text == "}") { if (--depth < 0) return false; }
+        else if (t.text == "->" && depth == 0) return true;
+      } else if (t.kind == Tok::Ident) {
+        if (t.text == "fn" || t.text == "do") ++depth;
+        else if (t.text == "end") { if (--depth < 0) return false; }
+      }
+    }
+    return false;
+  }
+
+  /// The body of one `->` clause: expressions up to the next clause or `end`.
+  Result<ExprPtr> clauseBody(const Loc &opener, const std::string &what) {
+    skipNewlines();
+    auto b = node(ExprKind::Block, peek().loc);
+    while (!isWord("end")) {
+      if (at(Tok::Eof)) return error(opener, "missing 'end' for this '" + what + "'");
+      if (!b->children.empty() && lineStartsClause()) break;
+      NXC_TRY(e, expression());
+      b->children.push_back(std::move(e));
+      if (!at(Tok::Newline) && !isWord("end"))
+        return error(peek().loc, "unexpected " + describe(peek()) + "; expected an operator or a new line");
+      skipNewlines();
+    }
+    if (b->children.empty()) return error(b->loc, "expected an expression after '->'");
+    return std::move(b);
+  }
+
+  /// `do` clauses `lhs -> body` up to `end` (cond, case). With `guards`, a
+  /// clause head may be `pattern when guard`.
+  Status clauses(Expr &out, const Loc &opener, const std::string &what, bool guards) {
+    NXC_CHECK(expectWord("do", "after '" + what + "'"));
+    skipNewlines();
+    while (!isWord("end")) {
+      if (at(Tok::Eof)) return error(opener, "missing 'end' for this '" + what + "'");
+      NXC_TRY(head, expression());
+      if (guards && isWord("when")) {
+        Loc wl = take().loc;
+        NXC_TRY(guard, expression());
+        auto w = node(ExprKind::Binary, wl);
+        w->name = "when";
+        w->children.push_back(std::move(head));
+        w->children.push_back(std::move(guard));
+        head = std::move(w);
+      }
+      if (!isPunct("->")) return error(peek().loc, "expected '->' in a '" + what + "' clause, found " + describe(peek()));
+      take();
+      NXC_TRY(body, clauseBody(opener, what));
+      out.children.push_back(std::move(head));
+      out.children.push_back(std::move(body));
+    }
+    take();
+    if (out.children.size() < 2) return error(opener, "'" + what + "' needs at least one clause");
+    return okStatus();
+  }
+
+  /// A `do ... [else ...] end` block or `, do: a[, else: b]`, appended to `out`.
+  Status doElse(Expr &out, const Loc &opener, const std::string &what, bool allowElse) {
+    if (isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "do") {
+      take();
+      take();
+      skipNewlines();
+      NXC_TRY(a, expression());
+      out.children.push_back(std::move(a));
+      if (allowElse && isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "else") {
+        take();
+        take();
+        skipNewlines();
+        NXC_TRY(b, expression());
+        out.children.push_back(std::move(b));
+      }
+      return okStatus();
+    }
+    if (!isWord("do")) return error(peek().loc, "expected 'do' or ', do:' after the '" + what + "' head, found " + describe(peek()));
+    take();
+    std::string missing = "missing 'end' for this '" + what + "'";
+    NXC_TRY(a, block(allowElse ? std::set<std::string>{"end", "else"} : std::set<std::string>{"end"}, &opener, missing));
+    out.children.push_back(std::move(a));
+    if (allowElse && isWord("else")) {
+      take();
+      NXC_TRY(b, block({"end"}, &opener, missing));
+      out.children.push_back(std::move(b));
+    }
+    if (!isWord("end")) return error(opener, missing);
+    take();
+    return okStatus();
+  }
+
+  Result<ExprPtr> ifExpr() {
+    Token kw = take();
+    auto e = node(ExprKind::If, kw.loc);
+    e->name = kw.text;
+    if (isPunct("(") && peek().loc.col == kw.loc.col + (int)kw.text.size()) {
+      // if(c, do: a, else: b)
+      Loc open = take().loc;
+      skipNewlines();
+      NXC_TRY(c, expression());
+      e->children.push_back(std::move(c));
+      skipNewlines();
+      NXC_CHECK(doElse(*e, kw.loc, kw.text, true));
+      skipNewlines();
+      if (at(Tok::Eof)) return error(open, "missing ')' for this '('");
+      NXC_CHECK(expectPunct(")", "to close '" + kw.text + "('"));
+      return std::move(e);
+    }
+    NXC_TRY(c, expression());
+    e->children.push_back(std::move(c));
+    NXC_CHECK(doElse(*e, kw.loc, kw.text, true));
+    return std::move(e);
+  }
+
+  Result<ExprPtr> condExpr() {
+    auto e = node(ExprKind::Cond, take().loc);
+    NXC_CHECK(clauses(*e, e->loc, "cond", false));
+    return std::move(e);
+  }
+
+  Result<ExprPtr> caseExpr() {
+    auto e = node(ExprKind::Case, take().loc);
+    NXC_TRY(subject, expression());
+    e->children.push_back(std::move(subject));
+    NXC_CHECK(clauses(*e, e->loc, "case", true));
+    return std::move(e);
+  }
+
+  Result<ExprPtr> whileExpr() {
+    auto e = node(ExprKind::While, take().loc);
+    NXC_TRY(init, expression());
+    e->children.push_back(std::move(init));
+    if (!isPunct(",")) return error(peek().loc, "expected ',' and a condition or generator after the initial state of 'while', found " + describe(peek()));
+    take();
+    skipNewlines();
+    NXC_TRY(cond, expression());
+    if (isPunct("<-")) {
+      Loc gl = take().loc;
+      NXC_TRY(gen, expression());
+      auto g = node(ExprKind::Binary, gl);
+      g->name = "<-";
+      g->children.push_back(std::move(cond));
+      g->children.push_back(std::move(gen));
+      cond = std::move(g);
+    }
+    e->children.push_back(std::move(cond));
+    ExprPtr opts;
+    while (isPunct(",") && peek(1).kind == Tok::KwKey) {
+      take();
+      if (!opts) opts = node(ExprKind::List, peek().loc);
+      NXC_TRY(p, pair());
+      opts->children.push_back(std::move(p));
+    }
+    if (!isWord("do")) return error(peek().loc, "expected 'do' after the condition of 'while', found " + describe(peek()));
+    Loc doLoc = take().loc;
+    NXC_TRY(body, block({"end"}, &e->loc, "missing 'end' for this 'while'"));
+    if (!isWord("end")) return error(e->loc, "missing 'end' for this 'while'");
+    take();
+    (void)doLoc;
+    e->children.push_back(std::move(body));
+    if (opts) e->children.push_back(std::move(opts));
+    return std::move(e);
+  }
+
+  Result<ExprPtr> anonymousFn() {
+    Loc loc = take().loc;
+    auto fn = node(ExprKind::Fn, loc);
+    if (!isPunct("->")) {
+      while (true) {
+        NXC_TRY(p, pattern());
+        fn->children.push_back(std::move(p));
+        if (!isPunct(",")) break;
+        take();
+        skipNewlines();
+      }
+    }
+    if (isWord("when")) return error(peek().loc, "guards are not allowed in defn");
+    if (!isPunct("->")) return error(peek().loc, "expected '->' after the parameters of 'fn', found " + describe(peek()));
+    take();
+    fn->intValue = (int64_t)fn->children.size();
+    NXC_TRY(body, clauseBody(loc, "fn"));
+    if (!isWord("end")) return error(peek().loc, "anonymous functions with several clauses are not supported in defn");
+    take();
+    fn->children.push_back(std::move(body));
+    return std::move(fn);
   }
 
   Result<ExprPtr> pair() {
@@ -502,9 +789,11 @@ private:
         n->name = take().text;
         return std::move(n);
       }
-      if (t.text == "fn") return error(t.loc, "anonymous functions (fn) are not supported yet");
-      if (t.text == "if" || t.text == "cond" || t.text == "case" || t.text == "while" || t.text == "unless")
-        return error(t.loc, "'" + t.text + "' is not supported yet by nxc");
+      if (t.text == "fn") return anonymousFn();
+      if (t.text == "if" || t.text == "unless") return ifExpr();
+      if (t.text == "cond") return condExpr();
+      if (t.text == "case") return caseExpr();
+      if (t.text == "while") return whileExpr();
       if (reservedWords().count(t.text)) return error(t.loc, "unexpected '" + t.text + "'");
       Token id = take();
       if (isPunct("(") && peek().loc.line == id.loc.line && peek().loc.col == id.loc.col + (int)id.text.size()) {
@@ -519,6 +808,12 @@ private:
       return std::move(v);
     }
     case Tok::Punct: {
+      if (t.text == ".." && !startsOperand(peek(1))) {
+        // A bare `..`: the full range (0..-1//1).
+        auto r = node(ExprKind::Binary, take().loc);
+        r->name = "..";
+        return std::move(r);
+      }
       if (t.text == "(") {
         Loc open = take().loc;
         skipNewlines();

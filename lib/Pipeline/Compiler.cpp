@@ -50,7 +50,8 @@ const char *kToLinalg = "nxc-lower-nx-to-linalg,canonicalize,cse,"
 /// the caller-owned workspace; copies become loops (no memcpy).
 const char *kBufferize =
     "func.func(nxc-distinct-results),"
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
+    "allow-return-allocs-from-loops},"
     "canonicalize,"
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,"
     "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=256}),"

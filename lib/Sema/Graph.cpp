@@ -43,14 +43,29 @@ std::string Graph::print() const {
       text += n.type.shape.empty() ? vs.str() : "[" + vs.str() + "]";
     } else {
       text = name + " = " + n.op;
-      for (size_t k = 0; k < n.operands.size(); ++k) text += (k ? ", " : " ") + letterName(n.operands[k]);
-      if (n.op == "dot")
-        text += ", lhs_contract: " + list(n.axes) + ", lhs_batch: " + list(n.axes2) + ", rhs_contract: " +
-                list(n.axes3) + ", rhs_batch: " + list(n.axes4);
-      else if (!n.axes.empty() || n.op == "broadcast")
-        text += ", axes: " + list(n.axes);
+      auto names = [&](const std::vector<int> &ids) {
+        std::string r = "{";
+        for (size_t k = 0; k < ids.size(); ++k) r += (k ? ", " : "") + letterName(ids[k]);
+        return r + "}";
+      };
+      if (n.op == "cond") {
+        text += " " + letterName(n.operands[0]) + " -> " + names(n.regions[0].results) + ", true -> " +
+                names(n.regions[1].results);
+      } else if (n.op == "while") {
+        text += " " + names(n.operands) + ", " + names(n.regions[0].results) + " do " + names(n.regions[1].results);
+      } else if (n.op == "region_arg") {
+        text += " " + std::to_string(n.param);
+      } else {
+        for (size_t k = 0; k < n.operands.size(); ++k) text += (k ? ", " : " ") + letterName(n.operands[k]);
+        if (n.op == "elem") text += ", " + std::to_string(n.param);
+      }
+      if (!n.axes.empty() || n.op == "broadcast") text += ", axes: " + list(n.axes);
+      for (auto &a : n.attrs) text += ", " + a.first + ": " + list(a.second);
+      if (n.parent >= 0) text = "  " + text;
     }
-    lines.push_back({text, n.type.str()});
+    std::string typeText = n.type.str();
+    if (n.op == "cond" || n.op == "while") typeText = "tuple" + std::to_string(n.resultTypes.size());
+    lines.push_back({text, typeText});
   }
   size_t width = 0;
   for (auto &l : lines) width = std::max(width, l.first.size());

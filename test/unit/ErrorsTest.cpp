@@ -271,27 +271,38 @@ const ErrorCase kParserErrors[] = {
      "  defn (x), do: x\n"
      "end\n",
      nullptr, File, 2, 8, "expected a function name after 'defn', found '('"},
-    {"an anonymous function",
+    {"an fn with several clauses",
      "defmodule M do\n"
-     "  defn f(x), do: fn y -> y end\n"
+     "  defn f(x), do: fn y -> y\n z -> z end\n"
      "end\n",
-     nullptr, File, 2, 18, "anonymous functions (fn) are not supported"},
-    {"if",
+     nullptr, File, 3, 2, "anonymous functions with several clauses are not supported in defn"},
+    {"if without do",
      "defmodule M do\n"
      "  defn f(x) do\n"
-     "    if x > 0 do\n"
-     "      x\n"
-     "    end\n"
+     "    if x > 0\n"
      "  end\n"
      "end\n",
-     nullptr, File, 3, 5, "'if' is not supported yet by nxc"},
-    {"while",
+     nullptr, File, 3, 13, "expected 'do' or ', do:' after the 'if' head"},
+    {"while without a condition",
      "defmodule M do\n"
      "  defn f(x) do\n"
      "    while x, do: x\n"
      "  end\n"
      "end\n",
-     nullptr, File, 3, 5, "'while' is not supported yet by nxc"},
+     nullptr, File, 3, 14, "expected an expression, found keyword 'do:'"},
+    {"a capture without arguments",
+     "defmodule M do\n"
+     "  defn f(x), do: &(x + 1)\n"
+     "end\n",
+     nullptr, File, 2, 18, "invalid args for &"},
+    {"cond without a clause",
+     "defmodule M do\n"
+     "  defn f(x) do\n"
+     "    cond do\n"
+     "    end\n"
+     "  end\n"
+     "end\n",
+     nullptr, File, 3, 5, "'cond' needs at least one clause"},
     {"an integer that does not fit in 64 bits",
      "defmodule M do\n"
      "  defn f(x), do: x + 99999999999999999999\n"
@@ -517,16 +528,63 @@ const ErrorCase kSemaErrors[] = {
      "  defn f(x), do: elem(x, 0)\n"
      "end\n",
      "f(f32[2])", File, 2, 18, "elem/2 expects a tuple"},
-    {"access syntax",
+    {"an index out of bounds",
      "defmodule M do\n"
-     "  defn f(x), do: x[0]\n"
+     "  defn f(x), do: x[2]\n"
      "end\n",
-     "f(f32[2])", File, 2, 19, "access syntax (t[...]) is not supported yet"},
+     "f(f32[2])", File, 2, 20, "index 2 is out of bounds for axis 0 in shape {2}"},
+    {"a function as a result",
+     "defmodule M do\n"
+     "  defn f(x), do: fn y -> y end\n"
+     "end\n",
+     "f(f32[2])", File, 2, 18, "expected a tensor or a number, got a function"},
+    {"a cond whose last clause is not always true",
+     "defmodule M do\n"
+     "  defn f(x) do\n"
+     "    cond do\n"
+     "      x > 0 -> 1\n"
+     "      x < 0 -> 2\n"
+     "    end\n"
+     "  end\n"
+     "end\n",
+     "f(f32[])", File, 5, 9, "cond/if expects at least one branch to always evaluate to true"},
+    {"a non-scalar condition",
+     "defmodule M do\n"
+     "  defn f(x), do: if(x > 0, do: 1, else: 2)\n"
+     "end\n",
+     "f(f32[2])", File, 2, 23, "condition must be a scalar tensor, got: u8[2]"},
+    {"a while body that changes the state's type",
+     "defmodule M do\n"
+     "  defn f(x) do\n"
+     "    while {i = 0, x}, i < 3 do\n"
+     "      {i + 0.5, x}\n"
+     "    end\n"
+     "  end\n"
+     "end\n",
+     "f(f32[])", File, 4, 7, "the do-block in while must return tensors with the same shape, type, and names"},
+    {"options on a while with a condition",
+     "defmodule M do\n"
+     "  defn f(x) do\n"
+     "    while x, x < 3, unroll: true do\n"
+     "      x + 1\n"
+     "    end\n"
+     "  end\n"
+     "end\n",
+     "f(f32[])", File, 3, 21, "options are not supported on while with conditions, only with generators"},
+    {"a case with no matching clause",
+     "defmodule M do\n"
+     "  defn f(x) do\n"
+     "    case Nx.rank(x) do\n"
+     "      2 -> x\n"
+     "    end\n"
+     "  end\n"
+     "end\n",
+     "f(f32[3])", File, 3, 5, "no case clause matching the number 1"},
     {"a range",
      "defmodule M do\n"
      "  defn f(x), do: 0..2\n"
      "end\n",
-     "f(f32[2])", File, 2, 19, "ranges are not supported yet"},
+     "f(f32[2])", File, 2, 19, "expected a tensor or a number, got a range"},
     {"an atom as the result",
      "defmodule M do\n"
      "  defn f(x), do: :ok\n"

@@ -40,6 +40,12 @@ std::string sexpr(const Expr &e) {
   case ExprKind::Unary: os << "(" << e.name << "u "; kids(); os << ")"; break;
   case ExprKind::Match: os << "(= "; kids(); os << ")"; break;
   case ExprKind::Block: os << "(block "; kids(); os << ")"; break;
+  case ExprKind::Fn: os << "(fn/" << e.intValue << " "; kids(); os << ")"; break;
+  case ExprKind::Apply: os << "(. "; kids(); os << ")"; break;
+  case ExprKind::If: os << "(" << e.name << " "; kids(); os << ")"; break;
+  case ExprKind::Cond: os << "(cond "; kids(); os << ")"; break;
+  case ExprKind::Case: os << "(case "; kids(); os << ")"; break;
+  case ExprKind::While: os << "(while "; kids(); os << ")"; break;
   }
   return os.str();
 }
@@ -433,9 +439,31 @@ TEST_CASE("ast::print lists modules, functions and nodes with locations") {
   CHECK(text.find("Int 1 @2:22") != std::string::npos);
 }
 
+TEST_CASE("control flow, functions and captures") {
+  CHECK(expr("if x do y else z end") == "(if x (block y) (block z))");
+  CHECK(expr("if x, do: y") == "(if x y)");
+  CHECK(expr("if(x, do: y, else: z)") == "(if x y z)");
+  CHECK(expr("unless x, do: y, else: z") == "(unless x y z)");
+  CHECK(expr("cond do\n a > 0 -> 1\n true ->\n b\n c\n end") == "(cond (> a 0) (block 1) :true (block b c))");
+  CHECK(expr("case t do\n {a, _} when a > 1 -> a\n _ -> 0\n end") ==
+        "(case t (when {a _} (> a 1)) (block a) _ (block 0))");
+  CHECK(expr("while {i = 0, x}, i < 3 do {i + 1, x} end") == "(while {(= i 0) x} (< i 3) (block {(+ i 1) x}))");
+  CHECK(expr("while acc = 0, i <- 0..3, unroll: 2 do acc + i end") ==
+        "(while (= acc 0) (<- i (.. 0 3)) (block (+ acc i)) [unroll: 2])");
+  CHECK(expr("fn a, b -> a + b end") == "(fn/2 a b (block (+ a b)))");
+  CHECK(expr("&(&1 * x)") == "(fn/1 &1 (* &1 x))");
+  CHECK(expr("&Nx.exp/1") == "(fn/1 &1 (Nx.exp &1))");
+  CHECK(expr("&softmax/1") == "(fn/1 &1 (softmax &1))");
+  CHECK(expr("f.(x, 1)") == "(. f x 1)");
+  CHECK(expr("x |> f.(1)") == "(. f x 1)");
+  CHECK(expr("t[[.., 0]]") == "(Access.get t [(.. ) 0])");
+  CHECK(expr("t[1..-1//2]") == "(Access.get t (..// 1 -1 2))");
+  CHECK(expr("&(&2 + 1)").find("error: capture argument &1 must be used") == 0);
+}
+
 TEST_CASE("unsupported constructs are rejected, not misparsed") {
-  CHECK(expr("fn x -> x end").find("error: anonymous functions") == 0);
-  CHECK(expr("if x do y end") == "error: 'if' is not supported yet by nxc");
+  CHECK(expr("fn x -> x\n y -> y end").find("error: anonymous functions with several clauses") == 0);
+  CHECK(expr("if x do y") == "error: missing 'end' for this 'if'");
   CHECK(expr("x |> y") == "error: the right side of '|>' must be a function call, as in x |> Nx.exp()");
   CHECK(expr("Nx") == "error: expected a function call on module Nx, as in Nx.fun(...)");
 }

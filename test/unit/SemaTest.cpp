@@ -157,10 +157,10 @@ TEST_CASE("dot records its contraction axes") {
   REQUIRE_MESSAGE(g.ok(), test::errorOf(g));
   const Node &dot = g->nodes[g->results.at(0)];
   CHECK(dot.op == "dot");
-  CHECK(dot.axes == std::vector<int64_t>{1});
-  CHECK(dot.axes3 == std::vector<int64_t>{0});
-  CHECK(dot.axes2.empty());
-  CHECK(dot.axes4.empty());
+  CHECK(dot.attr("lhs_contract") == std::vector<int64_t>{1});
+  CHECK(dot.attr("rhs_contract") == std::vector<int64_t>{0});
+  CHECK(dot.attr("lhs_batch").empty());
+  CHECK(dot.attr("rhs_batch").empty());
 }
 
 TEST_CASE("division is floating, integer arithmetic with small numbers keeps the type") {

@@ -33,6 +33,15 @@ enum class ExprKind {
   Unary,    ///< -a, not a
   Match,    ///< pattern = expr
   Block,    ///< a sequence of expressions; the last is the value
+  Fn,       ///< fn a, b -> body end; captures &f/2 and &(&1 + x) are desugared
+            ///< into it. children: params..., body; intValue: the arity
+  Apply,    ///< f.(x): children [callee, args...]
+  If,       ///< if/unless c do a else b end: children [cond, then, else?]
+  Cond,     ///< cond do p -> e ... end: children [p1, e1, p2, e2, ...]
+  Case,     ///< case x do pat -> e ... end: children [subject, pat1, e1, ...];
+            ///< a guarded pattern is Binary `when` [pattern, guard]
+  While,    ///< while init, cond do body end, or with a generator `i <- t`
+            ///< (Binary `<-`) and options: children [init, cond, body, opts?]
 };
 
 struct Expr {

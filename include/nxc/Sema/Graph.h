@@ -17,21 +17,49 @@
 
 namespace nxc {
 
+struct Node;
+
+/// The body of a control-flow node: `cond` has a then and an else region,
+/// `while` a condition and a body region. `args` are the region's
+/// `region_arg` nodes (while: the loop state), `nodes` every node traced in
+/// the region in order (args included), `results` what it yields.
+struct Region {
+  std::vector<int> args;
+  std::vector<int> nodes;
+  std::vector<int> results;
+};
+
 /// One operation. `op` is Nx's name ("subtract", "reduce_max", ...), and the
 /// nx dialect op is "nx." + op.
 struct Node {
   std::string op;
   std::vector<int> operands;
   TensorType type;
-  /// broadcast/transpose/reductions: `axes`; dot: lhs_contract, lhs_batch,
-  /// rhs_contract, rhs_batch in axes, axes2, axes3, axes4.
-  std::vector<int64_t> axes, axes2, axes3, axes4;
+  /// broadcast/transpose/reductions: the axes attribute.
+  std::vector<int64_t> axes;
+  /// Other integer-list attributes by name (dot: lhs_contract, lhs_batch,
+  /// rhs_contract, rhs_batch; slice: start_indices, strides; pad: ...).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> attrs;
   /// constant: row-major values (floats in fvalues, integers in ivalues).
   std::vector<double> fvalues;
   std::vector<int64_t> ivalues;
-  /// parameter: its position among the flattened parameters.
+  /// parameter: its position among the flattened parameters; region_arg:
+  /// its position among the region's arguments; elem: the result index.
   int param = -1;
+  /// cond/while: the regions, and the types of the (flattened) results,
+  /// which `elem` nodes pick.
+  std::vector<Region> regions;
+  std::vector<TensorType> resultTypes;
+  /// The cond/while node whose region holds this node; -1 at the top level.
+  int parent = -1;
   Loc loc;
+
+  const std::vector<int64_t> &attr(const std::string &name) const {
+    static const std::vector<int64_t> none;
+    for (auto &a : attrs)
+      if (a.first == name) return a.second;
+    return none;
+  }
 };
 
 /// A tree of output leaves, to remember tuple structure.

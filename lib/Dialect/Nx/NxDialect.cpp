@@ -38,5 +38,33 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+static LogicalResult verifyYield(Operation *op, Region &region, TypeRange types, StringRef what) {
+  auto yield = llvm::dyn_cast<YieldOp>(region.front().getTerminator());
+  if (!yield) return op->emitOpError("expects its ") << what << " region to end in nx.yield";
+  if (TypeRange(yield.getValues().getTypes()) != types)
+    return op->emitOpError("expects its ") << what << " region to yield " << types.size() << " values of the result types";
+  return success();
+}
+
+LogicalResult CondOp::verify() {
+  if (llvm::cast<RankedTensorType>(getPred().getType()).getRank() != 0)
+    return emitOpError("expects a scalar predicate");
+  if (failed(verifyYield(*this, getThenRegion(), getResultTypes(), "then"))) return failure();
+  return verifyYield(*this, getElseRegion(), getResultTypes(), "else");
+}
+
+LogicalResult WhileOp::verify() {
+  TypeRange state = getInits().getTypes();
+  if (TypeRange(getResultTypes()) != state) return emitOpError("expects results of the state's types");
+  for (Region *r : {&getCondition(), &getBody()})
+    if (TypeRange(r->front().getArgumentTypes()) != state)
+      return emitOpError("expects region arguments of the state's types");
+  auto yield = llvm::dyn_cast<YieldOp>(getCondition().front().getTerminator());
+  if (!yield || yield.getValues().size() != 1 ||
+      llvm::cast<RankedTensorType>(yield.getValues()[0].getType()).getRank() != 0)
+    return emitOpError("expects its condition region to yield one scalar");
+  return verifyYield(*this, getBody(), state, "body");
+}
+
 #define GET_OP_CLASSES
 #include "nxc/Dialect/Nx/NxOps.cpp.inc"

@@ -15,6 +15,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 def Nx_Dialect : Dialect {
   let name = "nx";
@@ -81,7 +82,8 @@ foreach name = ["exp", "expm1", "log", "log1p", "sigmoid", "sin", "cos", "tan",
                 "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
                 "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "negate", "abs",
                 "sign", "floor", "ceil", "round", "logical_not", "is_nan",
-                "is_infinity", "bitwise_not"] in
+                "is_infinity", "bitwise_not", "log2", "population_count",
+                "count_leading_zeros"] in
   def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name>;
 
 def Nx_AsTypeOp : Nx_Op<"as_type", [SameOperandsAndResultShape]> {
@@ -170,6 +172,107 @@ def Nx_DotOp : Nx_Op<"dot", [SameOperandsElementType]> {
     $lhs `,` $lhs_contract `,` $lhs_batch `,` $rhs `,` $rhs_contract `,` $rhs_batch attr-dict
     `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Slicing, concatenation, padding, reversal
+//===----------------------------------------------------------------------===//
+
+def Nx_SliceOp : Nx_Op<"slice"> {
+  let summary = "Nx.slice: start_indices (clamped so the slice fits), lengths, strides";
+  let description = [{
+    A start of INT64_MIN is dynamic: the next scalar of `start_tensors`
+    supplies it at run time, clamped to [0, dim - length]. Result dim i is
+    ceil(lengths[i] / strides[i]).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, Variadic<AnyStaticShapeTensor>:$start_tensors,
+                       DenseI64ArrayAttr:$start_indices, DenseI64ArrayAttr:$lengths,
+                       DenseI64ArrayAttr:$strides);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_PutSliceOp : Nx_Op<"put_slice"> {
+  let summary = "Nx.put_slice: operand with `update` written at start_indices (clamped)";
+  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$update,
+                       Variadic<AnyStaticShapeTensor>:$start_tensors, DenseI64ArrayAttr:$start_indices);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_ConcatenateOp : Nx_Op<"concatenate"> {
+  let summary = "Nx.concatenate along axes[0]";
+  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_PadOp : Nx_Op<"pad"> {
+  let summary = "Nx.pad with non-negative low, high and interior padding";
+  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high, DenseI64ArrayAttr:$interior);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_ReverseOp : Nx_Op<"reverse"> {
+  let summary = "Nx.reverse over axes";
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Index reductions and scans
+//===----------------------------------------------------------------------===//
+
+class Nx_ArgReduceOp<string mnemonic> : Nx_Op<mnemonic> {
+  let summary = "Nx." # mnemonic # " over axes[0]; tie_break[0] is 0 (low) or 1 (high); NaN is extreme";
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes, DenseI64ArrayAttr:$tie_break);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+def Nx_ArgmaxOp : Nx_ArgReduceOp<"argmax">;
+def Nx_ArgminOp : Nx_ArgReduceOp<"argmin">;
+
+class Nx_ScanOp<string mnemonic> : Nx_Op<mnemonic, [SameOperandsAndResultShape]> {
+  let summary = "Nx." # mnemonic # " along axes[0] (forward; Sema reverses for reverse: true)";
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+def Nx_CumulativeSumOp : Nx_ScanOp<"cumulative_sum">;
+def Nx_CumulativeProductOp : Nx_ScanOp<"cumulative_product">;
+def Nx_CumulativeMaxOp : Nx_ScanOp<"cumulative_max">;
+def Nx_CumulativeMinOp : Nx_ScanOp<"cumulative_min">;
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def Nx_CondOp : Op<Nx_Dialect, "cond", [RecursiveMemoryEffects, NoRegionArguments]> {
+  let summary = "if/cond on a scalar predicate (non-zero is true)";
+  let description = [{
+    Runs `then` when `pred` is non-zero, `else` otherwise; each region ends
+    in nx.yield of values of the result types.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$pred);
+  let results = (outs Variadic<AnyStaticShapeTensor>:$results);
+  let regions = (region SizedRegion<1>:$then_region, SizedRegion<1>:$else_region);
+  let hasVerifier = 1;
+}
+
+def Nx_WhileOp : Op<Nx_Dialect, "while", [RecursiveMemoryEffects]> {
+  let summary = "while over a flat loop state";
+  let description = [{
+    `condition` and `body` take the state as block arguments. `condition`
+    yields one scalar (non-zero: run the body again), `body` yields the next
+    state. The results are the last state.
+  }];
+  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inits);
+  let results = (outs Variadic<AnyStaticShapeTensor>:$results);
+  let regions = (region SizedRegion<1>:$condition, SizedRegion<1>:$body);
+  let hasVerifier = 1;
+}
+
+def Nx_YieldOp : Op<Nx_Dialect, "yield", [Pure, Terminator, ReturnLike,
+                                          ParentOneOf<["CondOp", "WhileOp"]>]> {
+  let summary = "yields the values of an nx.cond or nx.while region";
+  let arguments = (ins Variadic<AnyStaticShapeTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
 #endif // NXC_DIALECT_NX_OPS

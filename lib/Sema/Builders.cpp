@@ -1,0 +1,249 @@
+//===- Builders.cpp - graph nodes, options, axes and types ------------------===//
+//
+// Helpers every Nx function uses: explicit casts and broadcasts, Nx's
+// binary_type, the binary element-wise node, keyword options and axes.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace nxc::sema {
+
+int Tracer::add(Node n) {
+  int id = g_.add(std::move(n));
+  if (!regions_.empty()) regions_.back()->push_back(id);
+  return id;
+}
+
+int Tracer::node(const std::string &op, std::vector<int> operands, TensorType type, const Loc &loc) {
+  Node n;
+  n.op = op;
+  n.operands = std::move(operands);
+  n.type = std::move(type);
+  n.loc = loc;
+  return add(std::move(n));
+}
+
+const Node *Tracer::constantNode(int id) const {
+  const Node *n = &g_.nodes[id];
+  return n->op == "constant" ? n : nullptr;
+}
+
+Result<int64_t> Tracer::intArg(const std::string &fn, const Value &v, const std::string &what, const Loc &loc) {
+  if (v.kind == Value::Int) return v.i;
+  return error(v.loc.valid() ? v.loc : loc, fn + " expects " + what + " to be an integer, got " + describeValue(v));
+}
+
+int Tracer::constant(ElemType t, Shape shape, std::vector<double> fv, std::vector<int64_t> iv, const Loc &loc) {
+  Node n;
+  n.op = "constant";
+  n.type = TensorType{t, std::move(shape), {}};
+  n.fvalues = std::move(fv);
+  n.ivalues = std::move(iv);
+  n.loc = loc;
+  return add(n);
+}
+
+/// A number as a scalar constant of type t.
+int Tracer::numberConstant(const Value &v, ElemType t) {
+  if (t.isFloat()) return constant(t, {}, {v.asDouble()}, {}, v.loc);
+  return constant(t, {}, {}, {v.asInt()}, v.loc);
+}
+
+Result<int> Tracer::toTensor(const Value &v, const Loc &loc) {
+  if (v.kind == Value::Tensor) return v.node;
+  if (v.kind == Value::Int) return numberConstant(v, ElemType::s32());
+  if (v.kind == Value::Float) return numberConstant(v, ElemType::f32());
+  if (v.isNumber()) return numberConstant(v, ElemType::u8());
+  return error(loc, "expected a tensor or a number, got " + describeValue(v));
+}
+
+int Tracer::unaryNode(const std::string &op, int x, ElemType out, const Loc &loc) {
+  Node n;
+  n.op = op;
+  n.operands = {x};
+  n.type = TensorType{out, g_.typeOf(x).shape, {}};
+  n.loc = loc;
+  return add(n);
+}
+
+int Tracer::cast(int x, ElemType t, const Loc &loc) {
+  if (g_.typeOf(x).elem == t) return x;
+  return unaryNode("as_type", x, t, loc);
+}
+
+int Tracer::broadcastTo(int x, const Shape &shape, const Loc &loc) {
+  const Shape &s = g_.typeOf(x).shape;
+  if (s == shape) return x;
+  Node n;
+  n.op = "broadcast";
+  n.operands = {x};
+  n.type = TensorType{g_.typeOf(x).elem, shape, {}};
+  for (size_t i = 0; i < s.size(); ++i) n.axes.push_back((int64_t)(shape.size() - s.size() + i));
+  n.loc = loc;
+  return add(n);
+}
+
+int Tracer::reshape(int x, const Shape &shape, const Loc &loc) {
+  if (g_.typeOf(x).shape == shape) return x;
+  Node n;
+  n.op = "reshape";
+  n.operands = {x};
+  n.type = TensorType{g_.typeOf(x).elem, shape, {}};
+  n.loc = loc;
+  return add(n);
+}
+
+Result<Shape> Tracer::broadcastShapes(const Shape &a, const Shape &b, const std::string &fn, const Loc &loc) {
+  size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      return error(loc, "cannot broadcast tensors of shapes " + shapeString(a) + " and " + shapeString(b) +
+                            " in Nx." + fn + ": dimension " + std::to_string(i) + " is " + std::to_string(da) +
+                            " on the left and " + std::to_string(db) + " on the right");
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+ElemType Tracer::typeOfValue(const Value &v) {
+  if (v.kind == Value::Tensor) return g_.typeOf(v.node).elem;
+  if (v.kind == Value::Float) return ElemType::f32();
+  if (v.kind == Value::Atom) return ElemType::u8();
+  return ElemType::s32();
+}
+
+/// Nx.Shared.binary_type/2.
+ElemType Tracer::binaryType(const Value &a, const Value &b) {
+  bool an = a.kind != Value::Tensor, bn = b.kind != Value::Tensor;
+  if (an && bn) return (a.kind == Value::Float || b.kind == Value::Float) ? ElemType::f32() : typeOfValue(a.kind == Value::Atom ? b : a);
+  if (an) return mergeNumber(typeOfValue(b), a);
+  if (bn) return mergeNumber(typeOfValue(a), b);
+  return mergeTypes(typeOfValue(a), typeOfValue(b));
+}
+
+ElemType Tracer::mergeNumber(ElemType t, const Value &n) {
+  return n.kind == Value::Float ? mergeFloat(t) : mergeInteger(t, n.asInt());
+}
+
+/// Converts an operand to type t and broadcasts it to shape.
+int Tracer::operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc) {
+  int x = v.kind == Value::Tensor ? cast(v.node, t, loc) : numberConstant(v, t);
+  return broadcastTo(x, shape, loc);
+}
+
+Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc) {
+  for (const Value *v : {&a, &b})
+    if (v->kind != Value::Tensor && !v->isNumber())
+      return error(v->loc.valid() ? v->loc : loc, "Nx." + op + " expects tensors or numbers, got " + describeValue(*v));
+  ElemType t = binaryType(a, b);
+  if (rule == BinaryRule::IntOnly && t.isFloat()) {
+    if (op == "quotient") return error(loc, "quotient expects integer tensors, got: " + t.name());
+    return error(loc, "bitwise operators expect integer tensors as inputs and outputs an integer tensor, got: " + t.name());
+  }
+  if (rule == BinaryRule::Float) t = toFloating(t);
+  NXC_TRY(shape, broadcastShapes(shapeOfValue(a), shapeOfValue(b), op, loc));
+  Node n;
+  n.op = op;
+  n.operands = {operand(a, t, shape, loc), operand(b, t, shape, loc)};
+  n.type = TensorType{rule == BinaryRule::Compare ? ElemType::u8() : t, shape, {}};
+  n.loc = loc;
+  return Value::tensor(add(n), loc);
+}
+
+Result<std::map<std::string, Value>> Tracer::options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn) {
+  std::map<std::string, Value> out;
+  if (v.kind == Value::List && v.elems.empty()) return out;
+  if (!v.isKeywordList()) return error(v.loc, fn + " expects a keyword list of options, got " + describeValue(v));
+  std::string allowedStr;
+  for (auto &a : allowed) allowedStr += (allowedStr.empty() ? ":" : ", :") + a;
+  for (size_t i = 0; i < v.elems.size(); ++i) {
+    Loc at = i < v.keyLocs.size() && v.keyLocs[i].valid() ? v.keyLocs[i] : v.loc;
+    if (std::find(allowed.begin(), allowed.end(), v.keys[i]) == allowed.end())
+      return error(at, "unknown key :" + v.keys[i] + " in the options of " + fn + ", expected one of [" + allowedStr + "]");
+    if (out.count(v.keys[i])) return error(at, "duplicate key :" + v.keys[i] + " in the options of " + fn);
+    out[v.keys[i]] = v.elems[i];
+  }
+  return out;
+}
+
+Result<bool> Tracer::boolOption(const Value &v, const std::string &key) {
+  if (v.kind == Value::Atom && (v.atom == "true" || v.atom == "false")) return v.atom == "true";
+  return error(v.loc, "option " + key + ": expects true or false, got " + describeValue(v));
+}
+
+Result<int64_t> Tracer::normalizeAxis(const Value &v, int64_t rank, const Loc &loc, int) {
+  if (v.kind == Value::Atom) return error(v.loc.valid() ? v.loc : loc, "named axes (:" + v.atom + ") are not supported yet by nxc; use the axis index");
+  if (v.kind != Value::Int) return error(v.loc.valid() ? v.loc : loc, "expected an integer axis, got " + describeValue(v));
+  int64_t a = v.i < 0 ? v.i + rank : v.i;
+  if (a < 0 || a >= rank)
+    return error(v.loc.valid() ? v.loc : loc, "given axis (" + std::to_string(v.i) + ") invalid for shape with rank " + std::to_string(rank));
+  return a;
+}
+
+Result<std::vector<int64_t>> Tracer::axesOption(const Value &v, int64_t rank, const Loc &loc, int node) {
+  if (v.kind != Value::List) return error(v.loc.valid() ? v.loc : loc, "axes: expects a list of integers, got " + describeValue(v));
+  std::vector<int64_t> axes;
+  for (auto &e : v.elems) {
+    NXC_TRY(a, normalizeAxis(e, rank, v.loc, node));
+    if (std::find(axes.begin(), axes.end(), a) != axes.end())
+      return error(e.loc.valid() ? e.loc : v.loc, "axes must be unique, axis " + std::to_string(a) + " is repeated");
+    axes.push_back(a);
+  }
+  return axes;
+}
+
+Result<ElemType> Tracer::parseType(const Value &v) {
+  if (v.kind == Value::Atom) {
+    if (auto t = ElemType::parse(v.atom)) return *t;
+  } else if (v.kind == Value::Tuple && v.elems.size() == 2 && v.elems[0].kind == Value::Atom && v.elems[1].kind == Value::Int) {
+    if (auto t = ElemType::parse(v.elems[0].atom + std::to_string(v.elems[1].i))) return *t;
+  }
+  return error(v.loc, "invalid type, expected one of :s8, :s16, :s32, :s64, :u8, :u16, :u32, :u64, :f16, :bf16, :f32, :f64 (or {:f, 32})");
+}
+
+Result<Shape> Tracer::shapeArg(const Value &v, const std::string &fn) {
+  if (v.kind == Value::Tensor) return g_.typeOf(v.node).shape;
+  if (v.kind == Value::Tuple) {
+    Shape s;
+    for (auto &e : v.elems) {
+      if (e.kind != Value::Int || e.i < 0) return error(e.loc.valid() ? e.loc : v.loc, fn + " expects a shape of non-negative integers");
+      s.push_back(e.i);
+    }
+    return s;
+  }
+  return error(v.loc, fn + " expects a shape (a tuple such as {2, 3}) or a tensor, got " + describeValue(v));
+}
+
+/// Splits trailing keyword options off the positional arguments.
+Value Tracer::takeOptions(std::vector<Value> &args, size_t minPositional) {
+  Value opts;
+  opts.kind = Value::List;
+  if (args.size() > minPositional && (args.back().isKeywordList() || (args.back().kind == Value::List && args.back().elems.empty()))) {
+    opts = args.back();
+    args.pop_back();
+  }
+  return opts;
+}
+
+Status Tracer::arity(const std::string &fn, const std::vector<Value> &args, size_t lo, size_t hi, const Loc &loc) {
+  if (args.size() < lo || args.size() > hi)
+    return error(loc, "wrong number of arguments to Nx." + fn + ": expected " +
+                          (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                          ", got " + std::to_string(args.size()));
+  return okStatus();
+}
+
+Result<int> Tracer::tensorArg(const std::string &fn, const Value &v, const Loc &loc) {
+  if (v.kind == Value::Tensor || v.isNumber()) return toTensor(v, loc);
+  return error(v.loc.valid() ? v.loc : loc, "Nx." + fn + " expects a tensor, got " + describeValue(v));
+}
+
+} // namespace nxc::sema

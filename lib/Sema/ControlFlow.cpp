@@ -1,0 +1,510 @@
+//===- ControlFlow.cpp - if, cond, case and while -------------------------===//
+//
+// As Nx traces them (Nx.Defn.Expr's cond/while): a predicate known at
+// compile time selects its branch (branch elimination); otherwise every
+// branch is traced into a region of a `cond` node, and the branches' leaves
+// are merged to one type and shape per leaf. `while` traces its condition and
+// body once each into the regions of a `while` node over the flattened loop
+// state; generators (`i <- 0..n`, `x <- tensor`) add a hidden counter, and
+// `unroll:` traces the body inline instead. `case` is compile-time only.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace nxc::sema {
+
+/// Routes the nodes the tracer adds into `nodes` while alive.
+class RegionScope {
+public:
+  RegionScope(Tracer &t, std::vector<int> &nodes) : t_(t) { t_.regions_.push_back(&nodes); }
+  ~RegionScope() { t_.regions_.pop_back(); }
+
+private:
+  Tracer &t_;
+};
+
+namespace {
+
+const char *kIncompatible = "cond/if expects all branches to return compatible tensor types";
+const char *kWhileMismatch =
+    "the do-block in while must return tensors with the same shape, type, and names as the initial arguments";
+
+/// The leaves of a container value, depth-first, and its structure.
+void flatten(const Value &v, std::vector<Value> &out) {
+  if (v.kind == Value::Tuple)
+    for (auto &e : v.elems) flatten(e, out);
+  else out.push_back(v);
+}
+
+bool sameStructure(const Value &a, const Value &b) {
+  bool ta = a.kind == Value::Tuple, tb = b.kind == Value::Tuple;
+  if (ta != tb) return false;
+  if (!ta) return true;
+  if (a.elems.size() != b.elems.size()) return false;
+  for (size_t k = 0; k < a.elems.size(); ++k)
+    if (!sameStructure(a.elems[k], b.elems[k])) return false;
+  return true;
+}
+
+/// Rebuilds a container shaped like `shape` from `leaves` (consumed in order).
+Value rebuild(const Value &shape, const std::vector<Value> &leaves, size_t &next) {
+  if (shape.kind != Value::Tuple) return leaves[next++];
+  Value t = shape;
+  for (auto &e : t.elems) e = rebuild(e, leaves, next);
+  return t;
+}
+
+} // namespace
+
+std::optional<bool> Tracer::staticTruth(const Value &v) {
+  if (v.kind == Value::Int) return v.i != 0;
+  if (v.kind == Value::Float) return v.f != 0;
+  if (v.kind == Value::Atom && (v.atom == "true" || v.atom == "false")) return v.atom == "true";
+  if (v.kind == Value::Tensor)
+    if (const Node *c = constantNode(v.node); c && g_.typeOf(v.node).rank() == 0)
+      return c->fvalues.empty() ? c->ivalues[0] != 0 : c->fvalues[0] != 0;
+  return std::nullopt;
+}
+
+Result<Value> Tracer::ifExpr(const Expr &e, Env &env) {
+  bool unless = e.name == "unless";
+  const Expr *then = e.children[1].get();
+  const Expr *otherwise = e.children.size() > 2 ? e.children[2].get() : nullptr;
+  if (unless) std::swap(then, otherwise);
+  NXC_TRY(pred, eval(*e.children[0], env));
+  Value always = Value::atomValue("true", e.loc);
+  std::vector<Clause> clauses = {{nullptr, pred, then}, {nullptr, always, otherwise}};
+  return traceClauses(clauses, 0, env, e.loc);
+}
+
+Result<Value> Tracer::condExpr(const Expr &e, Env &env) {
+  std::vector<Clause> clauses;
+  for (size_t k = 0; k + 1 < e.children.size(); k += 2)
+    clauses.push_back({e.children[k].get(), Value(), e.children[k + 1].get()});
+  return traceClauses(clauses, 0, env, e.loc);
+}
+
+Result<Value> Tracer::branch(const Expr *body, Env &env) {
+  if (!body) return Value::number(0, Loc{});
+  return eval(*body, env);
+}
+
+/// Clause k, where the clauses before it were false: a static predicate picks
+/// a branch, a runtime one becomes a `cond` node whose else region holds the
+/// remaining clauses.
+Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k, Env &scope, const Loc &loc) {
+  const Clause &clause = clauses[k];
+  Env local = scope;
+  Value pred;
+  if (clause.pred) {
+    NXC_TRY(p, eval(*clause.pred, local));
+    pred = p;
+  } else {
+    pred = clause.predValue;
+  }
+  Loc predLoc = clause.pred ? clause.pred->loc : (pred.loc.valid() ? pred.loc : loc);
+  bool lastClause = k + 1 >= clauses.size();
+  std::optional<bool> truth = staticTruth(pred);
+  if (lastClause && truth != std::optional<bool>(true))
+    return error(predLoc, "cond/if expects at least one branch to always evaluate to true");
+  if (truth == std::optional<bool>(true)) return branch(clause.body, local);
+  if (truth == std::optional<bool>(false)) return traceClauses(clauses, k + 1, scope, loc);
+  if (pred.kind != Value::Tensor)
+    return error(predLoc, "cond/if expects a scalar tensor, a number or a boolean as condition, got " + describeValue(pred));
+  if (g_.typeOf(pred.node).rank() != 0)
+    return error(predLoc, "condition must be a scalar tensor, got: " + g_.typeOf(pred.node).str() +
+                                   ", consider using Nx.all/1 or Nx.any/1 to obtain a scalar predicate from tensor");
+  // Runtime: then = this body, else = the remaining clauses.
+  Node n;
+  n.op = "cond";
+  n.operands = {pred.node};
+  n.loc = predLoc;
+  n.regions.resize(2);
+  std::vector<Value> branches(2);
+  {
+    RegionScope scope1(*this, n.regions[0].nodes);
+    NXC_TRY(a, branch(clause.body, local));
+    branches[0] = a;
+  }
+  {
+    RegionScope scope2(*this, n.regions[1].nodes);
+    NXC_TRY(b, traceClauses(clauses, k + 1, scope, loc));
+    branches[1] = b;
+  }
+  if (!sameStructure(branches[0], branches[1])) return error(loc, kIncompatible);
+  std::vector<Value> la, lb;
+  flatten(branches[0], la);
+  flatten(branches[1], lb);
+  // Per leaf: the merged type (float literals take the merged float type)
+  // and the broadcast shape.
+  std::vector<TensorType> types;
+  for (size_t i = 0; i < la.size(); ++i) {
+    const Value *leaves[2] = {&la[i], &lb[i]};
+    std::optional<ElemType> t;
+    bool floatLiteral = false;
+    Shape shape;
+    for (const Value *v : leaves) {
+      if (v->kind == Value::Tensor) {
+        t = t ? mergeTypes(*t, g_.typeOf(v->node).elem) : g_.typeOf(v->node).elem;
+        NXC_TRY(s, broadcastShapes(shape, g_.typeOf(v->node).shape, "cond", loc));
+        shape = s;
+      } else if (v->kind == Value::Float) {
+        floatLiteral = true;
+      } else if (v->isNumber()) {
+        ElemType lt = v->kind == Value::Atom ? ElemType::u8() : ElemType::s32();
+        t = t ? mergeTypes(*t, lt) : lt;
+      } else {
+        return error(v->loc.valid() ? v->loc : loc, kIncompatible);
+      }
+    }
+    if (floatLiteral) t = t ? (t->isFloat() ? *t : mergeTypes(*t, ElemType::f32())) : ElemType::f32();
+    types.push_back(TensorType{*t, shape, {}});
+  }
+  for (int r = 0; r < 2; ++r) {
+    RegionScope scope3(*this, n.regions[r].nodes);
+    std::vector<Value> &leaves = r == 0 ? la : lb;
+    for (size_t i = 0; i < leaves.size(); ++i)
+      n.regions[r].results.push_back(operand(leaves[i], types[i].elem, types[i].shape, n.loc));
+  }
+  n.type = types.empty() ? TensorType{ElemType::u8(), {}, {}} : types[0];
+  n.resultTypes = types;
+  int id = add(n);
+  for (auto &region : g_.nodes[id].regions)
+    for (int m : region.nodes) g_.nodes[m].parent = id;
+  std::vector<Value> results;
+  for (size_t i = 0; i < types.size(); ++i) {
+    Node el;
+    el.op = "elem";
+    el.operands = {id};
+    el.param = (int)i;
+    el.type = types[i];
+    el.loc = n.loc;
+    results.push_back(Value::tensor(add(el), n.loc));
+  }
+  size_t next = 0;
+  return rebuild(branches[0], results, next);
+}
+
+Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
+  switch (p.kind) {
+  case ExprKind::Var:
+    if (p.name != "_") env[p.name] = v;
+    return true;
+  case ExprKind::Int:
+  case ExprKind::Float:
+    if (v.kind == Value::Tensor)
+      return error(p.loc, "case in defn matches compile-time values (shapes, ranks, atoms, numbers), not tensors");
+    return (v.kind == Value::Int || v.kind == Value::Float) &&
+           (p.kind == ExprKind::Int ? v.kind == Value::Int && v.i == p.intValue : v.asDouble() == p.floatValue);
+  case ExprKind::Atom:
+    if (v.kind == Value::Tensor)
+      return error(p.loc, "case in defn matches compile-time values (shapes, ranks, atoms, numbers), not tensors");
+    return v.kind == Value::Atom && v.atom == p.name;
+  case ExprKind::Tuple: {
+    if (v.kind != Value::Tuple || v.elems.size() != p.children.size()) return false;
+    for (size_t k = 0; k < p.children.size(); ++k) {
+      NXC_TRY(m, matchCase(*p.children[k], v.elems[k], env));
+      if (!m) return false;
+    }
+    return true;
+  }
+  case ExprKind::Match: {
+    NXC_TRY(a, matchCase(*p.children[0], v, env));
+    if (!a) return false;
+    return matchCase(*p.children[1], v, env);
+  }
+  default:
+    return error(p.loc, "unsupported pattern in case: only variables, numbers, atoms and tuples can be matched");
+  }
+}
+
+Result<Value> Tracer::caseExpr(const Expr &e, Env &env) {
+  NXC_TRY(subject, eval(*e.children[0], env));
+  for (size_t k = 1; k + 1 < e.children.size(); k += 2) {
+    const Expr *pattern = e.children[k].get();
+    const Expr *guard = nullptr;
+    if (pattern->kind == ExprKind::Binary && pattern->name == "when") {
+      guard = pattern->children[1].get();
+      pattern = pattern->children[0].get();
+    }
+    Env local = env;
+    NXC_TRY(m, matchCase(*pattern, subject, local));
+    if (!m) continue;
+    if (guard) {
+      NXC_TRY(g, eval(*guard, local));
+      std::optional<bool> truth = staticTruth(g);
+      if (!truth) return error(guard->loc, "guards in case must be known at compile time");
+      if (!*truth) continue;
+    }
+    return eval(*e.children[k + 1], local);
+  }
+  return error(e.loc, "no case clause matching " + describeValue(subject));
+}
+
+//===----------------------------------------------------------------------===//
+// while
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The initial state: variables, `var = value` and tuples of them.
+Status checkWhileInit(const Expr &p) {
+  switch (p.kind) {
+  case ExprKind::Var: return okStatus();
+  case ExprKind::Match:
+    if (p.children[0]->kind != ExprKind::Var) return error(p.loc, "invalid initial argument for while");
+    return okStatus();
+  case ExprKind::Tuple:
+    for (auto &c : p.children) NXC_CHECK(checkWhileInit(*c));
+    return okStatus();
+  default: return error(p.loc, "invalid initial argument for while");
+  }
+}
+
+} // namespace
+
+Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
+  const Expr &init = *e.children[0];
+  const Expr &condOrGen = *e.children[1];
+  const Expr &body = *e.children[2];
+  const Expr *optsExpr = e.children.size() > 3 ? e.children[3].get() : nullptr;
+  NXC_CHECK(checkWhileInit(init));
+  bool generator = condOrGen.kind == ExprKind::Binary && condOrGen.name == "<-";
+  if (optsExpr && !generator)
+    return error(optsExpr->loc, "options are not supported on while with conditions, only with generators");
+
+  // The initial value of the state, evaluated in the enclosing scope.
+  std::function<Result<Value>(const Expr &)> initValue = [&](const Expr &p) -> Result<Value> {
+    if (p.kind == ExprKind::Var) {
+      NXC_TRY(v, eval(p, env));
+      return v;
+    }
+    if (p.kind == ExprKind::Match) return eval(*p.children[1], env);
+    std::vector<Value> elems;
+    for (auto &c : p.children) {
+      NXC_TRY(v, initValue(*c));
+      elems.push_back(v);
+    }
+    return Value::tuple(elems, p.loc);
+  };
+  std::function<void(const Expr &, const Value &, Env &)> bindState = [&](const Expr &p, const Value &v, Env &scope) {
+    if (p.kind == ExprKind::Var) {
+      if (p.name != "_") scope[p.name] = v;
+    } else if (p.kind == ExprKind::Match) {
+      scope[p.children[0]->name] = v;
+    } else {
+      for (size_t k = 0; k < p.children.size(); ++k) bindState(*p.children[k], v.elems[k], scope);
+    }
+  };
+  NXC_TRY(state0, initValue(init));
+  std::vector<Value> leaves;
+  flatten(state0, leaves);
+  std::vector<int> initNodes;
+  for (auto &l : leaves) {
+    if (l.kind != Value::Tensor && !l.isNumber())
+      return error(l.loc.valid() ? l.loc : init.loc, "the initial state of while must hold tensors or numbers, got " + describeValue(l));
+    NXC_TRY(t, toTensor(l, init.loc));
+    initNodes.push_back(t);
+  }
+
+  // Generators iterate a hidden s32 counter k over 0..count-1.
+  int64_t count = 0;
+  Value genRange, genTensor;
+  std::string genVar;
+  const Expr *genPattern = nullptr;
+  if (generator) {
+    genPattern = condOrGen.children[0].get();
+    NXC_TRY(g, eval(*condOrGen.children[1], env));
+    if (g.kind == Value::Range) {
+      if (g.full) return error(condOrGen.loc, "while expects a range with bounds as generator");
+      count = g.step > 0 ? (g.last >= g.i ? (g.last - g.i) / g.step + 1 : 0) : (g.i >= g.last ? (g.i - g.last) / -g.step + 1 : 0);
+      genRange = g;
+    } else if (g.kind == Value::Tensor) {
+      if (g_.typeOf(g.node).rank() == 0) return error(condOrGen.loc, "while expects a tensor of rank 1 or more as generator, got a scalar");
+      count = g_.typeOf(g.node).shape[0];
+      genTensor = g;
+    } else {
+      return error(condOrGen.loc, "while expects a range or a tensor as generator, got " + describeValue(g));
+    }
+  }
+  int64_t unroll = 0;
+  if (optsExpr) {
+    NXC_TRY(ov, eval(*optsExpr, env));
+    NXC_TRY(o, options(ov, {"unroll"}, "while"));
+    if (o.count("unroll")) {
+      const Value &u = o["unroll"];
+      if (u.kind == Value::Atom && (u.atom == "true" || u.atom == "false")) unroll = u.atom == "true" ? std::max<int64_t>(count, 1) : 0;
+      else if (u.kind == Value::Int && u.i > 0) unroll = u.i;
+      else return error(u.loc, "while: :unroll must be a boolean or a positive integer, got " + describeValue(u));
+    }
+  }
+  // The generated value for iteration `k` (a scalar s32 tensor).
+  auto generated = [&](int k, const Loc &loc) -> Result<Value> {
+    if (genRange.kind == Value::Range) {
+      NXC_TRY(m, binary("multiply", Value::tensor(k, loc), Value::number(genRange.step, loc), BinaryRule::Arith, loc));
+      return binary("add", m, Value::number(genRange.i, loc), BinaryRule::Arith, loc);
+    }
+    return access(genTensor, Value::tensor(k, loc), loc);
+  };
+  auto bodyOnce = [&](const Value &state, const Value &kValue, Env &scope) -> Result<Value> {
+    bindState(init, state, scope);
+    if (generator) {
+      NXC_TRY(gv, generated(kValue.node, body.loc));
+      if (genPattern->kind != ExprKind::Var) return error(genPattern->loc, "while expects a variable before '<-'");
+      scope[genPattern->name] = gv;
+    }
+    return eval(body, scope);
+  };
+  auto checkBody = [&](const Value &result, std::vector<int> &out) -> Status {
+    if (!sameStructure(state0, result)) return error(body.loc, kWhileMismatch);
+    std::vector<Value> rl;
+    flatten(result, rl);
+    for (size_t i = 0; i < rl.size(); ++i) {
+      NXC_TRY(t, toTensor(rl[i], body.loc));
+      const TensorType &want = g_.typeOf(initNodes[i]), &got = g_.typeOf(t);
+      if (!want.sameTypeAndShape(got))
+        return error(body.loc, std::string(kWhileMismatch) + " (state element " + std::to_string(i) + ": the initial value is " +
+                                   want.str() + ", the body returns " + got.str() + ")");
+      out.push_back(t);
+    }
+    return okStatus();
+  };
+
+  // unroll: the body traced inline, in chunks of `unroll` iterations.
+  if (unroll > 0 && unroll >= count) {
+    std::vector<Value> cur;
+    for (int n : initNodes) cur.push_back(Value::tensor(n, init.loc));
+    size_t pos = 0;
+    Value state = rebuild(state0, cur, pos);
+    for (int64_t k = 0; k < count; ++k) {
+      Env scope = env;
+      int kNode = constant(ElemType::s32(), {}, {}, {k}, body.loc);
+      NXC_TRY(r, bodyOnce(state, Value::tensor(kNode, body.loc), scope));
+      std::vector<int> out;
+      NXC_CHECK(checkBody(r, out));
+      std::vector<Value> vs;
+      for (int n : out) vs.push_back(Value::tensor(n, body.loc));
+      size_t p2 = 0;
+      state = rebuild(state0, vs, p2);
+    }
+    return state;
+  }
+
+  Node n;
+  n.op = "while";
+  n.loc = e.loc;
+  n.regions.resize(2);
+  std::vector<int> operands = initNodes;
+  int counterInit = -1;
+  if (generator) {
+    counterInit = constant(ElemType::s32(), {}, {}, {0}, e.loc);
+    operands.push_back(counterInit);
+  }
+  n.operands = operands;
+  auto regionArgs = [&](Region &r) {
+    std::vector<Value> vs;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      Node a;
+      a.op = "region_arg";
+      a.param = (int)i;
+      a.type = g_.typeOf(operands[i]);
+      a.loc = e.loc;
+      int id = add(a);
+      r.args.push_back(id);
+      vs.push_back(Value::tensor(id, e.loc));
+    }
+    return vs;
+  };
+  {
+    RegionScope scope(*this, n.regions[0].nodes);
+    std::vector<Value> args = regionArgs(n.regions[0]);
+    Env local = env;
+    Value pred;
+    if (generator) {
+      int64_t bound = unroll > 0 ? count / unroll : count;
+      NXC_TRY(p, binary("less", args.back(), Value::number(bound, e.loc), BinaryRule::Compare, e.loc));
+      pred = p;
+    } else {
+      size_t pos = 0;
+      bindState(init, rebuild(state0, args, pos), local);
+      NXC_TRY(p, eval(condOrGen, local));
+      pred = p;
+    }
+    if (pred.kind != Value::Tensor && !pred.isNumber())
+      return error(condOrGen.loc, "the condition of while must be a scalar tensor or a number, got " + describeValue(pred));
+    NXC_TRY(pt, toTensor(pred, condOrGen.loc));
+    if (g_.typeOf(pt).rank() != 0)
+      return error(condOrGen.loc, "condition must be a scalar tensor, got: " + g_.typeOf(pt).str() +
+                                      ", consider using Nx.all/1 or Nx.any/1 to obtain a scalar predicate from tensor");
+    n.regions[0].results = {pt};
+  }
+  {
+    RegionScope scope(*this, n.regions[1].nodes);
+    std::vector<Value> args = regionArgs(n.regions[1]);
+    Value k = generator ? args.back() : Value();
+    std::vector<Value> stateArgs(args.begin(), args.begin() + initNodes.size());
+    size_t pos = 0;
+    Value state = rebuild(state0, stateArgs, pos);
+    int64_t perIter = unroll > 0 ? unroll : 1;
+    for (int64_t u = 0; u < perIter; ++u) {
+      Env local = env;
+      Value kk = k;
+      if (generator && unroll > 0) {
+        NXC_TRY(scaled, binary("multiply", k, Value::number(unroll, e.loc), BinaryRule::Arith, e.loc));
+        NXC_TRY(off, binary("add", scaled, Value::number(u, e.loc), BinaryRule::Arith, e.loc));
+        kk = off;
+      }
+      NXC_TRY(r, bodyOnce(state, kk, local));
+      std::vector<int> out;
+      NXC_CHECK(checkBody(r, out));
+      std::vector<Value> vs;
+      for (int o : out) vs.push_back(Value::tensor(o, body.loc));
+      size_t p2 = 0;
+      state = rebuild(state0, vs, p2);
+    }
+    std::vector<Value> fl;
+    flatten(state, fl);
+    for (auto &v : fl) n.regions[1].results.push_back(v.node);
+    if (generator) {
+      NXC_TRY(next, binary("add", k, Value::number(1, e.loc), BinaryRule::Arith, e.loc));
+      n.regions[1].results.push_back(next.node);
+    }
+  }
+  for (int o : operands) n.resultTypes.push_back(g_.typeOf(o));
+  n.type = n.resultTypes[0];
+  // A chunked unroll runs count / unroll chunks; the rest is traced after it.
+  int64_t chunks = generator && unroll > 0 ? count / unroll : count;
+  int id = add(n);
+  for (auto &region : g_.nodes[id].regions)
+    for (int m : region.nodes) g_.nodes[m].parent = id;
+  std::vector<Value> results;
+  for (size_t i = 0; i < initNodes.size(); ++i) {
+    Node el;
+    el.op = "elem";
+    el.operands = {id};
+    el.param = (int)i;
+    el.type = n.resultTypes[i];
+    el.loc = e.loc;
+    results.push_back(Value::tensor(add(el), e.loc));
+  }
+  size_t pos = 0;
+  Value state = rebuild(state0, results, pos);
+  // Leftover iterations of a chunked unroll, traced after the loop.
+  for (int64_t k = chunks * (unroll > 0 ? unroll : 1); generator && unroll > 0 && k < count; ++k) {
+    Env scope = env;
+    int kNode = constant(ElemType::s32(), {}, {}, {k}, body.loc);
+    NXC_TRY(r, bodyOnce(state, Value::tensor(kNode, body.loc), scope));
+    std::vector<int> out;
+    NXC_CHECK(checkBody(r, out));
+    std::vector<Value> vs;
+    for (int o : out) vs.push_back(Value::tensor(o, body.loc));
+    size_t p2 = 0;
+    state = rebuild(state0, vs, p2);
+  }
+  return state;
+}
+
+} // namespace nxc::sema

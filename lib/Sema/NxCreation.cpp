@@ -1,0 +1,122 @@
+//===- NxCreation.cpp - tensors made from nothing ---------------------------===//
+//
+// Nx.tensor literals, iota, eye and the *_like constructors.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace nxc::sema {
+
+std::vector<NxEntry> nxCreationFunctions() {
+  return {{"tensor", &Tracer::nxTensor}, {"iota", &Tracer::nxIota}, {"eye", &Tracer::nxEye}};
+}
+
+Result<Value> Tracer::nxTensor(const std::string &, std::vector<Value> &args, const Loc &loc) {
+  return tensorLiteral(args, loc);
+}
+
+Result<Value> Tracer::nxIota(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"type", "axis", "names"}, "Nx.iota"));
+  NXC_TRY(shape, shapeArg(args[0], "Nx.iota"));
+  ElemType t = ElemType::s32();
+  if (o.count("type")) { NXC_TRY(tt, parseType(o["type"])); t = tt; }
+  int64_t n = 1;
+  for (auto d : shape)
+    if (__builtin_mul_overflow(n, d, &n) || n > (1 << 24))
+      return error(loc, "Nx.iota: tensor too large to materialize as a constant (more than 2^24 elements)");
+  std::vector<int64_t> idx(n);
+  if (o.count("axis")) {
+    NXC_TRY(a, normalizeAxis(o["axis"], (int64_t)shape.size(), loc));
+    int64_t inner = 1;
+    for (size_t d = a + 1; d < shape.size(); ++d) inner *= shape[d];
+    for (int64_t k = 0; k < n; ++k) idx[k] = (k / inner) % shape[a];
+  } else {
+    for (int64_t k = 0; k < n; ++k) idx[k] = k;
+  }
+  if (t.isFloat()) return Value::tensor(constant(t, shape, std::vector<double>(idx.begin(), idx.end()), {}, loc), loc);
+  return Value::tensor(constant(t, shape, {}, idx, loc), loc);
+}
+
+Result<Value> Tracer::nxEye(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"type", "names"}, "Nx.eye"));
+  Shape shape;
+  if (args[0].kind == Value::Int) {
+    if (args[0].i < 0) return error(args[0].loc, "Nx.eye expects a non-negative size");
+    shape = {args[0].i, args[0].i};
+  } else {
+    NXC_TRY(s, shapeArg(args[0], "Nx.eye"));
+    shape = s;
+  }
+  if (shape.size() < 2) return error(loc, "Nx.eye expects a shape of rank 2 or more, got " + shapeString(shape));
+  ElemType t = ElemType::s32();
+  if (o.count("type")) {
+    NXC_TRY(tt, parseType(o["type"]));
+    t = tt;
+  }
+  int64_t n = 1;
+  for (auto d : shape)
+    if (__builtin_mul_overflow(n, d, &n) || n > (1 << 24))
+      return error(loc, "Nx.eye: tensor too large to materialize as a constant (more than 2^24 elements)");
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  std::vector<int64_t> iv(n);
+  for (int64_t k = 0; k < n; ++k) iv[k] = ((k / cols) % rows) == (k % cols);
+  if (t.isFloat()) return Value::tensor(constant(t, shape, std::vector<double>(iv.begin(), iv.end()), {}, loc), loc);
+  return Value::tensor(constant(t, shape, {}, iv, loc), loc);
+}
+
+Status Tracer::flattenLiteral(const Value &v, size_t depth, Shape &shape, std::vector<const Value *> &leaves, const Loc &loc) {
+  if (v.kind == Value::List) {
+    if (!leaves.empty() && depth >= shape.size())
+      return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular; found a list where a number was expected");
+    if (depth == shape.size()) shape.push_back((int64_t)v.elems.size());
+    else if (shape[depth] != (int64_t)v.elems.size())
+      return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular; expected " + std::to_string(shape[depth]) + " elements at depth " + std::to_string(depth));
+    for (auto &e : v.elems) NXC_CHECK(flattenLiteral(e, depth + 1, shape, leaves, loc));
+    return okStatus();
+  }
+  if (depth != shape.size()) return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular");
+  if (!(v.isNumber() || (v.kind == Value::Atom && (v.atom == "nan" || v.atom == "infinity" || v.atom == "neg_infinity"))))
+    return error(v.loc.valid() ? v.loc : loc, "Nx.tensor expects numbers, got " + describeValue(v));
+  leaves.push_back(&v);
+  return okStatus();
+}
+
+Result<Value> Tracer::tensorLiteral(std::vector<Value> args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity("tensor", args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"type", "names", "backend"}, "Nx.tensor"));
+  if (args[0].kind == Value::Tensor) return args[0];
+  Shape shape;
+  std::vector<const Value *> leaves;
+  NXC_CHECK(flattenLiteral(args[0], 0, shape, leaves, loc));
+  ElemType t = ElemType::s32();
+  bool anyFloat = false;
+  for (auto *l : leaves) anyFloat |= l->kind == Value::Float || l->kind == Value::Atom && l->atom != "true" && l->atom != "false";
+  if (anyFloat) t = ElemType::f32();
+  if (o.count("type")) { NXC_TRY(tt, parseType(o["type"])); t = tt; }
+  std::vector<double> fv;
+  std::vector<int64_t> iv;
+  for (auto *l : leaves) {
+    double d = l->kind == Value::Atom && l->atom == "nan" ? NAN
+               : l->kind == Value::Atom && l->atom == "infinity" ? INFINITY
+               : l->kind == Value::Atom && l->atom == "neg_infinity" ? -INFINITY
+                                                                      : l->asDouble();
+    if (t.isFloat()) fv.push_back(d);
+    else {
+      if (l->kind != Value::Int && !l->isNumber()) return error(l->loc, "Nx.tensor: cannot store a non-finite value in an integer tensor");
+      if (l->kind == Value::Float) return error(l->loc, "Nx.tensor: a float cannot be stored in an integer tensor of type " + t.name());
+      iv.push_back(l->asInt());
+    }
+  }
+  return Value::tensor(constant(t, shape, fv, iv, loc), loc);
+}
+
+} // namespace nxc::sema

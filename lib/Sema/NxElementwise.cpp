@@ -1,0 +1,159 @@
+//===- NxElementwise.cpp - Nx's element-wise functions --------------------===//
+//
+// Unary and binary element-wise functions with Nx's result types (§2.4 of the
+// semantics): to_floating for transcendental functions, the input type for
+// negate/abs/sign/rounding, u8 for predicates, binary_type for arithmetic.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <cmath>
+
+namespace nxc::sema {
+namespace {
+
+const char *kIntOnly = "bitwise operators expect integer tensors as inputs and outputs an integer tensor, got: ";
+
+BinaryRule binaryRule(const std::string &fn) {
+  static const std::map<std::string, BinaryRule> rules = {
+      {"divide", BinaryRule::Float},        {"atan2", BinaryRule::Float},
+      {"quotient", BinaryRule::IntOnly},    {"bitwise_and", BinaryRule::IntOnly},
+      {"bitwise_or", BinaryRule::IntOnly},  {"bitwise_xor", BinaryRule::IntOnly},
+      {"left_shift", BinaryRule::IntOnly},  {"right_shift", BinaryRule::IntOnly},
+      {"equal", BinaryRule::Compare},       {"not_equal", BinaryRule::Compare},
+      {"less", BinaryRule::Compare},        {"less_equal", BinaryRule::Compare},
+      {"greater", BinaryRule::Compare},     {"greater_equal", BinaryRule::Compare},
+      {"logical_and", BinaryRule::Compare}, {"logical_or", BinaryRule::Compare},
+      {"logical_xor", BinaryRule::Compare}};
+  auto it = rules.find(fn);
+  return it == rules.end() ? BinaryRule::Arith : it->second;
+}
+
+} // namespace
+
+std::vector<NxEntry> nxElementwiseFunctions() {
+  std::vector<NxEntry> t;
+  for (const char *n : {"exp", "expm1", "log1p", "sigmoid", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin",
+                        "acos", "atan", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "log2",
+                        "log10"})
+    t.push_back({n, &Tracer::nxFloatUnary});
+  t.push_back({"log", &Tracer::nxLog});
+  for (const char *n : {"negate", "abs", "sign", "floor", "ceil", "round"}) t.push_back({n, &Tracer::nxSameUnary});
+  for (const char *n : {"bitwise_not", "population_count", "count_leading_zeros"}) t.push_back({n, &Tracer::nxIntUnary});
+  for (const char *n : {"is_nan", "is_infinity", "logical_not"}) t.push_back({n, &Tracer::nxPredUnary});
+  for (const char *n : {"add", "subtract", "multiply", "pow", "remainder", "max", "min", "divide", "atan2",
+                        "quotient", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "equal",
+                        "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+                        "logical_xor"})
+    t.push_back({n, &Tracer::nxBinary});
+  t.push_back({"as_type", &Tracer::nxAsType});
+  t.push_back({"select", &Tracer::nxSelect});
+  t.push_back({"clip", &Tracer::nxClip});
+  t.push_back({"square", &Tracer::nxSquare});
+  return t;
+}
+
+Result<Value> Tracer::nxFloatUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  ElemType out = toFloating(g_.typeOf(x).elem);
+  int in = cast(x, out, loc);
+  if (fn == "log10") {
+    // log10(x) = log(x) / ln(10), in the result type.
+    int l = unaryNode("log", in, out, loc);
+    return binary("divide", Value::tensor(l, loc), Value::real(2.302585092994046, loc), BinaryRule::Float, loc);
+  }
+  return Value::tensor(unaryNode(fn, in, out, loc), loc);
+}
+
+Result<Value> Tracer::nxLog(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 1, 2, loc));
+  if (args.size() == 1) return nxFloatUnary(fn, args, loc);
+  // Nx.log(t, base) = log(t) / log(base).
+  std::vector<Value> a = {args[0]}, b = {args[1]};
+  NXC_TRY(num, nxFloatUnary(fn, a, loc));
+  if (args[1].isNumber()) {
+    if (args[1].asDouble() <= 0 || args[1].asDouble() == 1)
+      return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.log/2: the base must be positive and not 1");
+    return binary("divide", num, Value::real(std::log(args[1].asDouble()), loc), BinaryRule::Float, loc);
+  }
+  NXC_TRY(den, nxFloatUnary(fn, b, loc));
+  return binary("divide", num, den, BinaryRule::Float, loc);
+}
+
+Result<Value> Tracer::nxSameUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  ElemType in = g_.typeOf(x).elem;
+  if ((fn == "floor" || fn == "ceil" || fn == "round") && in.isInteger()) return Value::tensor(x, loc);
+  return Value::tensor(unaryNode(fn, x, in, loc), loc);
+}
+
+Result<Value> Tracer::nxIntUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  ElemType in = g_.typeOf(x).elem;
+  if (in.isFloat()) return error(loc, kIntOnly + in.name());
+  return Value::tensor(unaryNode(fn, x, in, loc), loc);
+}
+
+Result<Value> Tracer::nxPredUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  return Value::tensor(unaryNode(fn, x, ElemType::u8(), loc), loc);
+}
+
+Result<Value> Tracer::nxBinary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  return binary(fn, args[0], args[1], binaryRule(fn), loc);
+}
+
+Result<Value> Tracer::nxAsType(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  NXC_TRY(t, parseType(args[1]));
+  return Value::tensor(cast(x, t, loc), loc);
+}
+
+Result<Value> Tracer::nxSelect(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 3, 3, loc));
+  NXC_TRY(pred, tensorArg(fn, args[0], loc));
+  ElemType t = binaryType(args[1], args[2]);
+  Shape ps = g_.typeOf(pred).shape;
+  Shape shape;
+  if (ps.empty()) {
+    NXC_TRY(s, broadcastShapes(shapeOfValue(args[1]), shapeOfValue(args[2]), fn, loc));
+    shape = s;
+  } else {
+    shape = ps;
+    for (int k = 1; k <= 2; ++k) {
+      NXC_TRY(s, broadcastShapes(shapeOfValue(args[k]), ps, fn, loc));
+      if (s != ps)
+        return error(loc, "Nx.select: cannot broadcast " + shapeString(shapeOfValue(args[k])) +
+                              " to the predicate's shape " + shapeString(ps));
+    }
+  }
+  return Value::tensor(node("select", {broadcastTo(pred, shape, loc), operand(args[1], t, shape, loc),
+                                       operand(args[2], t, shape, loc)},
+                            TensorType{t, shape, {}}, loc),
+                       loc);
+}
+
+Result<Value> Tracer::nxClip(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 3, 3, loc));
+  for (int k = 1; k <= 2; ++k)
+    if (args[k].kind == Value::Tensor && !g_.typeOf(args[k].node).shape.empty())
+      return error(args[k].loc, "Nx.clip expects min and max to be scalars");
+  // Nx.clip turns number bounds into tensors first (s32/f32), then merges types.
+  NXC_TRY(minT, toTensor(args[1], loc));
+  NXC_TRY(maxT, toTensor(args[2], loc));
+  NXC_TRY(lo, binary("max", args[0], Value::tensor(minT, loc), BinaryRule::Arith, loc));
+  return binary("min", lo, Value::tensor(maxT, loc), BinaryRule::Arith, loc);
+}
+
+Result<Value> Tracer::nxSquare(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  return binary("multiply", args[0], args[0], BinaryRule::Arith, loc);
+}
+
+} // namespace nxc::sema

@@ -1,0 +1,249 @@
+//===- NxIndex.cpp - slicing and Access syntax -----------------------------===//
+//
+// Nx.slice (static or scalar-tensor starts, clamped so that the slice fits),
+// slice_along_axis, put_slice, and `t[...]` access: integers (negative from
+// the end), scalar tensors (dynamic and clamped), ranges with steps, `..`,
+// and lists of those over several axes.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <algorithm>
+
+#include <cmath>
+
+#include <climits>
+
+namespace nxc::sema {
+
+/// The start of an axis that a scalar tensor operand supplies at run time.
+constexpr int64_t kDynamicStart = INT64_MIN;
+
+std::vector<NxEntry> nxIndexFunctions() {
+  return {{"slice", &Tracer::nxSlice},
+          {"slice_along_axis", &Tracer::nxSliceAlongAxis},
+          {"put_slice", &Tracer::nxPutSlice}};
+}
+
+namespace {
+
+/// Static starts (kDynamicStart where dynamic) and the dynamic start nodes.
+struct Starts {
+  std::vector<int64_t> values;
+  std::vector<int> dynamic;
+};
+
+} // namespace
+
+Result<int> Tracer::slice(int x, const std::vector<Value> &starts, const Shape &lengths,
+                          const std::vector<int64_t> &strides, const Loc &loc) {
+  const Shape in = g_.typeOf(x).shape;
+  Starts st;
+  Shape out;
+  bool whole = true;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (lengths[d] < 0 || lengths[d] > in[d])
+      return error(loc, "Nx.slice: length " + std::to_string(lengths[d]) + " is out of bounds for axis " +
+                            std::to_string(d) + " of size " + std::to_string(in[d]));
+    if (strides[d] < 1) return error(loc, "Nx.slice: strides must be positive, got " + std::to_string(strides[d]));
+    const Value &s = starts[d];
+    if (s.kind == Value::Int || (s.kind == Value::Tensor && constantNode(s.node) && g_.typeOf(s.node).rank() == 0 &&
+                                 g_.typeOf(s.node).elem.isInteger())) {
+      int64_t v = s.kind == Value::Int ? s.i : constantNode(s.node)->ivalues[0];
+      v = std::max<int64_t>(0, std::min<int64_t>(v, in[d] - lengths[d]));
+      st.values.push_back(v);
+      whole &= v == 0;
+    } else if (s.kind == Value::Tensor) {
+      const TensorType &t = g_.typeOf(s.node);
+      if (t.rank() != 0 || t.elem.isFloat())
+        return error(s.loc.valid() ? s.loc : loc, "Nx.slice: a start index must be an integer or a scalar integer tensor, got " +
+                                                      t.str());
+      st.values.push_back(kDynamicStart);
+      st.dynamic.push_back(s.node);
+      whole = false;
+    } else {
+      return error(s.loc.valid() ? s.loc : loc, "Nx.slice: a start index must be an integer or a scalar integer tensor, got " +
+                                                    describeValue(s));
+    }
+    out.push_back(lengths[d] == 0 ? 0 : (lengths[d] + strides[d] - 1) / strides[d]);
+    whole &= lengths[d] == in[d] && strides[d] == 1;
+  }
+  if (whole) return x;
+  Node n;
+  n.op = "slice";
+  n.operands = {x};
+  for (int dn : st.dynamic) n.operands.push_back(dn);
+  n.type = TensorType{g_.typeOf(x).elem, out, {}};
+  n.attrs = {{"start_indices", st.values}, {"lengths", lengths}, {"strides", strides}};
+  n.loc = loc;
+  return add(n);
+}
+
+Result<Value> Tracer::nxSlice(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 3);
+  NXC_CHECK(arity(fn, args, 3, 3, loc));
+  NXC_TRY(o, options(opts, {"strides"}, "Nx.slice"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  size_t rank = (size_t)g_.typeOf(x).rank();
+  if (args[1].kind != Value::List || args[1].elems.size() != rank)
+    return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.slice expects a list of " + std::to_string(rank) + " start indices");
+  if (args[2].kind != Value::List || args[2].elems.size() != rank)
+    return error(args[2].loc.valid() ? args[2].loc : loc, "Nx.slice expects a list of " + std::to_string(rank) + " lengths");
+  Shape lengths;
+  for (auto &l : args[2].elems) {
+    NXC_TRY(v, intArg("Nx.slice", l, "each length", loc));
+    lengths.push_back(v);
+  }
+  std::vector<int64_t> strides(rank, 1);
+  if (o.count("strides")) {
+    const Value &s = o["strides"];
+    if (s.kind == Value::Int) strides.assign(rank, s.i);
+    else if (s.kind == Value::List && s.elems.size() == rank)
+      for (size_t d = 0; d < rank; ++d) {
+        NXC_TRY(v, intArg("Nx.slice", s.elems[d], "each stride", loc));
+        strides[d] = v;
+      }
+    else return error(s.loc, "Nx.slice: strides must be an integer or a list of " + std::to_string(rank) + " integers");
+  }
+  NXC_TRY(r, slice(x, args[1].elems, lengths, strides, loc));
+  return Value::tensor(r, loc);
+}
+
+Result<Value> Tracer::nxSliceAlongAxis(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 3);
+  NXC_CHECK(arity(fn, args, 3, 3, loc));
+  NXC_TRY(o, options(opts, {"axis", "strides"}, "Nx.slice_along_axis"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  Shape s = g_.typeOf(x).shape;
+  int64_t axis = 0;
+  if (o.count("axis")) {
+    NXC_TRY(a, normalizeAxis(o["axis"], (int64_t)s.size(), loc, x));
+    axis = a;
+  }
+  NXC_TRY(len, intArg("Nx.slice_along_axis", args[2], "the length", loc));
+  std::vector<Value> starts(s.size(), Value::number(0, loc));
+  starts[axis] = args[1];
+  Shape lengths = s;
+  lengths[axis] = len;
+  std::vector<int64_t> strides(s.size(), 1);
+  if (o.count("strides")) {
+    NXC_TRY(st, intArg("Nx.slice_along_axis", o["strides"], "strides", loc));
+    strides[axis] = st;
+  }
+  NXC_TRY(r, slice(x, starts, lengths, strides, loc));
+  return Value::tensor(r, loc);
+}
+
+Result<Value> Tracer::nxPutSlice(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 3, 3, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  NXC_TRY(u, tensorArg(fn, args[2], loc));
+  Shape s = g_.typeOf(x).shape, us = g_.typeOf(u).shape;
+  if (us.size() != s.size())
+    return error(loc, "Nx.put_slice: the slice must have the same rank as the tensor, got " + shapeString(us) + " for " +
+                          shapeString(s));
+  if (args[1].kind != Value::List || args[1].elems.size() != s.size())
+    return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.put_slice expects a list of " + std::to_string(s.size()) + " start indices");
+  for (size_t d = 0; d < s.size(); ++d)
+    if (us[d] > s[d]) return error(loc, "Nx.put_slice: the slice " + shapeString(us) + " does not fit in " + shapeString(s));
+  ElemType t = mergeTypes(g_.typeOf(x).elem, g_.typeOf(u).elem);
+  Starts st;
+  for (size_t d = 0; d < s.size(); ++d) {
+    const Value &v = args[1].elems[d];
+    if (v.kind == Value::Int) {
+      st.values.push_back(std::max<int64_t>(0, std::min<int64_t>(v.i, s[d] - us[d])));
+    } else if (v.kind == Value::Tensor && g_.typeOf(v.node).rank() == 0 && g_.typeOf(v.node).elem.isInteger()) {
+      st.values.push_back(kDynamicStart);
+      st.dynamic.push_back(v.node);
+    } else {
+      return error(v.loc.valid() ? v.loc : loc, "Nx.put_slice: a start index must be an integer or a scalar integer tensor");
+    }
+  }
+  Node n;
+  n.op = "put_slice";
+  n.operands = {cast(x, t, loc), cast(u, t, loc)};
+  for (int dn : st.dynamic) n.operands.push_back(dn);
+  n.type = TensorType{t, s, {}};
+  n.attrs = {{"start_indices", st.values}};
+  n.loc = loc;
+  return Value::tensor(add(n), loc);
+}
+
+Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc) {
+  if (t.kind != Value::Tensor && !t.isNumber())
+    return error(loc, "access (t[...]) expects a tensor, got " + describeValue(t));
+  NXC_TRY(x, toTensor(t, loc));
+  Shape s = g_.typeOf(x).shape;
+  std::vector<Value> items;
+  if (index.kind == Value::List) {
+    if (index.isKeywordList())
+      return error(index.loc, "access by axis name (t[name: ...]) needs named axes, which nxc does not support yet");
+    items = index.elems;
+  } else {
+    items = {index};
+  }
+  if (items.size() > s.size())
+    return error(index.loc.valid() ? index.loc : loc, "too many indices (" + std::to_string(items.size()) +
+                                                          ") for a tensor of shape " + shapeString(s));
+  std::vector<Value> starts;
+  Shape lengths;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> squeeze;
+  for (size_t d = 0; d < s.size(); ++d) {
+    if (d >= items.size()) {
+      starts.push_back(Value::number(0, loc));
+      lengths.push_back(s[d]);
+      strides.push_back(1);
+      continue;
+    }
+    const Value &i = items[d];
+    Loc at = i.loc.valid() ? i.loc : loc;
+    if (i.kind == Value::Int) {
+      int64_t v = i.i < 0 ? i.i + s[d] : i.i;
+      if (v < 0 || v >= s[d])
+        return error(at, "index " + std::to_string(i.i) + " is out of bounds for axis " + std::to_string(d) +
+                             " in shape " + shapeString(s));
+      starts.push_back(Value::number(v, at));
+      lengths.push_back(1);
+      strides.push_back(1);
+      squeeze.push_back((int64_t)d);
+    } else if (i.kind == Value::Tensor) {
+      const TensorType &it = g_.typeOf(i.node);
+      if (it.elem.isFloat()) return error(at, "access expects integer indices, got a tensor of type " + it.elem.name());
+      if (it.rank() != 0)
+        return error(at, "access with a tensor of indices (Nx.take) is not supported yet by nxc");
+      starts.push_back(i);
+      lengths.push_back(std::min<int64_t>(1, s[d]));
+      strides.push_back(1);
+      squeeze.push_back((int64_t)d);
+    } else if (i.kind == Value::Range) {
+      int64_t first = 0, last = s[d] - 1, step = 1;
+      if (!i.full) {
+        first = i.i < 0 ? i.i + s[d] : i.i;
+        last = i.last < 0 ? i.last + s[d] : i.last;
+        step = i.step;
+      }
+      if (step < 1) return error(at, "access expects ranges with a positive step, got " + std::to_string(step));
+      int64_t len = last >= first ? last - first + 1 : 0;
+      if (len > 0 && (first < 0 || first >= s[d] || last >= s[d]))
+        return error(at, "range " + std::to_string(i.i) + ".." + std::to_string(i.last) + " is out of bounds for axis " +
+                             std::to_string(d) + " in shape " + shapeString(s));
+      starts.push_back(Value::number(len > 0 ? first : 0, at));
+      lengths.push_back(len);
+      strides.push_back(step);
+    } else {
+      return error(at, "access expects integers, scalar tensors or ranges, got " + describeValue(i));
+    }
+  }
+  NXC_TRY(r, slice(x, starts, lengths, strides, loc));
+  if (!squeeze.empty()) {
+    Shape out;
+    Shape rs = g_.typeOf(r).shape;
+    for (size_t d = 0; d < rs.size(); ++d)
+      if (std::find(squeeze.begin(), squeeze.end(), (int64_t)d) == squeeze.end()) out.push_back(rs[d]);
+    r = reshape(r, out, loc);
+  }
+  return Value::tensor(r, loc);
+}
+
+} // namespace nxc::sema

@@ -1,0 +1,230 @@
+//===- NxReductions.cpp - Nx reductions -------------------------------------===//
+//
+// sum, product, reduce_max/min, all, any, mean, argmax/argmin, cumulative
+// ops and logsumexp.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <algorithm>
+
+namespace nxc::sema {
+
+std::vector<NxEntry> nxReductionFunctions() {
+  std::vector<NxEntry> t;
+  for (const char *n : {"sum", "product", "reduce_max", "reduce_min", "all", "any", "mean"})
+    t.push_back({n, &Tracer::nxReduce});
+  t.push_back({"argmax", &Tracer::nxArgReduce});
+  t.push_back({"argmin", &Tracer::nxArgReduce});
+  for (const char *n : {"cumulative_sum", "cumulative_product", "cumulative_max", "cumulative_min"})
+    t.push_back({n, &Tracer::nxCumulative});
+  t.push_back({"logsumexp", &Tracer::nxLogsumexp});
+  return t;
+}
+
+Result<Value> Tracer::nxReduce(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  return reduce(fn, args, loc);
+}
+
+Result<Value> Tracer::nxArgReduce(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axis", "keep_axis", "tie_break", "type"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType in = g_.typeOf(x);
+  ElemType t = ElemType::s32();
+  if (o.count("type")) {
+    NXC_TRY(tt, parseType(o["type"]));
+    t = tt;
+  }
+  if (t.isFloat()) return error(o["type"].loc, "Nx." + fn + " expects an integer :type, got " + t.name());
+  int64_t tie = 0;
+  if (o.count("tie_break")) {
+    const Value &v = o["tie_break"];
+    if (v.kind != Value::Atom || (v.atom != "low" && v.atom != "high"))
+      return error(v.loc, "Nx." + fn + ": :tie_break must be either :low or :high, got " + describeValue(v));
+    tie = v.atom == "high";
+  }
+  bool keep = false;
+  if (o.count("keep_axis")) {
+    NXC_TRY(k, boolOption(o["keep_axis"], "keep_axis"));
+    keep = k;
+  }
+  int src = x;
+  int64_t axis = 0;
+  Shape out, kept;
+  if (o.count("axis") && !o["axis"].isNil()) {
+    NXC_TRY(a, normalizeAxis(o["axis"], in.rank(), loc, x));
+    axis = a;
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      if (d != axis) out.push_back(in.shape[d]);
+      kept.push_back(d == axis ? 1 : in.shape[d]);
+    }
+  } else {
+    // Over the whole tensor: the row-major flat index.
+    src = reshape(x, {in.numElements()}, loc);
+    for (int64_t d = 0; d < in.rank(); ++d) kept.push_back(1);
+  }
+  if (g_.typeOf(src).shape.empty()) {
+    int zero = constant(t, {}, {}, {0}, loc);
+    return Value::tensor(zero, loc);
+  }
+  if (g_.typeOf(src).shape[axis] == 0) return error(loc, "Nx." + fn + " cannot be applied to an empty axis");
+  Node n;
+  n.op = fn;
+  n.operands = {src};
+  n.type = TensorType{t, out, {}};
+  n.axes = {axis};
+  n.attrs = {{"tie_break", {tie}}};
+  n.loc = loc;
+  int r = add(n);
+  if (keep) r = reshape(r, kept, loc);
+  return Value::tensor(r, loc);
+}
+
+Result<Value> Tracer::nxCumulative(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axis", "reverse"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType in = g_.typeOf(x);
+  int64_t axis = 0;
+  if (in.rank() == 0) return Value::tensor(x, loc);
+  if (o.count("axis")) {
+    NXC_TRY(a, normalizeAxis(o["axis"], in.rank(), loc, x));
+    axis = a;
+  }
+  bool rev = false;
+  if (o.count("reverse")) {
+    NXC_TRY(r, boolOption(o["reverse"], "reverse"));
+    rev = r;
+  }
+  ElemType out = (fn == "cumulative_sum" || fn == "cumulative_product") ? toAggregate(in.elem) : in.elem;
+  int src = cast(x, out, loc);
+  if (rev) src = reverse(src, {axis}, loc);
+  Node n;
+  n.op = fn;
+  n.operands = {src};
+  n.type = TensorType{out, in.shape, {}};
+  n.axes = {axis};
+  n.loc = loc;
+  int r = add(n);
+  if (rev) r = reverse(r, {axis}, loc);
+  return Value::tensor(r, loc);
+}
+
+Result<Value> Tracer::nxLogsumexp(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axes", "keep_axes", "exp_scaling_factor"}, "Nx.logsumexp"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  // As Nx: max = reduce_max(t, keep_axes: true) (0 where infinite);
+  // log(sum(exp(t - max) * factor)) + max.
+  Value axesOpt;
+  axesOpt.kind = Value::List;
+  auto withAxes = [&](bool keep) {
+    Value kw;
+    kw.kind = Value::List;
+    if (o.count("axes")) {
+      kw.elems.push_back(o["axes"]);
+      kw.keys.push_back("axes");
+      kw.keyLocs.push_back(loc);
+    }
+    kw.elems.push_back(Value::atomValue(keep ? "true" : "false", loc));
+    kw.keys.push_back("keep_axes");
+    kw.keyLocs.push_back(loc);
+    return kw;
+  };
+  bool keep = false;
+  if (o.count("keep_axes")) {
+    NXC_TRY(k, boolOption(o["keep_axes"], "keep_axes"));
+    keep = k;
+  }
+  Value t = Value::tensor(x, loc);
+  NXC_TRY(max, reduce("reduce_max", {t, withAxes(true)}, loc));
+  std::vector<Value> isInf = {max};
+  NXC_TRY(inf, nxPredUnary("is_infinity", isInf, loc));
+  std::vector<Value> sel = {inf, Value::number(0, loc), max};
+  NXC_TRY(safeMax, nxSelect("select", sel, loc));
+  NXC_TRY(diff, binary("subtract", t, safeMax, BinaryRule::Arith, loc));
+  std::vector<Value> e = {diff};
+  NXC_TRY(ex, nxFloatUnary("exp", e, loc));
+  Value scaled = ex;
+  if (o.count("exp_scaling_factor")) {
+    NXC_TRY(m, binary("multiply", ex, o["exp_scaling_factor"], BinaryRule::Arith, loc));
+    scaled = m;
+  }
+  NXC_TRY(sum, reduce("sum", {scaled, withAxes(true)}, loc));
+  std::vector<Value> l = {sum};
+  NXC_TRY(lg, nxFloatUnary("log", l, loc));
+  NXC_TRY(r, binary("add", lg, safeMax, BinaryRule::Arith, loc));
+  if (keep) return r;
+  // Drop the kept axes.
+  Shape s = g_.typeOf(x).shape, out;
+  std::vector<int64_t> axes;
+  if (o.count("axes")) {
+    NXC_TRY(ax, axesOption(o["axes"], (int64_t)s.size(), loc, x));
+    axes = ax;
+  } else {
+    for (size_t d = 0; d < s.size(); ++d) axes.push_back((int64_t)d);
+  }
+  for (size_t d = 0; d < s.size(); ++d)
+    if (std::find(axes.begin(), axes.end(), (int64_t)d) == axes.end()) out.push_back(s[d]);
+  return Value::tensor(reshape(r.node, out, loc), loc);
+}
+
+Result<Value> Tracer::reduce(const std::string &fn, std::vector<Value> args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axes", "keep_axes"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType in = g_.typeOf(x);
+  std::vector<int64_t> axes;
+  if (o.count("axes") && !(o["axes"].kind == Value::Atom && o["axes"].atom == "nil")) {
+    NXC_TRY(ax, axesOption(o["axes"], in.rank(), loc, x));
+    axes = ax;
+  } else {
+    for (int64_t i = 0; i < in.rank(); ++i) axes.push_back(i);
+  }
+  std::sort(axes.begin(), axes.end());
+  bool keep = false;
+  if (o.count("keep_axes")) { NXC_TRY(k, boolOption(o["keep_axes"], "keep_axes")); keep = k; }
+  Shape reduced, kept;
+  int64_t count = 1;
+  for (int64_t i = 0; i < in.rank(); ++i) {
+    bool r = std::find(axes.begin(), axes.end(), i) != axes.end();
+    if (r) count *= in.shape[i];
+    else reduced.push_back(in.shape[i]);
+    kept.push_back(r ? 1 : in.shape[i]);
+  }
+  std::string op = fn == "mean" ? "sum" : fn;
+  ElemType out = (op == "sum" || op == "product") ? toAggregate(in.elem) : (op == "all" || op == "any") ? ElemType::u8() : in.elem;
+  int src = (op == "all" || op == "any") ? x : cast(x, out, loc);
+  int r;
+  if (axes.empty() && (op == "all" || op == "any")) {
+    // As Nx: `axes: []` is as_type(t, u8); a scalar is tested against 0.
+    if (o.count("axes")) r = cast(x, ElemType::u8(), loc);
+    else {
+      NXC_TRY(nz, binary("not_equal", Value::tensor(x, loc), Value::number(0, loc), BinaryRule::Compare, loc));
+      r = nz.node;
+    }
+  } else if (axes.empty()) {
+    r = src;
+  } else {
+    Node n;
+    n.op = op;
+    n.operands = {src};
+    n.type = TensorType{out, reduced, {}};
+    n.axes = axes;
+    n.loc = loc;
+    r = add(n);
+  }
+  if (keep) r = reshape(r, kept, loc);
+  if (fn == "mean") return binary("divide", Value::tensor(r, loc), Value::number(count, loc), BinaryRule::Float, loc);
+  return Value::tensor(r, loc);
+}
+
+} // namespace nxc::sema

@@ -1,0 +1,421 @@
+//===- NxShape.cpp - Nx's shape functions ---------------------------------===//
+//
+// broadcast, reshape, flatten, new_axis, squeeze, transpose, reverse,
+// concatenate, stack, pad, tile, and the compile-time shape queries (size,
+// rank, shape, axis_size).
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <cmath>
+
+#include <algorithm>
+
+namespace nxc::sema {
+
+std::vector<NxEntry> nxShapeFunctions() {
+  return {{"broadcast", &Tracer::nxBroadcast},  {"reshape", &Tracer::nxReshape},
+          {"flatten", &Tracer::nxFlatten},      {"new_axis", &Tracer::nxNewAxis},
+          {"squeeze", &Tracer::nxSqueeze},      {"transpose", &Tracer::nxTranspose},
+          {"size", &Tracer::nxShapeQuery},      {"rank", &Tracer::nxShapeQuery},
+          {"shape", &Tracer::nxShapeQuery},     {"axis_size", &Tracer::nxShapeQuery},
+          {"reverse", &Tracer::nxReverse},      {"concatenate", &Tracer::nxConcatenate},
+          {"stack", &Tracer::nxConcatenate},    {"pad", &Tracer::nxPad},
+          {"tile", &Tracer::nxTile}};
+}
+
+Result<Value> Tracer::nxBroadcast(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 2);
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(o, options(opts, {"axes", "names"}, "Nx.broadcast"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  NXC_TRY(shape, shapeArg(args[1], "Nx.broadcast"));
+  const Shape in = g_.typeOf(x).shape;
+  std::vector<int64_t> axes;
+  if (o.count("axes")) {
+    NXC_TRY(ax, axesOption(o["axes"], (int64_t)shape.size(), loc));
+    axes = ax;
+    if (axes.size() != in.size())
+      return error(loc, "Nx.broadcast: axes " + std::to_string(axes.size()) + " must have the same rank as the tensor " +
+                            shapeString(in));
+    for (size_t i = 1; i < axes.size(); ++i)
+      if (axes[i] <= axes[i - 1]) return error(loc, "Nx.broadcast: axes must be in increasing order");
+  } else {
+    if (in.size() > shape.size())
+      return error(loc, "cannot broadcast tensor of dimensions " + shapeString(in) + " to " + shapeString(shape));
+    for (size_t i = 0; i < in.size(); ++i) axes.push_back((int64_t)(shape.size() - in.size() + i));
+  }
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i] != 1 && in[i] != shape[axes[i]])
+      return error(loc, "cannot broadcast tensor of dimensions " + shapeString(in) + " to " + shapeString(shape) +
+                            " with axes " + shapeString(axes));
+  if (in == shape) return Value::tensor(x, loc);
+  Node n;
+  n.op = "broadcast";
+  n.operands = {x};
+  n.type = TensorType{g_.typeOf(x).elem, shape, {}};
+  n.axes = axes;
+  n.loc = loc;
+  return Value::tensor(add(n), loc);
+}
+
+Result<Value> Tracer::nxReshape(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 2);
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(o, options(opts, {"names"}, "Nx.reshape"));
+  (void)o;
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  Shape shape;
+  int autoAt = -1;
+  if (args[1].kind == Value::Tuple) {
+    for (auto &e : args[1].elems) {
+      if (e.kind == Value::Atom && e.atom == "auto") {
+        if (autoAt >= 0) return error(e.loc, "Nx.reshape: only one :auto dimension is allowed");
+        autoAt = (int)shape.size();
+        shape.push_back(1);
+      } else if (e.kind == Value::Int && e.i >= 0) {
+        shape.push_back(e.i);
+      } else {
+        return error(e.loc.valid() ? e.loc : loc, "Nx.reshape expects non-negative integer dimensions or :auto");
+      }
+    }
+  } else {
+    NXC_TRY(s, shapeArg(args[1], "Nx.reshape"));
+    shape = s;
+  }
+  int64_t have = g_.typeOf(x).numElements(), want = 1;
+  for (auto d : shape)
+    if (__builtin_mul_overflow(want, d, &want)) return error(loc, "Nx.reshape: the new shape is too large");
+  std::string current = shapeString(g_.typeOf(x).shape);
+  if (autoAt >= 0) {
+    if (want == 0 || have % want)
+      return error(loc, "cannot reshape, current shape " + current + " is not compatible with new shape " + shapeString(shape));
+    shape[autoAt] = have / want;
+    want = have;
+  }
+  if (want != have)
+    return error(loc, "cannot reshape, current shape " + current + " is not compatible with new shape " + shapeString(shape));
+  return Value::tensor(reshape(x, shape, loc), loc);
+}
+
+Result<Value> Tracer::nxFlatten(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axes"}, "Nx.flatten"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  Shape s = g_.typeOf(x).shape;
+  if (!o.count("axes")) return Value::tensor(reshape(x, {g_.typeOf(x).numElements()}, loc), loc);
+  NXC_TRY(axes, axesOption(o["axes"], (int64_t)s.size(), loc, x));
+  std::sort(axes.begin(), axes.end());
+  for (size_t i = 1; i < axes.size(); ++i)
+    if (axes[i] != axes[i - 1] + 1) return error(loc, "Nx.flatten: axes must be consecutive, got " + shapeString(axes));
+  if (axes.empty()) return Value::tensor(x, loc);
+  Shape out(s.begin(), s.begin() + axes.front());
+  int64_t n = 1;
+  for (auto a : axes) n *= s[a];
+  out.push_back(n);
+  out.insert(out.end(), s.begin() + axes.back() + 1, s.end());
+  return Value::tensor(reshape(x, out, loc), loc);
+}
+
+Result<Value> Tracer::nxNewAxis(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 2, 3, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  Shape s = g_.typeOf(x).shape;
+  if (args[1].kind != Value::Int) return error(args[1].loc, "Nx.new_axis expects an integer axis");
+  int64_t a = args[1].i < 0 ? args[1].i + (int64_t)s.size() + 1 : args[1].i;
+  if (a < 0 || a > (int64_t)s.size())
+    return error(args[1].loc, "given axis (" + std::to_string(args[1].i) + ") invalid for shape with rank " +
+                                  std::to_string(s.size() + 1));
+  s.insert(s.begin() + a, 1);
+  return Value::tensor(reshape(x, s, loc), loc);
+}
+
+Result<Value> Tracer::nxSqueeze(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axes"}, "Nx.squeeze"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  Shape s = g_.typeOf(x).shape, out;
+  std::vector<int64_t> axes;
+  if (o.count("axes")) {
+    NXC_TRY(ax, axesOption(o["axes"], (int64_t)s.size(), loc, x));
+    axes = ax;
+    for (auto a : axes)
+      if (s[a] != 1)
+        return error(loc, "cannot squeeze dimensions whose sizes are not 1, got " + std::to_string(s[a]) +
+                              " for dimension " + std::to_string(a));
+  } else {
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s[i] == 1) axes.push_back((int64_t)i);
+  }
+  for (size_t i = 0; i < s.size(); ++i)
+    if (std::find(axes.begin(), axes.end(), (int64_t)i) == axes.end()) out.push_back(s[i]);
+  return Value::tensor(reshape(x, out, loc), loc);
+}
+
+int Tracer::transpose(int x, const std::vector<int64_t> &perm, const Loc &loc) {
+  const Shape &s = g_.typeOf(x).shape;
+  bool identity = true;
+  Shape out;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    out.push_back(s[perm[i]]);
+    identity &= perm[i] == (int64_t)i;
+  }
+  if (identity) return x;
+  Node n;
+  n.op = "transpose";
+  n.operands = {x};
+  n.type = TensorType{g_.typeOf(x).elem, out, {}};
+  n.axes = perm;
+  n.loc = loc;
+  return add(n);
+}
+
+Result<Value> Tracer::nxTranspose(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axes"}, "Nx.transpose"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  const Shape s = g_.typeOf(x).shape;
+  std::vector<int64_t> perm;
+  if (o.count("axes")) {
+    NXC_TRY(ax, axesOption(o["axes"], (int64_t)s.size(), loc, x));
+    perm = ax;
+    if (perm.size() != s.size())
+      return error(loc, "Nx.transpose: axes must be a permutation of all " + std::to_string(s.size()) + " axes, got " +
+                            shapeString(perm));
+  } else {
+    for (size_t i = 0; i < s.size(); ++i) perm.push_back((int64_t)(s.size() - 1 - i));
+  }
+  return Value::tensor(transpose(x, perm, loc), loc);
+}
+
+Result<Value> Tracer::nxShapeQuery(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  size_t n = fn == "axis_size" ? 2 : 1;
+  NXC_CHECK(arity(fn, args, n, n, loc));
+  if (args[0].kind != Value::Tensor && !args[0].isNumber())
+    return error(args[0].loc.valid() ? args[0].loc : loc, "Nx." + fn + " expects a tensor, got " + describeValue(args[0]));
+  Shape s = shapeOfValue(args[0]);
+  if (fn == "rank") return Value::number((int64_t)s.size(), loc);
+  if (fn == "size") {
+    int64_t k = 1;
+    for (auto d : s) k *= d;
+    return Value::number(k, loc);
+  }
+  if (fn == "axis_size") {
+    NXC_TRY(a, normalizeAxis(args[1], (int64_t)s.size(), loc, args[0].kind == Value::Tensor ? args[0].node : -1));
+    return Value::number(s[a], loc);
+  }
+  std::vector<Value> dims;
+  for (auto d : s) dims.push_back(Value::number(d, loc));
+  return Value::tuple(dims, loc);
+}
+
+int Tracer::reverse(int x, const std::vector<int64_t> &axes, const Loc &loc) {
+  std::vector<int64_t> real;
+  for (auto a : axes)
+    if (g_.typeOf(x).shape[a] > 1) real.push_back(a);
+  if (real.empty()) return x;
+  std::sort(real.begin(), real.end());
+  Node n;
+  n.op = "reverse";
+  n.operands = {x};
+  n.type = g_.typeOf(x);
+  n.axes = real;
+  n.loc = loc;
+  return add(n);
+}
+
+Result<Value> Tracer::nxReverse(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axes"}, "Nx.reverse"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  int64_t rank = g_.typeOf(x).rank();
+  std::vector<int64_t> axes;
+  if (o.count("axes")) {
+    NXC_TRY(ax, axesOption(o["axes"], rank, loc, x));
+    axes = ax;
+  } else {
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  return Value::tensor(reverse(x, axes, loc), loc);
+}
+
+Result<int> Tracer::concatenate(const std::vector<int> &xs, int64_t axis, const Loc &loc) {
+  ElemType t = g_.typeOf(xs[0]).elem;
+  for (int x : xs) t = mergeTypes(t, g_.typeOf(x).elem);
+  Shape out = g_.typeOf(xs[0]).shape;
+  out[axis] = 0;
+  for (int x : xs) {
+    const Shape &s = g_.typeOf(x).shape;
+    bool ok = s.size() == out.size();
+    for (size_t d = 0; ok && d < s.size(); ++d) ok = (int64_t)d == axis || s[d] == out[d];
+    if (!ok) {
+      std::string expected = "{";
+      for (size_t d = 0; d < out.size(); ++d)
+        expected += (d ? ", " : "") + ((int64_t)d == axis ? std::string("*") : std::to_string(out[d]));
+      return error(loc, "expected all shapes to match " + expected + "}, got unmatching shape: " + shapeString(s));
+    }
+    out[axis] += s[axis];
+  }
+  std::vector<int> ops;
+  for (int x : xs)
+    if (g_.typeOf(x).shape[axis] > 0 || xs.size() == 1) ops.push_back(cast(x, t, loc));
+  if (ops.empty()) ops.push_back(cast(xs[0], t, loc));
+  if (ops.size() == 1 && g_.typeOf(ops[0]).shape == out) return ops[0];
+  Node n;
+  n.op = "concatenate";
+  n.operands = ops;
+  n.type = TensorType{t, out, {}};
+  n.axes = {axis};
+  n.loc = loc;
+  return add(n);
+}
+
+Result<Value> Tracer::nxConcatenate(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axis", "name"}, "Nx." + fn));
+  if ((args[0].kind != Value::List && args[0].kind != Value::Tuple) || args[0].elems.empty())
+    return error(args[0].loc.valid() ? args[0].loc : loc,
+                 "Nx." + fn + " expects a non-empty list or tuple of tensors, got " + describeValue(args[0]));
+  std::vector<int> xs;
+  for (auto &e : args[0].elems) {
+    NXC_TRY(x, tensorArg(fn, e, loc));
+    xs.push_back(x);
+  }
+  int64_t rank = g_.typeOf(xs[0]).rank();
+  if (fn == "stack") {
+    for (int x : xs)
+      if (g_.typeOf(x).shape != g_.typeOf(xs[0]).shape)
+        return error(loc, "Nx.stack expects all tensors to have the same shape, got " +
+                              shapeString(g_.typeOf(xs[0]).shape) + " and " + shapeString(g_.typeOf(x).shape));
+    int64_t axis = 0;
+    if (o.count("axis")) {
+      if (o["axis"].kind != Value::Int) return error(o["axis"].loc, "Nx.stack expects an integer axis");
+      axis = o["axis"].i < 0 ? o["axis"].i + rank + 1 : o["axis"].i;
+      if (axis < 0 || axis > rank)
+        return error(o["axis"].loc, "given axis (" + std::to_string(o["axis"].i) + ") invalid for shape with rank " +
+                                        std::to_string(rank + 1));
+    }
+    for (int &x : xs) {
+      Shape s = g_.typeOf(x).shape;
+      s.insert(s.begin() + axis, 1);
+      x = reshape(x, s, loc);
+    }
+    NXC_TRY(r, concatenate(xs, axis, loc));
+    return Value::tensor(r, loc);
+  }
+  if (rank == 0) return error(loc, "Nx.concatenate expects tensors of rank 1 or more, got a scalar");
+  int64_t axis = 0;
+  if (o.count("axis")) {
+    NXC_TRY(a, normalizeAxis(o["axis"], rank, loc, xs[0]));
+    axis = a;
+  }
+  NXC_TRY(r, concatenate(xs, axis, loc));
+  return Value::tensor(r, loc);
+}
+
+Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 3, 3, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  if (args[1].kind == Value::Tensor && g_.typeOf(args[1].node).rank() != 0)
+    return error(args[1].loc, "Nx.pad expects the padding value to be a scalar");
+  if (args[1].kind != Value::Tensor && !args[1].isNumber())
+    return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.pad expects a number or scalar tensor as padding value");
+  Shape s = g_.typeOf(x).shape;
+  const Value &cfg = args[2];
+  if (cfg.kind != Value::List || cfg.elems.size() != s.size())
+    return error(cfg.loc.valid() ? cfg.loc : loc, "Nx.pad expects a list of " + std::to_string(s.size()) +
+                                                      " {low, high, interior} tuples, one per axis");
+  std::vector<int64_t> lo, hi, in;
+  for (auto &c : cfg.elems) {
+    if (c.kind != Value::Tuple || c.elems.size() != 3 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int ||
+        c.elems[2].kind != Value::Int)
+      return error(c.loc.valid() ? c.loc : cfg.loc, "Nx.pad expects {low, high, interior} integer tuples");
+    if (c.elems[2].i < 0) return error(c.elems[2].loc, "Nx.pad: interior padding must be non-negative");
+    lo.push_back(c.elems[0].i);
+    hi.push_back(c.elems[1].i);
+    in.push_back(c.elems[2].i);
+  }
+  ElemType t = binaryType(args[0], args[1]);
+  // Pad with the non-negative amounts, then crop the negative ones.
+  Shape padded;
+  bool any = false, crop = false;
+  for (size_t d = 0; d < s.size(); ++d) {
+    int64_t inner = s[d] == 0 ? 0 : s[d] + (s[d] - 1) * in[d];
+    int64_t size = inner + std::max<int64_t>(lo[d], 0) + std::max<int64_t>(hi[d], 0);
+    int64_t final_ = inner + lo[d] + hi[d];
+    if (final_ < 0) return error(loc, "Nx.pad: the padding leaves axis " + std::to_string(d) + " with a negative size");
+    padded.push_back(size);
+    any |= lo[d] > 0 || hi[d] > 0 || in[d] > 0;
+    crop |= lo[d] < 0 || hi[d] < 0;
+  }
+  int r = cast(x, t, loc);
+  if (any) {
+    Node n;
+    n.op = "pad";
+    n.operands = {r, operand(args[1], t, {}, loc)};
+    n.type = TensorType{t, padded, {}};
+    std::vector<int64_t> l2, h2;
+    for (size_t d = 0; d < s.size(); ++d) {
+      l2.push_back(std::max<int64_t>(lo[d], 0));
+      h2.push_back(std::max<int64_t>(hi[d], 0));
+    }
+    n.attrs = {{"low", l2}, {"high", h2}, {"interior", in}};
+    n.loc = loc;
+    r = add(n);
+  }
+  if (crop) {
+    std::vector<Value> starts;
+    Shape lengths;
+    for (size_t d = 0; d < s.size(); ++d) {
+      int64_t start = lo[d] < 0 ? -lo[d] : 0;
+      starts.push_back(Value::number(start, loc));
+      lengths.push_back(padded[d] - start - (hi[d] < 0 ? -hi[d] : 0));
+    }
+    NXC_TRY(c, slice(r, starts, lengths, std::vector<int64_t>(s.size(), 1), loc));
+    r = c;
+  }
+  return Value::tensor(r, loc);
+}
+
+Result<Value> Tracer::nxTile(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  if (args[1].kind != Value::List) return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.tile expects a list of repetitions");
+  std::vector<int64_t> reps;
+  for (auto &e : args[1].elems) {
+    if (e.kind != Value::Int || e.i < 0) return error(e.loc.valid() ? e.loc : loc, "Nx.tile expects non-negative integer repetitions");
+    reps.push_back(e.i);
+  }
+  Shape s = g_.typeOf(x).shape;
+  if (reps.size() < s.size())
+    return error(loc, "Nx.tile: the repetitions list must have at least as many entries as the tensor's rank");
+  s.insert(s.begin(), reps.size() - s.size(), 1);
+  // reshape to {1, s0, 1, s1, ...}, broadcast to {r0, s0, r1, s1, ...}, merge pairs.
+  Shape inter, wide, out;
+  std::vector<int64_t> axes;
+  for (size_t d = 0; d < s.size(); ++d) {
+    inter.push_back(1);
+    inter.push_back(s[d]);
+    wide.push_back(reps[d]);
+    wide.push_back(s[d]);
+    out.push_back(reps[d] * s[d]);
+  }
+  int r = reshape(x, inter, loc);
+  if (wide != inter) {
+    Node n;
+    n.op = "broadcast";
+    n.operands = {r};
+    n.type = TensorType{g_.typeOf(x).elem, wide, {}};
+    for (size_t d = 0; d < wide.size(); ++d) n.axes.push_back((int64_t)d);
+    n.loc = loc;
+    r = add(n);
+  }
+  return Value::tensor(reshape(r, out, loc), loc);
+}
+
+} // namespace nxc::sema

@@ -1,0 +1,619 @@
+//===- Tracer.cpp - evaluating defn source ----------------------------------===//
+//
+// The evaluator: entry points and parameters, patterns, expressions, calls
+// (local, imported, remote, Nx.Defn.Kernel), functions and keyword lists.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace nxc::sema {
+
+Result<Graph> Tracer::run(const Signature &sig) {
+  NXC_TRY(target, findEntry(sig));
+  const ast::Module *mod = target.first;
+  const ast::Function *fn = target.second;
+  module_ = mod;
+  g_.function = fn->name;
+  Env env;
+  std::set<std::string> bound;
+  for (size_t a = 0; a < fn->params.size(); ++a) {
+    Value v;
+    if (a < sig.args.size()) {
+      std::vector<std::string> names;
+      collectNames(*fn->params[a], names);
+      size_t nameIdx = 0;
+      v = makeParams(sig.args[a], names, nameIdx);
+    } else {
+      NXC_TRY(d, eval(*fn->defaults[a], env));
+      v = d;
+    }
+    NXC_CHECK(bindPattern(*fn->params[a], v, env, &bound));
+  }
+  stack_.push_back(fn);
+  NXC_TRY(result, eval(*fn->body, env));
+  stack_.pop_back();
+  NXC_TRY(tree, flattenResult(result, fn->loc));
+  g_.resultTree = tree;
+  return std::move(g_);
+}
+
+size_t Tracer::requiredArity(const ast::Function &f) {
+  size_t n = 0;
+  for (auto &d : f.defaults) if (!d) ++n;
+  return n;
+}
+
+const ast::Function *Tracer::findFunction(const ast::Module &m, const std::string &name, size_t arity) {
+  for (auto &f : m.functions)
+    if (f.name == name && arity >= requiredArity(f) && arity <= f.params.size()) return &f;
+  return nullptr;
+}
+
+Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(const Signature &sig) {
+  std::vector<std::pair<const ast::Module *, const ast::Function *>> found;
+  std::string known;
+  for (auto &m : file_.modules) {
+    if (!sig.module.empty() && m.name != sig.module) continue;
+    for (auto &f : m.functions) {
+      if (f.name == sig.function && sig.args.size() >= requiredArity(f) && sig.args.size() <= f.params.size())
+        found.push_back({&m, &f});
+      if (f.kind == "defn" || f.kind == "def")
+        known += (known.empty() ? "" : ", ") + f.name + "/" + std::to_string(f.params.size());
+    }
+  }
+  std::string qual = (sig.module.empty() ? "" : sig.module + ".") + sig.function + "/" + std::to_string(sig.args.size());
+  if (found.empty()) {
+    if (!sig.module.empty()) {
+      bool exists = false;
+      for (auto &m : file_.modules) exists |= m.name == sig.module;
+      if (!exists) return error(sig.loc, "module " + sig.module + " is not defined in " + file_.source->name);
+    }
+    return error(sig.loc, "undefined function " + qual + " in " + file_.source->name +
+                              (known.empty() ? "" : " (it defines " + known + ")"));
+  }
+  if (found.size() > 1)
+    return error(sig.loc, "function " + qual + " is defined in several modules; qualify it, as in " +
+                              found[0].first->name + "." + sig.function + "(...)");
+  if (found[0].second->kind == "defnp" || found[0].second->kind == "defp")
+    return error(sig.loc, qual + " is private (" + found[0].second->kind + "); only defn and def can be compiled as entry points");
+  return found[0];
+}
+
+void Tracer::collectNames(const Expr &p, std::vector<std::string> &out) {
+  if (p.kind == ExprKind::Var) out.push_back(p.name);
+  else if (p.kind == ExprKind::Tuple) for (auto &c : p.children) collectNames(*c, out);
+  else if (p.kind == ExprKind::Match) {
+    // `{a, b} = params`: prefer the tuple side's leaf names.
+    const Expr &l = *p.children[0], &r = *p.children[1];
+    collectNames(l.kind == ExprKind::Tuple ? l : r, out);
+  }
+}
+
+Value Tracer::makeParams(const Template &t, const std::vector<std::string> &names, size_t &nameIdx) {
+  if (t.isTuple) {
+    Value v;
+    v.kind = Value::Tuple;
+    v.loc = t.loc;
+    // A tuple template bound to a single variable: name leaves var_0, var_1, ...
+    bool single = names.size() == 1 && nameIdx == 0;
+    std::string base = single ? names[0] : "";
+    for (size_t i = 0; i < t.elems.size(); ++i) {
+      if (single) {
+        std::vector<std::string> sub = {base + "_" + std::to_string(i)};
+        size_t k = 0;
+        v.elems.push_back(makeParams(t.elems[i], sub, k));
+      } else {
+        v.elems.push_back(makeParams(t.elems[i], names, nameIdx));
+      }
+    }
+    if (single) nameIdx = 1;
+    return v;
+  }
+  Node n;
+  n.op = "parameter";
+  n.type = t.tensor;
+  n.param = (int)g_.params.size();
+  n.loc = t.loc;
+  int id = g_.add(n);
+  g_.params.push_back(id);
+  std::string name = nameIdx < names.size() ? names[nameIdx] : "";
+  ++nameIdx;
+  if (name.empty() || name[0] == '_') name = "arg" + std::to_string(n.param);
+  for (auto &other : g_.paramNames)
+    if (other == name) name += "_" + std::to_string(n.param);
+  g_.paramNames.push_back(name);
+  return Value::tensor(id, t.loc);
+}
+
+Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc) {
+  ResultTree t;
+  if (v.kind == Value::Tuple) {
+    t.isTuple = true;
+    for (auto &e : v.elems) {
+      NXC_TRY(sub, flattenResult(e, loc));
+      t.elems.push_back(sub);
+    }
+    return t;
+  }
+  NXC_TRY(node, toTensor(v, v.loc.valid() ? v.loc : loc));
+  t.node = node;
+  g_.results.push_back(node);
+  return t;
+}
+
+Status Tracer::bindPattern(const Expr &p, const Value &v, Env &env, std::set<std::string> *params) {
+  switch (p.kind) {
+  case ExprKind::Var:
+    if (p.name == "_") return okStatus();
+    if (params) {
+      if (params->count(p.name))
+        return error(p.loc, "the variable \"" + p.name + "\" is bound multiple times in the same pattern");
+      params->insert(p.name);
+    }
+    env[p.name] = v;
+    return okStatus();
+  case ExprKind::Tuple:
+    if (v.kind != Value::Tuple)
+      return error(p.loc, "cannot match a tuple pattern against " + describeValue(v));
+    if (v.elems.size() != p.children.size())
+      return error(p.loc, "cannot match a tuple of " + std::to_string(p.children.size()) +
+                              " elements against a tuple of " + std::to_string(v.elems.size()) + " elements");
+    for (size_t i = 0; i < p.children.size(); ++i) NXC_CHECK(bindPattern(*p.children[i], v.elems[i], env, params));
+    return okStatus();
+  case ExprKind::Match:
+    NXC_CHECK(bindPattern(*p.children[0], v, env, params));
+    return bindPattern(*p.children[1], v, env, params);
+  default:
+    return error(p.loc, "only variables and tuples are allowed as patterns in defn");
+  }
+}
+
+Result<Value> Tracer::eval(const Expr &e, Env &env) {
+  struct DepthGuard {
+    int &d;
+    explicit DepthGuard(int &x) : d(x) { ++d; }
+    ~DepthGuard() { --d; }
+  } guard(depth_);
+  if (depth_ > 2000) return error(e.loc, "expression nested too deeply (more than 2000 levels)");
+  switch (e.kind) {
+  case ExprKind::Int: return Value::number(e.intValue, e.loc);
+  case ExprKind::Float: return Value::real(e.floatValue, e.loc);
+  case ExprKind::Atom: {
+    Value v;
+    v.kind = Value::Atom;
+    v.atom = e.name;
+    v.loc = e.loc;
+    return v;
+  }
+  case ExprKind::Var: {
+    if (!e.name.empty() && e.name[0] == '@') return attribute(e);
+    auto it = env.find(e.name);
+    if (it == env.end()) {
+      if (e.name == "_") return error(e.loc, "invalid use of _: it can only be used in patterns");
+    if (e.name[0] == '&') return error(e.loc, "capture argument " + e.name + " must be used within a capture (&(...))");
+      return error(e.loc, "undefined variable \"" + e.name + "\"");
+    }
+    Value v = it->second;
+    v.loc = e.loc;
+    return v;
+  }
+  case ExprKind::Tuple:
+  case ExprKind::List: {
+    Value v;
+    v.kind = e.kind == ExprKind::Tuple ? Value::Tuple : Value::List;
+    v.loc = e.loc;
+    for (auto &c : e.children) {
+      if (c->kind == ExprKind::Pair) {
+        NXC_TRY(x, eval(*c->children[0], env));
+        v.elems.push_back(x);
+        v.keys.push_back(c->name);
+        v.keyLocs.push_back(c->loc);
+      } else {
+        NXC_TRY(x, eval(*c, env));
+        v.elems.push_back(x);
+        v.keys.push_back("");
+        v.keyLocs.push_back(c->loc);
+      }
+    }
+    return v;
+  }
+  case ExprKind::Pair: return error(e.loc, "unexpected keyword pair");
+  case ExprKind::Match: {
+    NXC_TRY(rhs, eval(*e.children[1], env));
+    NXC_CHECK(bindPattern(*e.children[0], rhs, env, nullptr));
+    return rhs;
+  }
+  case ExprKind::Block: {
+    Value last;
+    for (auto &c : e.children) {
+      NXC_TRY(v, eval(*c, env));
+      last = v;
+    }
+    return last;
+  }
+  case ExprKind::Unary: return unary(e, env);
+  case ExprKind::Binary: return binaryExpr(e, env);
+  case ExprKind::Call: return call(e, env);
+  case ExprKind::Fn: return makeFunction(e, env);
+  case ExprKind::Apply: {
+    NXC_TRY(f, eval(*e.children[0], env));
+    std::vector<Value> args;
+    for (size_t k = 1; k < e.children.size(); ++k) {
+      NXC_TRY(v, eval(*e.children[k], env));
+      args.push_back(v);
+    }
+    return applyFunction(f, std::move(args), e.loc);
+  }
+  case ExprKind::If: return ifExpr(e, env);
+  case ExprKind::Cond: return condExpr(e, env);
+  case ExprKind::Case: return caseExpr(e, env);
+  case ExprKind::While: return whileExpr(e, env);
+  }
+  return error(e.loc, "unsupported expression");
+}
+
+Result<Value> Tracer::attribute(const Expr &e) {
+  std::string name = e.name.substr(1);
+  for (auto &a : module_->attributes)
+    if (a.name == name) {
+      if (evaluatingAttributes_.count(name)) return error(e.loc, "module attribute @" + name + " refers to itself");
+      evaluatingAttributes_.insert(name);
+      Env empty;
+      auto value = eval(*a.value, empty);
+      evaluatingAttributes_.erase(name);
+      NXC_TRY(v, std::move(value));
+      if (v.kind == Value::Atom && !v.isNumber())
+        return error(e.loc, "module attribute @" + name + " is not a number or tensor");
+      v.loc = e.loc;
+      return v;
+    }
+  return error(e.loc, "undefined module attribute @" + name + " in " + module_->name);
+}
+
+Result<Value> Tracer::unary(const Expr &e, Env &env) {
+  NXC_TRY(x, eval(*e.children[0], env));
+  if (e.name == "+") return x;
+  if (e.name == "-") {
+    if (x.kind == Value::Int) {
+      if (x.i == INT64_MIN) return error(e.loc, "integer overflow in a compile-time computation");
+      return Value::number(-x.i, e.loc);
+    }
+    if (x.kind == Value::Float) return Value::real(-x.f, e.loc);
+    return callNx("negate", {x}, e.loc);
+  }
+  if (e.name == "not" || e.name == "!") return callNx("logical_not", {x}, e.loc);
+  return error(e.loc, "the operator '" + e.name + "' is not allowed in defn");
+}
+
+Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
+  static const std::map<std::string, std::string> ops = {
+      {"+", "add"},         {"-", "subtract"},      {"*", "multiply"},    {"/", "divide"},
+      {"**", "pow"},        {"==", "equal"},        {"!=", "not_equal"},  {"<", "less"},
+      {">", "greater"},     {"<=", "less_equal"},   {">=", "greater_equal"}, {"and", "logical_and"},
+      {"or", "logical_or"}, {"&&", "logical_and"},  {"||", "logical_or"}, {"&&&", "bitwise_and"},
+      {"|||", "bitwise_or"}, {"<<<", "left_shift"}, {">>>", "right_shift"}};
+  auto it = ops.find(e.name);
+  if (it == ops.end()) {
+    if (e.name == ".." || e.name == "..//") return range(e, env);
+    return error(e.loc, "the operator '" + e.name + "' is not allowed in defn");
+  }
+  NXC_TRY(a, eval(*e.children[0], env));
+  NXC_TRY(b, eval(*e.children[1], env));
+  // Two numbers: Elixir computes arithmetic itself.
+  if ((a.kind == Value::Int || a.kind == Value::Float) && (b.kind == Value::Int || b.kind == Value::Float)) {
+    bool fl = a.kind == Value::Float || b.kind == Value::Float;
+    const std::string &op = e.name;
+    if (op == "+" || op == "-" || op == "*") {
+      if (fl) {
+        double x = a.asDouble(), y = b.asDouble();
+        return Value::real(op == "+" ? x + y : op == "-" ? x - y : x * y, e.loc);
+      }
+      int64_t r;
+      bool overflow = op == "+" ? __builtin_add_overflow(a.i, b.i, &r)
+                      : op == "-" ? __builtin_sub_overflow(a.i, b.i, &r)
+                                  : __builtin_mul_overflow(a.i, b.i, &r);
+      if (overflow) return error(e.loc, "integer overflow in a compile-time computation");
+      return Value::number(r, e.loc);
+    }
+    if (op == "/") {
+      if (b.asDouble() == 0) return error(e.loc, "bad argument in arithmetic expression: division by zero");
+      return Value::real(a.asDouble() / b.asDouble(), e.loc);
+    }
+    if (op == "**") {
+      if (!fl && b.i >= 0) {
+        // Exponentiation by squaring, with overflow checks.
+        int64_t acc = 1, base = a.i, n = b.i;
+        while (n > 0) {
+          if ((n & 1) && __builtin_mul_overflow(acc, base, &acc))
+            return error(e.loc, "integer overflow in a compile-time computation");
+          n >>= 1;
+          if (n > 0 && __builtin_mul_overflow(base, base, &base))
+            return error(e.loc, "integer overflow in a compile-time computation");
+        }
+        return Value::number(acc, e.loc);
+      }
+      return Value::real(std::pow(a.asDouble(), b.asDouble()), e.loc);
+    }
+  }
+  // Bitwise operators on two integers: Elixir's Bitwise computes them.
+  if (a.kind == Value::Int && b.kind == Value::Int &&
+      (e.name == "&&&" || e.name == "|||" || e.name == "<<<" || e.name == ">>>")) {
+    if (e.name == "&&&") return Value::number(a.i & b.i, e.loc);
+    if (e.name == "|||") return Value::number(a.i | b.i, e.loc);
+    if (b.i < 0 || b.i > 63) return error(e.loc, "shift amount " + std::to_string(b.i) + " is out of range");
+    if (e.name == ">>>") return Value::number(a.i >> b.i, e.loc);
+    if (a.i != 0 && (b.i >= 63 || (a.i > (INT64_MAX >> b.i)) || (a.i < (INT64_MIN >> b.i))))
+      return error(e.loc, "integer overflow in a compile-time computation");
+    return Value::number((int64_t)((uint64_t)a.i << b.i), e.loc);
+  }
+  return callNx(it->second, {a, b}, e.loc);
+}
+
+Result<Value> Tracer::call(const Expr &e, Env &env) {
+  std::vector<Value> args;
+  for (auto &c : e.children) {
+    NXC_TRY(v, eval(*c, env));
+    args.push_back(v);
+  }
+  std::string qual = (e.module.empty() ? "" : e.module + ".") + e.name + "/" + std::to_string(args.size());
+  if (e.module.empty()) {
+    // A plain def is traced like Nx.Defn.jit traces any function.
+    if (const ast::Function *f = findFunction(*module_, e.name, args.size()))
+      return inlineCall(*f, *module_, args, e.loc);
+    // Then the public functions of imported modules defined in this file.
+    const ast::Module *from = nullptr;
+    const ast::Function *imported = nullptr;
+    for (auto &name : module_->imports)
+      for (auto &m : file_.modules)
+        if (m.name == name)
+          if (const ast::Function *f = findFunction(m, e.name, args.size()))
+            if (f->kind == "defn" || f->kind == "def") {
+              if (imported && from != &m)
+                return error(e.loc, "function " + qual + " is imported from both " + from->name + " and " + m.name +
+                                        "; call it as " + from->name + "." + e.name + "(...) or " + m.name + "." +
+                                        e.name + "(...)");
+              from = &m;
+              imported = f;
+            }
+    if (imported) return inlineCall(*imported, *from, args, e.loc);
+    return kernel(e.name, args, e.loc, qual);
+  }
+  if (e.module == "Nx") return callNx(e.name, args, e.loc);
+  if (e.module == "Nx.Defn.Kernel") return kernel(e.name, args, e.loc, qual);
+  if (e.module == "Nx.Constants") return constants(e.name, args, e.loc, qual);
+  if (e.module == "Access") {
+    if (args[0].kind == Value::List) return keywordGet(args[0], args[1], e.loc);
+    return access(args[0], args[1], e.loc);
+  }
+  for (auto &m : file_.modules)
+    if (m.name == e.module) {
+      const ast::Function *f = findFunction(m, e.name, args.size());
+      if (!f) return error(e.loc, "undefined function " + qual + " (module " + e.module + " has no such defn)");
+      if (f->kind == "defnp" || f->kind == "defp")
+        return error(e.loc, "function " + qual + " is private to " + e.module);
+      const ast::Module *saved = module_;
+      auto r = inlineCall(*f, m, args, e.loc);
+      module_ = saved;
+      return r;
+    }
+  if (e.module == "IO" || e.module == "Enum" || e.module == "Kernel" || e.module == "String" || e.module == "List")
+    return error(e.loc, "cannot invoke " + qual + " inside defn because it was not defined with defn" +
+                            (e.module == "IO" ? "; use print_value/print_expr instead" : ""));
+  if (e.module.rfind("Nx.", 0) == 0) return error(e.loc, qual + " is not supported yet by nxc");
+  return error(e.loc, "undefined function " + qual + " (module " + e.module + " is not defined in this file)");
+}
+
+Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc) {
+  for (auto *active : stack_)
+    if (active == &f) return error(loc, "recursive call to " + f.name + "/" + std::to_string(f.params.size()) + ": defn does not support recursion");
+  if (stack_.size() > 200) return error(loc, "calls nested too deeply");
+  const ast::Module *saved = module_;
+  module_ = &m;
+  Env env;
+  std::set<std::string> bound;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    if (i >= args.size()) {
+      NXC_TRY(d, eval(*f.defaults[i], env));
+      args.push_back(d);
+    }
+    NXC_CHECK(bindPattern(*f.params[i], args[i], env, &bound));
+  }
+  stack_.push_back(&f);
+  auto r = eval(*f.body, env);
+  stack_.pop_back();
+  module_ = saved;
+  return r;
+}
+
+Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
+  bool numbers = args.size() == 2 && (args[0].kind == Value::Int || args[0].kind == Value::Float) &&
+                 (args[1].kind == Value::Int || args[1].kind == Value::Float);
+  if (numbers && (name == "max" || name == "min")) {
+    // Elixir's own max/min on two numbers.
+    bool first = name == "max" ? args[0].asDouble() >= args[1].asDouble() : args[0].asDouble() <= args[1].asDouble();
+    Value r = first ? args[0] : args[1];
+    r.loc = loc;
+    return r;
+  }
+  if (numbers && (name == "div" || name == "rem")) {
+    if (args[0].kind != Value::Int || args[1].kind != Value::Int)
+      return error(loc, "bad argument in arithmetic expression: " + name + "/2 expects integers");
+    if (args[1].i == 0) return error(loc, "bad argument in arithmetic expression: division by zero");
+    if (args[0].i == INT64_MIN && args[1].i == -1) return error(loc, "integer overflow in a compile-time computation");
+    return Value::number(name == "div" ? args[0].i / args[1].i : args[0].i % args[1].i, loc);
+  }
+  if (args.size() == 2) {
+    if (name == "max") return callNx("max", args, loc);
+    if (name == "min") return callNx("min", args, loc);
+    if (name == "div") return callNx("quotient", args, loc);
+    if (name == "rem") return callNx("remainder", args, loc);
+    if (name == "elem") {
+      if (args[0].kind != Value::Tuple) return error(loc, "elem/2 expects a tuple, got " + describeValue(args[0]));
+      if (args[1].kind != Value::Int) return error(args[1].loc, "elem/2 expects an integer index");
+      if (args[1].i < 0 || args[1].i >= (int64_t)args[0].elems.size())
+        return error(args[1].loc, "index " + std::to_string(args[1].i) + " is out of range for a tuple of " +
+                                      std::to_string(args[0].elems.size()) + " elements");
+      return args[0].elems[args[1].i];
+    }
+  }
+  if (args.size() >= 1 && args.size() <= 3 && (name == "stop_grad" || name == "print_expr" || name == "print_value" ||
+                                                 name == "hook" || name == "io_call"))
+    return args[0];
+  if (args.size() == 2 && name == "then") return applyFunction(args[1], {args[0]}, loc);
+  if (args.size() == 2 && name == "tap") {
+    NXC_TRY(ignored, applyFunction(args[1], {args[0]}, loc));
+    (void)ignored;
+    return args[0];
+  }
+  if (args.size() == 3 && name == "custom_grad") return args[0];
+  if (args.size() == 2 && name == "keyword!") return keywordValidate(args[0], args[1], loc);
+  if (args.size() == 2 && name == "assert_shape") {
+    NXC_TRY(want, shapeArg(args[1], "assert_shape"));
+    if (shapeOfValue(args[0]) != want)
+      return error(loc, "expected tensor to have shape " + shapeString(want) + ", got tensor with shape " +
+                            shapeString(shapeOfValue(args[0])));
+    return args[0];
+  }
+  if (args.size() == 1 && (name == "abs" || name == "floor" || name == "ceil" || name == "round") &&
+      (args[0].kind == Value::Int || args[0].kind == Value::Float)) {
+    if (args[0].kind == Value::Int) return Value::number(name == "abs" ? std::llabs(args[0].i) : args[0].i, loc);
+    double v = args[0].f;
+    double r = name == "abs" ? std::fabs(v) : name == "floor" ? std::floor(v) : name == "ceil" ? std::ceil(v) : std::round(v);
+    if (name == "abs") return Value::real(r, loc);
+    return Value::number((int64_t)r, loc);
+  }
+  return error(loc, "undefined function " + qual + " (there is no such import)");
+}
+
+Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
+  if (!args.empty() && !(args.size() == 1 && args[0].isKeywordList()))
+    return error(loc, "undefined function " + qual);
+  double v;
+  if (name == "pi" || name == "e") {
+    // Plain floats (they take the precision of the surrounding operation),
+    // unless a type is asked for.
+    v = name == "pi" ? M_PI : M_E;
+    if (args.empty()) return Value::real(v, loc);
+  } else if (name == "nan") v = NAN;
+  else if (name == "infinity") v = INFINITY;
+  else if (name == "neg_infinity") v = -INFINITY;
+  else return error(loc, qual + " is not supported yet by nxc");
+  ElemType t = ElemType::f32();
+  if (!args.empty()) {
+    NXC_TRY(opts, options(args[0], {"type"}, "Nx.Constants." + name));
+    if (opts.count("type")) { NXC_TRY(tt, parseType(opts["type"])); t = tt; }
+  }
+  if (!t.isFloat()) return error(loc, "Nx.Constants." + name + " needs a float type");
+  return Value::tensor(constant(t, {}, {v}, {}, loc), loc);
+}
+
+} // namespace nxc::sema
+
+namespace nxc::sema {
+
+Result<Value> Tracer::range(const Expr &e, Env &env) {
+  Value r;
+  r.kind = Value::Range;
+  r.loc = e.loc;
+  if (e.children.empty()) {
+    r.full = true;
+    r.i = 0;
+    r.last = -1;
+    return r;
+  }
+  NXC_TRY(first, eval(*e.children[0], env));
+  NXC_TRY(last, eval(*e.children[1], env));
+  if (first.kind != Value::Int || last.kind != Value::Int)
+    return error(e.loc, "ranges in defn must have integer bounds known at compile time, got " + describeValue(first) +
+                            " and " + describeValue(last));
+  r.i = first.i;
+  r.last = last.i;
+  r.step = first.i <= last.i ? 1 : -1;
+  if (e.children.size() == 3) {
+    NXC_TRY(step, eval(*e.children[2], env));
+    if (step.kind != Value::Int || step.i == 0)
+      return error(e.children[2]->loc, "the step of a range must be a non-zero integer, got " + describeValue(step));
+    r.step = step.i;
+  }
+  return r;
+}
+
+Result<Value> Tracer::makeFunction(const Expr &e, Env &env) {
+  Value f;
+  f.kind = Value::Function;
+  f.fn = &e;
+  f.captured = std::make_shared<const Env>(env);
+  f.fnModule = module_;
+  f.loc = e.loc;
+  return f;
+}
+
+Result<Value> Tracer::applyFunction(const Value &f, std::vector<Value> args, const Loc &loc) {
+  if (f.kind != Value::Function) return error(loc, "expected a function to call, got " + describeValue(f));
+  size_t arity = (size_t)f.fn->intValue;
+  if (args.size() != arity)
+    return error(loc, "the function of arity " + std::to_string(arity) + " (defined at line " +
+                          std::to_string(f.fn->loc.line) + ") was called with " + std::to_string(args.size()) +
+                          " argument" + (args.size() == 1 ? "" : "s"));
+  if (stack_.size() > 200) return error(loc, "calls nested too deeply");
+  Env env = *f.captured;
+  std::set<std::string> bound;
+  for (size_t k = 0; k < arity; ++k) NXC_CHECK(bindPattern(*f.fn->children[k], args[k], env, &bound));
+  const ast::Module *saved = module_;
+  module_ = f.fnModule;
+  stack_.push_back(nullptr);
+  auto r = eval(*f.fn->children[arity], env);
+  stack_.pop_back();
+  module_ = saved;
+  return r;
+}
+
+Result<Value> Tracer::keywordGet(const Value &list, const Value &key, const Loc &loc) {
+  if (key.kind != Value::Atom) return error(key.loc.valid() ? key.loc : loc, "keyword lists are indexed by atoms, got " + describeValue(key));
+  for (size_t k = 0; k < list.elems.size(); ++k)
+    if (list.keys[k] == key.atom) return list.elems[k];
+  return Value::atomValue("nil", loc);
+}
+
+Result<Value> Tracer::keywordValidate(const Value &list, const Value &spec, const Loc &loc) {
+  if (list.kind != Value::List || (!list.elems.empty() && !list.isKeywordList()))
+    return error(list.loc.valid() ? list.loc : loc, "keyword!/2 expects a keyword list, got " + describeValue(list));
+  if (spec.kind != Value::List) return error(spec.loc.valid() ? spec.loc : loc, "keyword!/2 expects a list of keys");
+  // spec: [:key, key: default, ...]
+  std::vector<std::string> known;
+  Value out;
+  out.kind = Value::List;
+  out.loc = loc;
+  for (size_t k = 0; k < spec.elems.size(); ++k) {
+    std::string key = spec.keys[k].empty() ? (spec.elems[k].kind == Value::Atom ? spec.elems[k].atom : "") : spec.keys[k];
+    if (key.empty()) return error(spec.loc, "keyword!/2 expects atoms or key: default pairs in its list of keys");
+    known.push_back(key);
+  }
+  std::string expected;
+  for (auto &k : known) expected += (expected.empty() ? ":" : ", :") + k;
+  for (size_t k = 0; k < list.elems.size(); ++k)
+    if (std::find(known.begin(), known.end(), list.keys[k]) == known.end())
+      return error(list.keyLocs[k].valid() ? list.keyLocs[k] : loc,
+                   "unknown key :" + list.keys[k] + " in the keyword list, expected one of [" + expected + "]");
+  for (size_t k = 0; k < spec.elems.size(); ++k) {
+    const std::string &key = known[k];
+    bool found = false;
+    for (size_t j = list.elems.size(); j-- > 0;)
+      if (list.keys[j] == key) {
+        out.elems.push_back(list.elems[j]);
+        found = true;
+        break;
+      }
+    if (!found && !spec.keys[k].empty()) out.elems.push_back(spec.elems[k]);
+    else if (!found) continue;
+    out.keys.push_back(key);
+    out.keyLocs.push_back(loc);
+  }
+  return out;
+}
+
+} // namespace nxc::sema

@@ -1,0 +1,237 @@
+//===- Tracer.h - the defn evaluator, shared by Sema's files ----*- C++ -*-===//
+//
+// Sema traces a defn as Nx does: an evaluator over the AST whose values are
+// compile-time numbers, atoms, ranges, tuples, keyword lists and functions,
+// or tensors (nodes of the typed Graph). The evaluator (Tracer.cpp), control
+// flow (ControlFlow.cpp), the graph builders and option helpers
+// (Builders.cpp) and Nx's library, one file per op family (Nx*.cpp, found
+// through the table in NxLibrary.cpp), are members of one class.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NXC_LIB_SEMA_TRACER_H
+#define NXC_LIB_SEMA_TRACER_H
+
+#include "nxc/Sema/Sema.h"
+
+#include <map>
+#include <memory>
+#include <set>
+
+namespace nxc::sema {
+
+using ast::Expr;
+using ast::ExprKind;
+
+struct Value;
+using Env = std::map<std::string, Value>;
+
+/// A value during tracing.
+struct Value {
+  enum Kind { Int, Float, Atom, Tensor, Tuple, List, Function, Range } kind = Int;
+  int64_t i = 0;                 ///< Int; Range: first
+  double f = 0;
+  std::string atom;
+  int node = -1;
+  std::vector<Value> elems;
+  std::vector<std::string> keys; ///< List: key of each element ("" if not a keyword pair)
+  std::vector<Loc> keyLocs;      ///< List: where each key is written
+  /// Function: the `fn` (or capture) and what it closes over.
+  const Expr *fn = nullptr;
+  std::shared_ptr<const Env> captured;
+  const ast::Module *fnModule = nullptr;
+  /// Range: last and step (first is `i`); `full` for a bare `..`.
+  int64_t last = 0, step = 1;
+  bool full = false;
+  Loc loc;
+
+  bool isNumber() const { return kind == Int || kind == Float || (kind == Atom && (atom == "true" || atom == "false")); }
+  bool isNil() const { return kind == Atom && atom == "nil"; }
+  double asDouble() const { return kind == Float ? f : (double)asInt(); }
+  int64_t asInt() const { return kind == Atom ? (atom == "true" ? 1 : 0) : kind == Float ? (int64_t)f : i; }
+  bool isKeywordList() const {
+    if (kind != List || elems.empty()) return false;
+    for (auto &k : keys) if (k.empty()) return false;
+    return true;
+  }
+  static Value number(int64_t v, Loc l) { Value x; x.kind = Int; x.i = v; x.loc = std::move(l); return x; }
+  static Value real(double v, Loc l) { Value x; x.kind = Float; x.f = v; x.loc = std::move(l); return x; }
+  static Value tensor(int n, Loc l) { Value x; x.kind = Tensor; x.node = n; x.loc = std::move(l); return x; }
+  static Value atomValue(std::string a, Loc l) { Value x; x.kind = Atom; x.atom = std::move(a); x.loc = std::move(l); return x; }
+  static Value tuple(std::vector<Value> e, Loc l) { Value x; x.kind = Tuple; x.elems = std::move(e); x.loc = std::move(l); return x; }
+};
+
+std::string describeValue(const Value &v);
+
+enum class BinaryRule { Arith, Float, IntOnly, Compare };
+
+class Tracer;
+/// An Nx function: `Nx.name(args)` is `(tracer.*handler)(name, args, loc)`.
+using NxHandler = Result<Value> (Tracer::*)(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+struct NxEntry {
+  const char *name;
+  NxHandler handler;
+};
+/// The op families of Nx's library, one file each.
+std::vector<NxEntry> nxElementwiseFunctions();
+std::vector<NxEntry> nxReductionFunctions();
+std::vector<NxEntry> nxShapeFunctions();
+std::vector<NxEntry> nxIndexFunctions();
+std::vector<NxEntry> nxCreationFunctions();
+std::vector<NxEntry> nxLinAlgFunctions();
+
+class Tracer {
+public:
+  explicit Tracer(const ast::File &file) : file_(file) {}
+  Result<Graph> run(const Signature &sig);
+
+  //===--------------------------------------------------------------------===//
+  // Evaluation (Tracer.cpp)
+  //===--------------------------------------------------------------------===//
+  static size_t requiredArity(const ast::Function &f);
+  static const ast::Function *findFunction(const ast::Module &m, const std::string &name, size_t arity);
+  Result<std::pair<const ast::Module *, const ast::Function *>> findEntry(const Signature &sig);
+  static void collectNames(const Expr &p, std::vector<std::string> &out);
+  Value makeParams(const Template &t, const std::vector<std::string> &names, size_t &nameIdx);
+  Result<ResultTree> flattenResult(const Value &v, const Loc &loc);
+  Status bindPattern(const Expr &p, const Value &v, Env &env, std::set<std::string> *params);
+  Result<Value> eval(const Expr &e, Env &env);
+  Result<Value> attribute(const Expr &e);
+  Result<Value> unary(const Expr &e, Env &env);
+  Result<Value> binaryExpr(const Expr &e, Env &env);
+  Result<Value> range(const Expr &e, Env &env);
+  Result<Value> call(const Expr &e, Env &env);
+  Result<Value> inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc);
+  Result<Value> kernel(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual);
+  Result<Value> constants(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual);
+  Result<Value> makeFunction(const Expr &e, Env &env);
+  Result<Value> applyFunction(const Value &f, std::vector<Value> args, const Loc &loc);
+  Result<Value> keywordGet(const Value &list, const Value &key, const Loc &loc);
+  Result<Value> keywordValidate(const Value &list, const Value &spec, const Loc &loc);
+
+  //===--------------------------------------------------------------------===//
+  // Control flow (ControlFlow.cpp)
+  //===--------------------------------------------------------------------===//
+  Result<Value> ifExpr(const Expr &e, Env &env);
+  Result<Value> condExpr(const Expr &e, Env &env);
+  Result<Value> caseExpr(const Expr &e, Env &env);
+  Result<Value> whileExpr(const Expr &e, Env &env);
+  /// A constant predicate (number, boolean, constant scalar tensor): its truth.
+  std::optional<bool> staticTruth(const Value &v);
+  /// One `pred -> body` clause; a null `pred` uses `predValue`, a null body is 0.
+  struct Clause {
+    const Expr *pred;
+    Value predValue;
+    const Expr *body;
+  };
+  Result<Value> traceClauses(const std::vector<Clause> &clauses, size_t k, Env &scope, const Loc &loc);
+  Result<Value> branch(const Expr *body, Env &env);
+  Result<bool> matchCase(const Expr &pattern, const Value &v, Env &env);
+
+  //===--------------------------------------------------------------------===//
+  // Graph construction, options, axes, types (Builders.cpp)
+  //===--------------------------------------------------------------------===//
+  /// Appends a node to the graph and to the region being traced.
+  int add(Node n);
+  int node(const std::string &op, std::vector<int> operands, TensorType type, const Loc &loc);
+  int constant(ElemType t, Shape shape, std::vector<double> fv, std::vector<int64_t> iv, const Loc &loc);
+  int numberConstant(const Value &v, ElemType t);
+  Result<int> toTensor(const Value &v, const Loc &loc);
+  int unaryNode(const std::string &op, int x, ElemType out, const Loc &loc);
+  int cast(int x, ElemType t, const Loc &loc);
+  int broadcastTo(int x, const Shape &shape, const Loc &loc);
+  int reshape(int x, const Shape &shape, const Loc &loc);
+  Result<Shape> broadcastShapes(const Shape &a, const Shape &b, const std::string &fn, const Loc &loc);
+  ElemType typeOfValue(const Value &v);
+  ElemType binaryType(const Value &a, const Value &b);
+  static ElemType mergeNumber(ElemType t, const Value &n);
+  int operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc);
+  Result<Value> binary(const std::string &op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc);
+  Result<std::map<std::string, Value>> options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn);
+  Result<bool> boolOption(const Value &v, const std::string &key);
+  Result<int64_t> normalizeAxis(const Value &v, int64_t rank, const Loc &loc, int node = -1);
+  Result<std::vector<int64_t>> axesOption(const Value &v, int64_t rank, const Loc &loc, int node = -1);
+  Result<ElemType> parseType(const Value &v);
+  Result<Shape> shapeArg(const Value &v, const std::string &fn);
+  static Value takeOptions(std::vector<Value> &args, size_t minPositional);
+  Status arity(const std::string &fn, const std::vector<Value> &args, size_t lo, size_t hi, const Loc &loc);
+  Result<int> tensorArg(const std::string &fn, const Value &v, const Loc &loc);
+  Result<int64_t> intArg(const std::string &fn, const Value &v, const std::string &what, const Loc &loc);
+  Shape shapeOfValue(const Value &v) { return v.kind == Value::Tensor ? g_.typeOf(v.node).shape : Shape{}; }
+  /// A constant tensor's values (as doubles), if `node` is a constant.
+  const Node *constantNode(int node) const;
+
+  //===--------------------------------------------------------------------===//
+  // Nx's library (NxLibrary.cpp dispatches; one file per family)
+  //===--------------------------------------------------------------------===//
+  Result<Value> callNx(const std::string &fn, std::vector<Value> args, const Loc &loc);
+  // Element-wise (NxElementwise.cpp)
+  Result<Value> nxFloatUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxSameUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxIntUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxPredUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxBinary(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxLog(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxAsType(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxSelect(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxClip(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxSquare(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  // Reductions (NxReductions.cpp)
+  Result<Value> nxReduce(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxArgReduce(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxCumulative(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxLogsumexp(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> reduce(const std::string &fn, std::vector<Value> args, const Loc &loc);
+  // Shapes (NxShape.cpp)
+  Result<Value> nxBroadcast(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxReshape(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxFlatten(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxNewAxis(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxSqueeze(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxTranspose(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxShapeQuery(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxReverse(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxConcatenate(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxPad(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxTile(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  int transpose(int x, const std::vector<int64_t> &perm, const Loc &loc);
+  int reverse(int x, const std::vector<int64_t> &axes, const Loc &loc);
+  Result<int> concatenate(const std::vector<int> &xs, int64_t axis, const Loc &loc);
+  // Indexing (NxIndex.cpp)
+  Result<Value> nxSlice(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxSliceAlongAxis(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxPutSlice(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxTake(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  /// Nx.slice with per-axis starts (numbers or scalar tensors), lengths, strides.
+  Result<int> slice(int x, const std::vector<Value> &starts, const Shape &lengths, const std::vector<int64_t> &strides,
+                    const Loc &loc);
+  Result<Value> access(const Value &t, const Value &index, const Loc &loc);
+  // Creation (NxCreation.cpp)
+  Result<Value> nxTensor(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxIota(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxEye(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxFullLike(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Status flattenLiteral(const Value &v, size_t depth, Shape &shape, std::vector<const Value *> &leaves, const Loc &loc);
+  Result<Value> tensorLiteral(std::vector<Value> args, const Loc &loc);
+  // Linear algebra (NxLinAlg.cpp)
+  Result<Value> nxDot(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxOuter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what);
+  Result<Value> dot(std::vector<Value> args, const Loc &loc);
+
+private:
+  const ast::File &file_;
+  const ast::Module *module_ = nullptr;
+  Graph g_;
+  std::vector<const ast::Function *> stack_;
+  std::set<std::string> evaluatingAttributes_;
+  /// The node lists of the regions being traced (innermost last); empty at
+  /// the top level.
+  std::vector<std::vector<int> *> regions_;
+  int depth_ = 0;
+
+  friend class RegionScope;
+};
+
+} // namespace nxc::sema
+
+#endif // NXC_LIB_SEMA_TRACER_H
