@@ -749,9 +749,8 @@ Value clampedStart(OpBuilder &b, Location l, Value scalarTensor, Type nxElem, in
 /// into a buffer the function does not own (inputs are read-only).
 Value freshCopy(OpBuilder &b, Location l, Value t) {
   auto type = llvm::cast<RankedTensorType>(t.getType());
-  Value c = elementwise(b, l, type, t, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-  c.getDefiningOp()->setAttr(kKeepLayoutAttr, b.getUnitAttr());
-  return c;
+  // A named copy: canonicalization folds identity linalg.generic ops away.
+  return linalg::CopyOp::create(b, l, t, emptyTensor(b, l, type)).getResult(0);
 }
 
 struct CondLowering : public OpConversionPattern<nx::CondOp> {

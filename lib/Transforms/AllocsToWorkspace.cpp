@@ -20,6 +20,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
@@ -43,10 +44,16 @@ unsigned topLevelIndex(Operation *op, Block &entry, const DenseMap<Operation *, 
   return index.lookup(op);
 }
 
+Operation *fnOp(Operation *op) {
+  while (op && !isa<func::FuncOp>(op)) op = op->getParentOp();
+  return op;
+}
+
 /// The last top-level op that uses `v`, directly or through views of it.
 unsigned lastUse(Value v, Block &entry, const DenseMap<Operation *, unsigned> &index) {
   unsigned last = 0;
   SmallVector<Value> work = {v};
+  llvm::SmallPtrSet<void *, 8> seen;
   while (!work.empty()) {
     Value cur = work.pop_back_val();
     for (Operation *user : cur.getUsers()) {
@@ -54,6 +61,15 @@ unsigned lastUse(Value v, Block &entry, const DenseMap<Operation *, unsigned> &i
       if (auto view = dyn_cast<ViewLikeOpInterface>(user))
         if (view.getViewSource() == cur)
           for (Value r : user->getResults()) work.push_back(r);
+      // A buffer yielded by a region (scf.if/scf.while/scf.for) or passed to
+      // a loop lives on in the results of that op.
+      Operation *owner = user->hasTrait<OpTrait::IsTerminator>() ? user->getParentOp() : user;
+      if (owner != fnOp(owner) && owner->getNumRegions() > 0)
+        for (Value r : owner->getResults())
+          if (llvm::isa<BaseMemRefType>(r.getType()) && !seen.count(r.getAsOpaquePointer())) {
+            seen.insert(r.getAsOpaquePointer());
+            work.push_back(r);
+          }
     }
   }
   return last;
@@ -125,6 +141,13 @@ struct AllocsToWorkspacePass : public PassWrapper<AllocsToWorkspacePass, Operati
       b.alloc.erase();
     }
     fn.walk([](memref::DeallocOp d) { d.erase(); });
+    // Small stack buffers (promoted allocs) inside loops move to the entry
+    // block: an alloca in a loop body would grow the stack every iteration.
+    SmallVector<memref::AllocaOp> allocas;
+    fn.walk([&](memref::AllocaOp a) {
+      if (a->getBlock() != &entry && a.getType().hasStaticShape() && a->getNumOperands() == 0) allocas.push_back(a);
+    });
+    for (memref::AllocaOp a : allocas) a->moveBefore(&entry, entry.begin());
     fn->setAttr("nxc.workspace_size", builder.getI64IntegerAttr(total));
     return success();
   }

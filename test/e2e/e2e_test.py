@@ -800,6 +800,44 @@ def _(ctx):
     return check_functions(ctx, "shapes.nx", "shp", specs)
 
 
+@case("control_flow_and_indexing")
+def _(ctx):
+    """while with a trip count from an input, state rotation (loop buffers must
+    not alias), a runtime if, scans, slices, concatenation and argmax."""
+    rng = ctx.rng()
+    m = np.array([[2, 1, 0], [1, 3, 1], [0, 1, 4]], dtype=np.float32)
+    steps = np.array(60, dtype=np.int32)
+    v = f64(m).sum(axis=0)
+    for _ in range(60):
+        w = f64(m) @ v
+        v = w / np.sqrt((w * w).sum())
+    a, b, c = (integers(rng, 5, -9, 9, np.int32) for _ in range(3))
+    n = np.array(7, dtype=np.int32)
+    rot = [a, b, c][7 % 3]
+    xp, xn = normal(rng, (2, 3)), -np.abs(normal(rng, (2, 3)))
+    def softmax_all(x):
+        e = np.exp(f64(x))
+        return e / e.sum()
+    t = integers(rng, (3, 4), -20, 20, np.int32)
+    i = np.array(5, dtype=np.int32)  # clamped to the last row
+    running = np.cumsum(t, axis=1) + np.flip(np.maximum.accumulate(np.flip(t, 0), axis=0), 0)
+    argmax_high = (t.shape[1] - 1 - np.argmax(t[:, ::-1], axis=1)).sum()
+    windows = np.concatenate([t[2], t[:, 0:2].reshape(-1), t[-1][::-1]]) + argmax_high
+    tf = normal(rng, (5, 4))
+    calls = [
+        Call("ctl_power_iteration", [m, steps], [Out("f32", v)]),
+        Call("ctl_rotate", [a, b, c, n], [Out("s32", rot)]),
+        Call("ctl_branch", [xp], [Out("f32", softmax_all(xp) if xp.sum() > 0 else -f64(xp))]),
+        Call("ctl_branch_neg", [xn], [Out("f32", -f64(xn))]),
+        Call("ctl_running", [t], [Out("s32", running)]),
+        Call("ctl_windows", [t, i], [Out("s32", windows)]),
+        Call("ctl_sum_rows", [tf], [Out("f32", f64(tf).sum(axis=0))]),
+    ]
+    fns = ["power_iteration(f32[3,3], s32[])", "rotate(s32[5], s32[5], s32[5], s32[])",
+           "branch(f32[2,3])", "branch_neg=branch(f32[2,3])", "running(s32[3,4])", "windows(s32[3,4], s32[])", "sum_rows(f32[5,4])"]
+    return ctx.check_calls("control.nx", fns, "ctl", calls)
+
+
 @case("dot_variants")
 def _(ctx):
     rng = ctx.rng()
