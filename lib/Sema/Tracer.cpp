@@ -339,6 +339,24 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
       return Value::real(std::pow(a.asDouble(), b.asDouble()), e.loc);
     }
   }
+  // Comparisons and logical operators on two numbers: u8 constants.
+  static const std::map<std::string, int> compare = {{"==", 0}, {"!=", 1}, {"<", 2}, {">", 3}, {"<=", 4},
+                                                     {">=", 5}, {"and", 6}, {"or", 7}, {"&&", 6}, {"||", 7}};
+  if (a.isNumber() && b.isNumber() && compare.count(e.name)) {
+    double x = a.asDouble(), y = b.asDouble();
+    bool r = false;
+    switch (compare.at(e.name)) {
+    case 0: r = x == y; break;
+    case 1: r = x != y; break;
+    case 2: r = x < y; break;
+    case 3: r = x > y; break;
+    case 4: r = x <= y; break;
+    case 5: r = x >= y; break;
+    case 6: r = x != 0 && y != 0; break;
+    default: r = x != 0 || y != 0; break;
+    }
+    return Value::tensor(constant(ElemType::u8(), {}, {}, {r ? 1 : 0}, e.loc), e.loc);
+  }
   // Bitwise operators on two integers: Elixir's Bitwise computes them.
   if (a.kind == Value::Int && b.kind == Value::Int &&
       (e.name == "&&&" || e.name == "|||" || e.name == "<<<" || e.name == ">>>")) {

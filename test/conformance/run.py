@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Conformance suite: Nx's documented results, checked through `nxc jit`.
+
+Each defn in cases/*.nx is preceded by a comment block:
+
+    # case: WHAT (SOURCE)         what is tested and where the expectation comes from
+    # args: ARG...                 nxc jit arguments (shell words: literals or files)
+    # expect:                      the exact text Nx prints for the result
+    #   #Nx.Tensor<
+    #     ...
+    # error: MESSAGE @LINE:COL     instead of expect: the error nxc must report
+
+The runner compiles and runs each function and compares what it prints, then
+prints the pass count per case file (op family). Exit status 1 on any failure.
+
+Usage: /usr/bin/python3 test/conformance/run.py --nxc PATH [-k FILTER]
+"""
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
+
+
+def parse(path):
+    lines = open(path).read().split("\n")
+    module = re.search(r"defmodule\s+([\w.]+)", "\n".join(lines)).group(1)
+    cases, block = [], []
+    for line in lines:
+        s = line.strip()
+        if s.startswith("#"):
+            block.append(line)
+            continue
+        m = re.match(r"\s*defn\s*\(?\s*(\w+)", line)
+        if m and any("# case:" in b for b in block):
+            case = {"fn": f"{module}.{m.group(1)}", "expect": None, "error": None, "args": []}
+            mode = None
+            expect = []
+            for b in block:
+                body = b.strip()[1:]
+                if body.strip().startswith("case:"):
+                    case["what"] = body.strip()[5:].strip()
+                elif body.strip().startswith("args:"):
+                    case["args"] = shlex.split(body.strip()[5:])
+                elif body.strip().startswith("expect:"):
+                    mode = "expect"
+                elif body.strip().startswith("error:"):
+                    case["error"] = body.strip()[6:].strip()
+                elif mode == "expect":
+                    expect.append(body[3:] if body.startswith("   ") else body.strip())
+            if expect:
+                case["expect"] = "\n".join(expect) + "\n"
+            cases.append(case)
+        block = [] if not s.startswith("#") else block
+    return cases
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nxc", required=True)
+    ap.add_argument("-k", default="")
+    args = ap.parse_args()
+    failures = 0
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, XDG_CACHE_HOME=cache)
+        for name in sorted(os.listdir(CASES)):
+            if not name.endswith(".nx"):
+                continue
+            path = os.path.join(CASES, name)
+            passed = total = 0
+            for case in parse(path):
+                if args.k and args.k not in case["fn"]:
+                    continue
+                total += 1
+                cmd = [args.nxc, "jit", path, "--fn", case["fn"], *case["args"]]
+                p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+                if case["error"]:
+                    ok = p.returncode == 1 and case["error"] in p.stderr
+                else:
+                    ok = p.returncode == 0 and p.stdout == case["expect"]
+                if ok:
+                    passed += 1
+                else:
+                    failures += 1
+                    print(f"FAIL {case['fn']}: {case.get('what', '')}\n  $ {shlex.join(cmd)}\n"
+                          f"  exit {p.returncode}\n--- expected\n{case['expect'] or case['error']}--- got\n"
+                          f"{p.stdout}{p.stderr}")
+            if total:
+                print(f"{name[:-3]:<12} {passed}/{total} passed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
