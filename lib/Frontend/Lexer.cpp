@@ -11,9 +11,9 @@ namespace {
 
 /// Operators, longest first so that a prefix never wins over the whole.
 const char *const kOperators[] = {
-    "&&&", "|||", "<<<", ">>>", "===", "!==", "\\\\", "|>", "**", "==", "!=", "<=", ">=",
-    "&&", "||", "->", "<-", "..", "//", "<>", "++", "--", "::", "+", "-", "*", "/", "<",
-    ">", "=", "(", ")", "[", "]", "{", "}", ",", ".", "&", "|", "!", "^", "%"};
+    "&&&", "|||", "<<<", ">>>", "===", "!==", "...", "\\\\", "|>", "**", "==", "!=", "<=", ">=",
+    "&&", "||", "->", "<-", "..", "//", "<>", "++", "--", "::", "=>", "=~", "<<", ">>", "+", "-",
+    "*", "/", "<", ">", "=", "(", ")", "[", "]", "{", "}", ",", ".", "&", "|", "!", "^", "%", "@"};
 
 /// After these tokens a newline cannot end the expression.
 bool continuesAfter(const Token &t) {
@@ -116,6 +116,66 @@ Result<std::pair<Token, size_t>> number(const std::shared_ptr<const SourceFile> 
   return std::make_pair(Token{isFloat ? Tok::Float : Tok::Int, digits, loc}, j - i);
 }
 
+/// The end (one past the closing delimiter) of a quoted text starting at
+/// s[i] == open: escapes are skipped, and with `interpolate`, `#{...}` may
+/// nest brackets and further strings. Returns npos when it is not closed.
+size_t quotedEnd(const std::string &s, size_t i, char close, bool interpolate);
+
+/// `#{ ... }` from s[i] == '#': the end after the matching '}'.
+size_t interpolationEnd(const std::string &s, size_t i) {
+  int depth = 0;
+  for (size_t j = i + 1; j < s.size(); ++j) {
+    char c = s[j];
+    if (c == '{') ++depth;
+    else if (c == '}') {
+      if (--depth == 0) return j + 1;
+    } else if (c == '"' || c == '\'') {
+      size_t e = quotedEnd(s, j, c, true);
+      if (e == std::string::npos) return e;
+      j = e - 1;
+    }
+  }
+  return std::string::npos;
+}
+
+size_t quotedEnd(const std::string &s, size_t i, char close, bool interpolate) {
+  for (size_t j = i + 1; j < s.size(); ++j) {
+    if (s[j] == '\\') { ++j; continue; }
+    if (interpolate && s[j] == '#' && j + 1 < s.size() && s[j + 1] == '{') {
+      size_t e = interpolationEnd(s, j);
+      if (e == std::string::npos) return e;
+      j = e - 1;
+      continue;
+    }
+    if (s[j] == close) return j + 1;
+  }
+  return std::string::npos;
+}
+
+/// A heredoc from s[i] (three quote characters): the end after the closing
+/// three quotes, which start a line (after indentation).
+size_t heredocEnd(const std::string &s, size_t i) {
+  std::string q = s.substr(i, 3);
+  size_t j = s.find('\n', i);
+  while (j != std::string::npos) {
+    size_t k = j + 1;
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+    if (s.compare(k, 3, q) == 0) return k + 3;
+    j = s.find('\n', k);
+  }
+  return std::string::npos;
+}
+
+char closerOf(char open) {
+  switch (open) {
+  case '(': return ')';
+  case '[': return ']';
+  case '{': return '}';
+  case '<': return '>';
+  default: return open;
+  }
+}
+
 } // namespace
 
 Result<std::vector<Token>> lex(std::shared_ptr<const SourceFile> source) {
@@ -191,8 +251,57 @@ Result<std::vector<Token>> lex(std::shared_ptr<const SourceFile> source) {
       out.push_back(Token{Tok::Attr, word, loc});
       continue;
     }
-    if (c == '"' || c == '\'')
-      return error(loc, "strings and charlists are not supported in defn");
+    if (c == '"' || c == '\'') {
+      // Strings, charlists and their heredocs: tokens of plain Elixir.
+      size_t end = s.compare(i, 3, std::string(3, c)) == 0 ? heredocEnd(s, i) : quotedEnd(s, i, c, true);
+      if (end == std::string::npos)
+        return error(loc, std::string("missing terminator for this ") + (c == '"' ? "string" : "charlist"));
+      std::string text = s.substr(i, end - i);
+      advance(end - i);
+      // "key": value is a keyword key.
+      if (i + 1 < s.size() && s[i] == ':' && (s[i + 1] == ' ' || s[i + 1] == '\n')) {
+        advance(1);
+        out.push_back(Token{Tok::KwKey, text, loc});
+        continue;
+      }
+      out.push_back(Token{Tok::String, text, loc});
+      continue;
+    }
+    if (c == '~' && i + 2 < s.size() && std::isalpha((unsigned char)s[i + 1])) {
+      // Sigils: ~r/.../flags, ~w(a b c), ~s"""...""".
+      size_t j = i + 1;
+      while (j < s.size() && std::isalpha((unsigned char)s[j])) ++j;
+      if (j >= s.size()) return error(loc, "malformed sigil");
+      char open = s[j];
+      bool lower = std::islower((unsigned char)s[i + 1]);
+      size_t end;
+      if ((open == '"' || open == '\'') && s.compare(j, 3, std::string(3, open)) == 0) end = heredocEnd(s, j);
+      else if (std::string("([{</|\"'").find(open) != std::string::npos) end = quotedEnd(s, j, closerOf(open), lower);
+      else return error(Loc{source, line, col + (int)(j - i)}, "malformed sigil: unexpected delimiter");
+      if (end == std::string::npos) return error(loc, "missing terminator for this sigil");
+      while (end < s.size() && std::isalpha((unsigned char)s[end])) ++end;
+      std::string text = s.substr(i, end - i);
+      advance(end - i);
+      out.push_back(Token{Tok::String, text, loc});
+      continue;
+    }
+    if (c == '?' && i + 1 < s.size() && s[i + 1] != ' ' && s[i + 1] != '\n') {
+      // Character literals: ?a, ?\n.
+      size_t n = s[i + 1] == '\\' && i + 2 < s.size() ? 3 : 2;
+      unsigned char ch = (unsigned char)s[i + n - 1];
+      if (n == 3) ch = ch == 'n' ? '\n' : ch == 't' ? '\t' : ch == 's' ? ' ' : ch == '0' ? 0 : ch;
+      advance(n);
+      out.push_back(Token{Tok::Int, std::to_string(ch), loc});
+      continue;
+    }
+    if (c == ':' && i + 1 < s.size() && s[i + 1] == '"') {
+      size_t end = quotedEnd(s, i + 1, '"', true);
+      if (end == std::string::npos) return error(loc, "missing terminator for this atom");
+      std::string text = s.substr(i + 2, end - i - 3);
+      advance(end - i);
+      out.push_back(Token{Tok::Atom, text, loc});
+      continue;
+    }
     bool matched = false;
     for (const char *op : kOperators) {
       size_t n = std::strlen(op);

@@ -55,14 +55,23 @@ public:
     File f;
     f.source = src_;
     skipNewlines();
+    Loc first = peek().loc;
     while (!at(Tok::Eof)) {
-      if (!isWord("defmodule"))
+      if (isWord("defn") || isWord("defnp"))
         return error(peek().loc, "expected 'defmodule' at the top level, found " + describe(peek()));
+      if (!isWord("defmodule")) {
+        // Plain Elixir around the modules (Mix.install, script code): skipped.
+        NXC_CHECK(skipExpression());
+        skipNewlines();
+        continue;
+      }
       NXC_TRY(m, module());
       f.modules.push_back(std::move(m));
       skipNewlines();
     }
-    if (f.modules.empty()) return error(peek().loc, "expected a 'defmodule', the file is empty");
+    if (f.modules.empty())
+      return error(first, std::string("expected a 'defmodule', the file ") +
+                              (toks_.size() <= 2 ? "is empty" : "defines no module"));
     return f;
   }
 
@@ -120,6 +129,39 @@ private:
   }
 
   //===--------------------------------------------------------------------===//
+  // Plain Elixir, skipped
+  //===--------------------------------------------------------------------===//
+
+  static bool opens(const Token &t) {
+    if (t.kind == Tok::Punct) return t.text == "(" || t.text == "[" || t.text == "{" || t.text == "<<";
+    return t.kind == Tok::Ident && (t.text == "do" || t.text == "fn");
+  }
+  static bool closes(const Token &t) {
+    if (t.kind == Tok::Punct) return t.text == ")" || t.text == "]" || t.text == "}" || t.text == ">>";
+    return t.kind == Tok::Ident && t.text == "end";
+  }
+
+  /// Skips one expression of plain Elixir: up to the end of the line, with
+  /// brackets and do/fn ... end blocks balanced.
+  Status skipExpression() {
+    std::vector<Token> stack;
+    while (!at(Tok::Eof)) {
+      const Token &t = peek();
+      if (stack.empty() && (at(Tok::Newline) || closes(t))) break;
+      if (opens(t)) stack.push_back(t);
+      else if (closes(t)) stack.pop_back();
+      take();
+    }
+    if (!stack.empty()) {
+      const Token &open = stack.back();
+      std::string closer = open.kind == Tok::Ident ? "end" : open.text == "(" ? ")" : open.text == "[" ? "]"
+                                                              : open.text == "{" ? "}" : ">>";
+      return error(open.loc, "missing '" + closer + "' for this '" + open.text + "'");
+    }
+    return okStatus();
+  }
+
+  //===--------------------------------------------------------------------===//
   // Modules and definitions
   //===--------------------------------------------------------------------===//
 
@@ -166,6 +208,14 @@ private:
       return okStatus();
     }
     if (t.kind == Tok::Attr) {
+      static const std::set<std::string> docs = {"moduledoc", "doc", "spec", "type", "typep", "opaque",
+                                                 "impl", "behaviour", "callback", "derive", "enforce_keys",
+                                                 "compile", "dialyzer", "typedoc", "deprecated", "since"};
+      if (docs.count(t.text)) {
+        // Documentation and typespecs: plain Elixir.
+        take();
+        return skipExpression();
+      }
       Attribute a;
       a.name = t.text;
       a.loc = take().loc;
@@ -181,7 +231,43 @@ private:
       m.attributes.push_back(std::move(a));
       return okStatus();
     }
-    if (t.kind == Tok::Ident && (t.text == "defn" || t.text == "defnp" || t.text == "def" || t.text == "defp")) {
+    if (t.kind == Tok::Ident && (t.text == "def" || t.text == "defp")) {
+      // Plain functions: kept when their body is in the defn subset (they can
+      // be compiled as entry points, as Nx.Defn.jit traces them); otherwise
+      // skipped, with their name and arity kept for Nx's error message.
+      size_t start = pos_;
+      auto f = function();
+      if (!f) {
+        pos_ = start;
+        Function stub;
+        stub.kind = take().text;
+        stub.loc = t.loc;
+        if (peek().kind == Tok::Ident) stub.name = peek().text;
+        size_t arity = 0;
+        if (isPunct("(", 1)) {
+          // Count the top-level commas of the parameter list.
+          int depth = 0;
+          bool any = false;
+          for (size_t k = 1; pos_ + k < toks_.size(); ++k) {
+            const Token &p = peek(k);
+            if (opens(p)) ++depth;
+            else if (closes(p)) { if (--depth == 0) break; }
+            else if (depth == 1 && p.kind == Tok::Punct && p.text == ",") ++arity;
+            else if (depth == 1 && p.kind == Tok::Punct && p.text == "\\\\") stub.defaults.resize(arity + 1);
+            if (depth >= 1 && !(p.kind == Tok::Punct && p.text == "(" && depth == 1)) any = true;
+          }
+          if (any) ++arity;
+        }
+        NXC_CHECK(skipExpression());
+        stub.params.resize(arity);
+        stub.defaults.resize(arity);
+        if (!stub.name.empty()) m.functions.push_back(std::move(stub));
+        return okStatus();
+      }
+      m.functions.push_back(std::move(*f));
+      return okStatus();
+    }
+    if (t.kind == Tok::Ident && (t.text == "defn" || t.text == "defnp")) {
       NXC_TRY(f, function());
       for (auto &other : m.functions)
         if (other.name == f.name && other.params.size() == f.params.size())
@@ -190,8 +276,16 @@ private:
       m.functions.push_back(std::move(f));
       return okStatus();
     }
-    if (t.kind == Tok::Ident && (t.text == "deftransform" || t.text == "deftransformp" || t.text == "defmacro"))
+    if (t.kind == Tok::Ident && (t.text == "deftransform" || t.text == "deftransformp"))
       return error(t.loc, "'" + t.text + "' is not supported by nxc (only defn, defnp, def and defp)");
+    if (t.kind == Tok::Ident && (t.text == "defmacro" || t.text == "defmacrop" || t.text == "defstruct" ||
+                                 t.text == "defdelegate" || t.text == "defguard" || t.text == "defimpl" ||
+                                 t.text == "defprotocol" || t.text == "defexception" || t.text == "defmodule" ||
+                                 t.text == "defoverridable")) {
+      // Plain Elixir: skipped.
+      take();
+      return skipExpression();
+    }
     return error(t.loc, "expected defn, defnp, def, defp, import, alias or @attribute in module body, found " + describe(t));
   }
 
@@ -850,6 +944,8 @@ private:
       }
       break;
     }
+    case Tok::String:
+      return error(t.loc, "strings, charlists and sigils are not supported in defn");
     default:
       break;
     }

@@ -99,6 +99,9 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
   if (found.size() > 1)
     return error(where, "several functions are named " + qual + "; qualify the module (Mod." + function +
                             ") or keep one arity");
+  if (!found[0]->body)
+    return error(where, qual + "/" + std::to_string(found[0]->params.size()) +
+                            " is plain Elixir that nxc cannot compile (its body is not in the defn subset)");
   return found[0];
 }
 

@@ -80,6 +80,8 @@ Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(
                               found[0].first->name + "." + sig.function + "(...)");
   if (found[0].second->kind == "defnp" || found[0].second->kind == "defp")
     return error(sig.loc, qual + " is private (" + found[0].second->kind + "); only defn and def can be compiled as entry points");
+  if (!found[0].second->body)
+    return error(sig.loc, qual + " is plain Elixir that nxc cannot compile (its body is not in the defn subset)");
   return found[0];
 }
 
@@ -426,6 +428,15 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
 }
 
 Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc) {
+  // As Nx: a defn may only call defns; a plain def runs as Elixir. (A def
+  // compiled as an entry point is traced, as Nx.Defn.jit traces it, and may
+  // call other defs whose bodies are in the defn subset.)
+  const ast::Function *caller = nullptr;
+  for (auto it = stack_.rbegin(); it != stack_.rend() && !caller; ++it) caller = *it;
+  bool fromDefn = caller && (caller->kind == "defn" || caller->kind == "defnp");
+  std::string qual = f.name + "/" + std::to_string(f.params.size());
+  if ((f.kind == "def" || f.kind == "defp") && (fromDefn || !f.body))
+    return error(loc, "cannot use function " + qual + " inside defn because it was not defined with defn");
   for (auto *active : stack_)
     if (active == &f) return error(loc, "recursive call to " + f.name + "/" + std::to_string(f.params.size()) + ": defn does not support recursion");
   if (stack_.size() > 200) return error(loc, "calls nested too deeply");

@@ -68,7 +68,7 @@ def main():
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, XDG_CACHE_HOME=cache)
         for name in sorted(os.listdir(CASES)):
-            if not name.endswith(".nx"):
+            if not name.endswith((".nx", ".exs")):
                 continue
             path = os.path.join(CASES, name)
             passed = total = 0
@@ -90,7 +90,7 @@ def main():
                           f"  exit {p.returncode}\n--- expected\n{case['expect'] or case['error']}--- got\n"
                           f"{p.stdout}{p.stderr}")
             if total:
-                print(f"{name[:-3]:<12} {passed}/{total} passed")
+                print(f"{os.path.splitext(name)[0]:<12} {passed}/{total} passed")
     sys.exit(1 if failures else 0)
 
 

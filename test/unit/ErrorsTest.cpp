@@ -131,12 +131,12 @@ const ErrorCase kLexerErrors[] = {
      "defmodule M do\n"
      "  defn f(x), do: x + \"a\"\n"
      "end\n",
-     nullptr, File, 2, 22, "strings and charlists are not supported in defn"},
+     nullptr, File, 2, 22, "strings, charlists and sigils are not supported in defn"},
     {"a charlist",
      "defmodule M do\n"
      "  defn f(x), do: x + 'a'\n"
      "end\n",
-     nullptr, File, 2, 22, "strings and charlists are not supported in defn"},
+     nullptr, File, 2, 22, "strings, charlists and sigils are not supported in defn"},
 };
 
 //===----------------------------------------------------------------------===//

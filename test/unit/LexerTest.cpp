@@ -18,6 +18,7 @@ const char *kindName(Tok k) {
   case Tok::Float: return "Float";
   case Tok::Punct: return "Punct";
   case Tok::Attr: return "Attr";
+  case Tok::String: return "String";
   }
   return "?";
 }
@@ -226,8 +227,13 @@ TEST_CASE("lexer errors") {
   CHECK(lexed("12abc") == "error: malformed number '12a'");
   CHECK(lexed("0x") == "error: malformed number: expected digits after '0x'");
   CHECK(lexed("0b12") == "error: malformed number '0b12'");
-  CHECK(lexed("\"hi\"") == "error: strings and charlists are not supported in defn");
-  CHECK(lexed("'hi'") == "error: strings and charlists are not supported in defn");
+  CHECK(lexed("\"hi\"") == "String:\"hi\" NL EOF");
+  CHECK(lexed("'hi'") == "String:'hi' NL EOF");
+  CHECK(lexed("\"a #{\"}\"} b\" x") == "String:\"a #{\"}\"} b\" Ident:x NL EOF");
+  CHECK(lexed("~r/a(b/i x") == "String:~r/a(b/i Ident:x NL EOF");
+  CHECK(lexed("\"\"\"\n doc \"\n \"\"\" x") == "String:\"\"\"\n doc \"\n \"\"\" Ident:x NL EOF");
+  CHECK(lexed("?a") == "Int:97 NL EOF");
+  CHECK(lexed("\"never closed") == "error: missing terminator for this string");
   CHECK(lexed("a $ b") == "error: unexpected character '$'");
   CHECK(lexed("x = \x01") == "error: unexpected character byte 0x01");
   CHECK(lexed("\xc3\xa9") == "error: unexpected character byte 0xc3");

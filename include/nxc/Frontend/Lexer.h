@@ -20,6 +20,8 @@ enum class Tok {
   Float,
   Punct,     ///< operators and brackets; the text says which
   Attr,      ///< @name
+  String,    ///< "...", '...', heredocs, sigils (~r/.../), <<...>> is punctuation;
+             ///< text is the raw contents (plain Elixir that defn never uses)
 };
 
 struct Token {
