@@ -1,7 +1,9 @@
 //===- AST.cpp - printing the syntax tree ---------------------------------===//
 #include "nxc/Frontend/AST.h"
 
-#include <sstream>
+#include <fmt/format.h>
+
+#include <iterator>
 
 namespace nxc::ast {
 namespace {
@@ -30,45 +32,48 @@ const char *kindName(ExprKind k) {
   return "?";
 }
 
-void printExpr(std::ostringstream &os, const Expr &e, int indent) {
-  os << std::string(indent * 2, ' ') << kindName(e.kind);
+void printExpr(std::string &out, const Expr &e, int indent) {
+  auto to = std::back_inserter(out);
+  out.append((size_t)indent * 2, ' ');
+  out += kindName(e.kind);
   switch (e.kind) {
-  case ExprKind::Int: os << " " << e.intValue; break;
-  case ExprKind::Float: os << " " << e.floatValue; break;
-  case ExprKind::Call: os << " " << (e.module.empty() ? "" : e.module + ".") << e.name; break;
-  case ExprKind::Fn: os << "/" << e.intValue; break;
+  case ExprKind::Int: fmt::format_to(to, FMT_STRING(" {}"), e.intValue); break;
+  case ExprKind::Float: fmt::format_to(to, FMT_STRING(" {:g}"), e.floatValue); break;
+  case ExprKind::Call: fmt::format_to(to, FMT_STRING(" {}{}{}"), e.module, e.module.empty() ? "" : ".", e.name); break;
+  case ExprKind::Fn: fmt::format_to(to, FMT_STRING("/{}"), e.intValue); break;
   case ExprKind::Atom: case ExprKind::Var: case ExprKind::Pair: case ExprKind::Binary: case ExprKind::Unary:
   case ExprKind::If:
-    os << " " << e.name; break;
+    fmt::format_to(to, FMT_STRING(" {}"), e.name); break;
   default: break;
   }
-  os << " @" << e.loc.line << ":" << e.loc.col << "\n";
-  for (auto &c : e.children) printExpr(os, *c, indent + 1);
+  fmt::format_to(to, FMT_STRING(" @{}:{}\n"), e.loc.line, e.loc.col);
+  for (auto &c : e.children) printExpr(out, *c, indent + 1);
 }
 
 } // namespace
 
 std::string print(const File &file) {
-  std::ostringstream os;
+  std::string out;
+  auto to = std::back_inserter(out);
   for (auto &m : file.modules) {
-    os << "Module " << m.name << " @" << m.loc.line << ":" << m.loc.col << "\n";
+    fmt::format_to(to, FMT_STRING("Module {} @{}:{}\n"), m.name, m.loc.line, m.loc.col);
     for (auto &a : m.attributes) {
-      os << "  Attribute @" << a.name << "\n";
-      printExpr(os, *a.value, 2);
+      fmt::format_to(to, FMT_STRING("  Attribute @{}\n"), a.name);
+      printExpr(out, *a.value, 2);
     }
     for (auto &f : m.functions) {
-      os << "  Function " << f.kind << " " << f.name << "/" << f.params.size() << " @" << f.loc.line << ":"
-         << f.loc.col << "\n";
+      fmt::format_to(to, FMT_STRING("  Function {} {}/{} @{}:{}\n"), f.kind, f.name, f.params.size(), f.loc.line,
+                     f.loc.col);
       for (size_t i = 0; i < f.params.size(); ++i) {
-        os << "    Param\n";
-        printExpr(os, *f.params[i], 3);
-        if (f.defaults[i]) { os << "    Default\n"; printExpr(os, *f.defaults[i], 3); }
+        out += "    Param\n";
+        printExpr(out, *f.params[i], 3);
+        if (f.defaults[i]) { out += "    Default\n"; printExpr(out, *f.defaults[i], 3); }
       }
-      os << "    Body\n";
-      printExpr(os, *f.body, 3);
+      out += "    Body\n";
+      printExpr(out, *f.body, 3);
     }
   }
-  return os.str();
+  return out;
 }
 
 } // namespace nxc::ast

@@ -1,7 +1,7 @@
 //===- Diagnostics.cpp - rendering user errors ----------------------------===//
 #include "nxc/Frontend/Diagnostics.h"
 
-#include <sstream>
+#include <fmt/format.h>
 
 namespace nxc {
 
@@ -19,19 +19,12 @@ std::string SourceFile::lineText(int line) const {
 }
 
 std::string Diag::render() const {
-  std::ostringstream os;
-  if (!loc.valid()) {
-    os << "nxc: error: " << message << "\n";
-    return os.str();
-  }
-  os << loc.file->name << ":" << loc.line << ":" << loc.col << ": error: " << message << "\n";
+  if (!loc.valid()) return fmt::format(FMT_STRING("nxc: error: {}\n"), message);
   std::string line = loc.file->lineText(loc.line);
-  os << line << "\n";
   // Keep tabs so that the caret lines up under the offending character.
   std::string pad;
   for (int i = 0; i + 1 < loc.col && i < (int)line.size(); ++i) pad += line[i] == '\t' ? '\t' : ' ';
-  os << pad << "^\n";
-  return os.str();
+  return fmt::format(FMT_STRING("{}:{}:{}: error: {}\n{}\n{}^\n"), loc.file->name, loc.line, loc.col, message, line, pad);
 }
 
 } // namespace nxc

@@ -145,6 +145,7 @@ private:
   /// brackets and do/fn ... end blocks balanced.
   Status skipExpression() {
     std::vector<Token> stack;
+    if (closes(peek())) return error(peek().loc, "unexpected " + describe(peek()));
     while (!at(Tok::Eof)) {
       const Token &t = peek();
       if (stack.empty() && (at(Tok::Newline) || closes(t))) break;

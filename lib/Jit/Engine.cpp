@@ -5,6 +5,8 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -20,8 +22,8 @@ std::string compilerIdentity() {
     std::string exe = llvm::sys::fs::getMainExecutable(nullptr, (void *)&anchor);
     llvm::sys::fs::file_status st;
     if (exe.empty() || llvm::sys::fs::status(exe, st)) return std::string("unknown-build");
-    return exe + ":" + std::to_string(st.getSize()) + ":" +
-           std::to_string(st.getLastModificationTime().time_since_epoch().count());
+    return fmt::format(FMT_STRING("{}:{}:{}"), exe, st.getSize(),
+                       st.getLastModificationTime().time_since_epoch().count());
   }();
   return id;
 }
@@ -93,15 +95,19 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
     for (auto &f : m.functions)
       if (f.name == function && (f.kind == "defn" || f.kind == "def")) found.push_back(&f);
   }
-  std::string qual = (module.empty() ? "" : module + ".") + function;
-  if (!moduleSeen) return error(where, "module " + module + " is not defined in " + file.source->name);
-  if (found.empty()) return error(where, "undefined function " + qual + " in " + file.source->name);
+  std::string qual = fmt::format(FMT_STRING("{}{}{}"), module, module.empty() ? "" : ".", function);
+  if (!moduleSeen)
+    return error(where, fmt::format(FMT_STRING("module {} is not defined in {}"), module, file.source->name));
+  if (found.empty())
+    return error(where, fmt::format(FMT_STRING("undefined function {} in {}"), qual, file.source->name));
   if (found.size() > 1)
-    return error(where, "several functions are named " + qual + "; qualify the module (Mod." + function +
-                            ") or keep one arity");
+    return error(where, fmt::format(FMT_STRING("several functions are named {}; qualify the module (Mod.{}) or keep "
+                                               "one arity"),
+                                    qual, function));
   if (!found[0]->body)
-    return error(where, qual + "/" + std::to_string(found[0]->params.size()) +
-                            " is plain Elixir that nxc cannot compile (its body is not in the defn subset)");
+    return error(where, fmt::format(FMT_STRING("{}/{} is plain Elixir that nxc cannot compile (its body is not in the "
+                                               "defn subset)"),
+                                    qual, found[0]->params.size()));
   return found[0];
 }
 
@@ -117,8 +123,8 @@ Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vect
   if (next < args.size() || grouped.size() < required) {
     size_t leaves = 0;
     for (auto &p : fn.params) leaves += std::max<size_t>(1, patternLeaves(*p));
-    return error(where, fn.name + "/" + std::to_string(fn.params.size()) + " takes " + std::to_string(leaves) +
-                            " tensor argument" + (leaves == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+    return error(where, fmt::format(FMT_STRING("{}/{} takes {} tensor argument{}, got {}"), fn.name, fn.params.size(),
+                                    leaves, leaves == 1 ? "" : "s", args.size()));
   }
   return grouped;
 }
@@ -139,9 +145,10 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
   sig.function = function;
   sig.loc = where;
   for (auto &a : args) sig.args.push_back(templateOf(a));
-  p.signature = (module.empty() ? "" : module + ".") + function + "(";
-  for (size_t i = 0; i < sig.args.size(); ++i) p.signature += (i ? ", " : "") + sig.args[i].str();
-  p.signature += ")";
+  std::vector<std::string> argTypes;
+  for (auto &a : sig.args) argTypes.push_back(a.str());
+  p.signature =
+      fmt::format(FMT_STRING("{}{}{}({})"), module, module.empty() ? "" : ".", function, fmt::join(argTypes, ", "));
   NXC_TRY(graph, trace(file, sig));
   p.graph = std::move(graph);
   p.traceSeconds = seconds(start);
@@ -172,7 +179,7 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
     p.compileSeconds = seconds(start);
     if (useDiskCache) {
       ObjectCache::store(key, object, workspace);
-      p.cachePath = ObjectCache::directory() + "/" + key + ".o";
+      p.cachePath = fmt::format(FMT_STRING("{}/{}.o"), ObjectCache::directory(), key);
     }
   }
   start = std::chrono::steady_clock::now();
@@ -196,7 +203,8 @@ HostValue resultsAs(const Graph &g, const ResultTree &t, std::vector<HostTensor>
 Result<HostValue> Engine::call(const Prepared &p, const std::vector<const HostTensor *> &inputs) {
   const Graph &g = p.graph;
   if (inputs.size() != g.params.size())
-    return error(Loc{}, "internal error: " + std::to_string(inputs.size()) + " inputs for " + std::to_string(g.params.size()) + " parameters");
+    return error(Loc{}, fmt::format(FMT_STRING("internal error: {} inputs for {} parameters"), inputs.size(),
+                                    g.params.size()));
   std::vector<HostTensor> outs;
   for (int r : g.results) outs.push_back(HostTensor::zeros(g.typeOf(r)));
   // Every pointer must be non-NULL, also for empty tensors.
@@ -208,12 +216,13 @@ Result<HostValue> Engine::call(const Prepared &p, const std::vector<const HostTe
   if (p.function.workspaceSize > 0) {
     workspace = std::aligned_alloc(kWorkspaceAlignment, (size_t)((p.function.workspaceSize + kWorkspaceAlignment - 1) /
                                                                  kWorkspaceAlignment * kWorkspaceAlignment));
-    if (!workspace) return error(Loc{}, "cannot allocate a workspace of " + std::to_string(p.function.workspaceSize) + " bytes");
+    if (!workspace)
+      return error(Loc{}, fmt::format(FMT_STRING("cannot allocate a workspace of {} bytes"), p.function.workspaceSize));
   }
   argv.push_back(workspace);
   int status = p.function.packed(argv.data());
   std::free(workspace);
-  if (status != 0) return error(Loc{}, "the compiled function returned status " + std::to_string(status));
+  if (status != 0) return error(Loc{}, fmt::format(FMT_STRING("the compiled function returned status {}"), status));
   size_t next = 0;
   return resultsAs(g, g.resultTree, outs, next);
 }

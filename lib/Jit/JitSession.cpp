@@ -6,6 +6,8 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <fmt/format.h>
+
 namespace nxc {
 
 JitSession::~JitSession() = default;
@@ -13,12 +15,13 @@ JitSession::~JitSession() = default;
 Result<std::unique_ptr<JitSession>> JitSession::create() {
   initializeLLVMTargets();
   auto jit = llvm::orc::LLJITBuilder().create();
-  if (!jit) return error(Loc{}, "cannot start the JIT: " + llvm::toString(jit.takeError()));
+  if (!jit) return error(Loc{}, fmt::format(FMT_STRING("cannot start the JIT: {}"), llvm::toString(jit.takeError())));
   // Generated code may call the C library (memcpy, or libm for f64): resolve
   // those from this process.
   auto generator = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix());
-  if (!generator) return error(Loc{}, "cannot start the JIT: " + llvm::toString(generator.takeError()));
+  if (!generator)
+    return error(Loc{}, fmt::format(FMT_STRING("cannot start the JIT: {}"), llvm::toString(generator.takeError())));
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
   std::unique_ptr<JitSession> session(new JitSession());
   session->jit_ = std::move(*jit);
@@ -29,14 +32,15 @@ Result<LoadedFunction> JitSession::load(const std::string &key, const std::strin
                                         int64_t workspaceSize) {
   if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
   // Each object gets its own JITDylib, so equal symbol names never clash.
-  auto dylib = jit_->createJITDylib("nxc" + std::to_string(next_++));
-  if (!dylib) return error(Loc{}, "JIT: " + llvm::toString(dylib.takeError()));
+  auto dylib = jit_->createJITDylib(fmt::format(FMT_STRING("nxc{}"), next_++));
+  if (!dylib) return error(Loc{}, fmt::format(FMT_STRING("JIT: {}"), llvm::toString(dylib.takeError())));
   dylib->addToLinkOrder(jit_->getMainJITDylib());
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, symbol + ".o");
   if (llvm::Error e = jit_->addObjectFile(*dylib, std::move(buffer)))
-    return error(Loc{}, "JIT: cannot load the compiled code: " + llvm::toString(std::move(e)));
+    return error(Loc{},
+                 fmt::format(FMT_STRING("JIT: cannot load the compiled code: {}"), llvm::toString(std::move(e))));
   auto address = jit_->lookup(*dylib, symbol + "_packed");
-  if (!address) return error(Loc{}, "JIT: " + llvm::toString(address.takeError()));
+  if (!address) return error(Loc{}, fmt::format(FMT_STRING("JIT: {}"), llvm::toString(address.takeError())));
   LoadedFunction f;
   f.packed = address->toPtr<int (*)(void **)>();
   f.workspaceSize = workspaceSize;

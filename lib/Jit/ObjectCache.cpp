@@ -7,8 +7,11 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace nxc {
@@ -20,9 +23,7 @@ constexpr const char *kMagic = "nxc-object-cache";
 bool readFile(const std::string &path, std::string &out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
+  out.assign(std::istreambuf_iterator<char>(in), {});
   return true;
 }
 
@@ -52,35 +53,29 @@ bool writeAtomically(const std::string &path, const std::string &bytes) {
 
 std::string ObjectCache::directory() {
   if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg && llvm::sys::path::is_absolute(xdg))
-    return (llvm::Twine(xdg) + "/nxc").str();
-  if (const char *home = std::getenv("HOME"); home && *home) return (llvm::Twine(home) + "/.cache/nxc").str();
+    return fmt::format(FMT_STRING("{}/nxc"), xdg);
+  if (const char *home = std::getenv("HOME"); home && *home) return fmt::format(FMT_STRING("{}/.cache/nxc"), home);
   return "";
 }
 
 std::string ObjectCache::key(const std::vector<std::string> &parts) {
   llvm::SHA256 sha;
   for (auto &p : parts) {
-    std::string len = std::to_string(p.size()) + ":";
-    sha.update(llvm::StringRef(len));
+    sha.update(llvm::StringRef(fmt::format(FMT_STRING("{}:"), p.size())));
     sha.update(llvm::StringRef(p));
   }
   auto digest = sha.final();
-  static const char *hex = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : digest) {
-    out += hex[b >> 4];
-    out += hex[b & 15];
-  }
-  return out;
+  return fmt::format(FMT_STRING("{:02x}"), fmt::join(digest, ""));
 }
 
 std::optional<ObjectCache::Entry> ObjectCache::lookup(const std::string &key) {
   std::string dir = directory();
   if (dir.empty()) return std::nullopt;
   Entry e;
-  e.path = dir + "/" + key + ".o";
+  e.path = fmt::format(FMT_STRING("{}/{}.o"), dir, key);
   std::string meta;
-  if (!readFile(dir + "/" + key + ".meta", meta) || !readFile(e.path, e.object)) return std::nullopt;
+  if (!readFile(fmt::format(FMT_STRING("{}/{}.meta"), dir, key), meta) || !readFile(e.path, e.object))
+    return std::nullopt;
   std::istringstream ms(meta);
   std::string magic;
   int version = 0;
@@ -94,9 +89,9 @@ void ObjectCache::store(const std::string &key, const std::string &object, int64
   std::string dir = directory();
   if (dir.empty() || llvm::sys::fs::create_directories(dir)) return;
   // The object first: a .meta file only ever names a complete object.
-  if (!writeAtomically(dir + "/" + key + ".o", object)) return;
-  writeAtomically(dir + "/" + key + ".meta", std::string(kMagic) + " 1 " + std::to_string(workspaceSize) + " " +
-                                                 std::to_string(object.size()) + "\n");
+  if (!writeAtomically(fmt::format(FMT_STRING("{}/{}.o"), dir, key), object)) return;
+  writeAtomically(fmt::format(FMT_STRING("{}/{}.meta"), dir, key),
+                  fmt::format(FMT_STRING("{} 1 {} {}\n"), kMagic, workspaceSize, object.size()));
 }
 
 } // namespace nxc

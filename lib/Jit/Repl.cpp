@@ -3,10 +3,12 @@
 #include "nxc/Frontend/Lexer.h"
 #include "nxc/Frontend/Parser.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
-#include <sstream>
 
 namespace nxc {
 namespace {
@@ -43,10 +45,9 @@ Result<std::unique_ptr<ReplSession>> ReplSession::create(bool useDiskCache) {
 
 Status ReplSession::load(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return error(Loc{}, "cannot read '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto src = std::make_shared<const SourceFile>(SourceFile{path, ss.str()});
+  if (!in) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}'"), path));
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  auto src = std::make_shared<const SourceFile>(SourceFile{path, std::move(text)});
   NXC_TRY(file, parseFile(src));
   for (auto &m : file.modules)
     if (m.name == "Repl") return error(m.loc, "the module name Repl is reserved for the repl's own definitions");
@@ -77,8 +78,7 @@ bool ReplSession::needsMoreInput(const std::string &text) {
 std::string ReplSession::describeBindings() const {
   std::string s;
   for (auto &[name, v] : bindings_) {
-    Template t = templateOf(v);
-    s += name + ": " + t.str() + "\n";
+    fmt::format_to(std::back_inserter(s), FMT_STRING("{}: {}\n"), name, templateOf(v).str());
   }
   return s.empty() ? "(no variables)\n" : s;
 }
@@ -92,7 +92,7 @@ Result<ast::File> ReplSession::buildProgram(const std::string &body, const std::
     for (auto &m : f.modules) modules.push_back(std::move(m));
   }
   std::string text = "defmodule Repl do\n  import Nx.Defn\n";
-  for (auto &m : modules) text += "  import " + m.name + "\n";
+  for (auto &m : modules) fmt::format_to(std::back_inserter(text), FMT_STRING("  import {}\n"), m.name);
   int line = countLines(text);
   for (auto &d : definitions_) {
     segments.push_back(Segment{line, countLines(d.text), d.source});
@@ -100,9 +100,7 @@ Result<ast::File> ReplSession::buildProgram(const std::string &body, const std::
     line += countLines(d.text);
   }
   if (!body.empty()) {
-    text += "defn __repl_eval__(";
-    for (size_t i = 0; i < params.size(); ++i) text += (i ? ", " : "") + params[i];
-    text += ") do\n";
+    fmt::format_to(std::back_inserter(text), FMT_STRING("defn __repl_eval__({}) do\n"), fmt::join(params, ", "));
     ++line;
     segments.push_back(Segment{line, countLines(body), inputSource});
     text += body + "\nend\n";
@@ -160,7 +158,8 @@ Status ReplSession::bind(const ast::Expr &pattern, const HostValue &value) {
 
 Result<std::string> ReplSession::define(const std::string &input, const std::shared_ptr<const SourceFile> &inputSource) {
   // Parse the definition alone first, for errors located in the user's text.
-  auto alone = std::make_shared<const SourceFile>(SourceFile{inputSource->name, "defmodule Repl do\n" + input + "\nend\n"});
+  auto alone = std::make_shared<const SourceFile>(
+      SourceFile{inputSource->name, fmt::format(FMT_STRING("defmodule Repl do\n{}\nend\n"), input)});
   auto parsed = parseFile(alone);
   if (!parsed) {
     Diag d = parsed.error();
@@ -169,7 +168,7 @@ Result<std::string> ReplSession::define(const std::string &input, const std::sha
   }
   std::string out;
   for (auto &f : parsed->modules[0].functions) {
-    std::string key = f.name + "/" + std::to_string(f.params.size());
+    std::string key = fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size());
     bool replaced = false;
     for (auto &d : definitions_)
       if (d.key == key) {
@@ -178,14 +177,15 @@ Result<std::string> ReplSession::define(const std::string &input, const std::sha
         replaced = true;
       }
     if (!replaced) definitions_.push_back(Definition{key, input, inputSource});
-    out += (replaced ? "redefined " : "defined ") + key + "\n";
+    fmt::format_to(std::back_inserter(out), FMT_STRING("{} {}\n"), replaced ? "redefined" : "defined", key);
   }
   if (parsed->modules[0].functions.size() != 1) return error(Loc{inputSource, 1, 1}, "define one function at a time");
   return out;
 }
 
 Result<std::string> ReplSession::eval(const std::string &input) {
-  auto inputSource = std::make_shared<const SourceFile>(SourceFile{"repl(" + std::to_string(++counter_) + ")", input});
+  auto inputSource =
+      std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("repl({})"), ++counter_), input});
   if (isDefinition(input)) return define(input, inputSource);
   NXC_TRY(expr, parseExpression(inputSource));
   // expr is a Block; `pattern = value` at the top binds the pattern.

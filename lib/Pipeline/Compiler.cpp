@@ -36,6 +36,8 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <fmt/format.h>
+
 #include <mutex>
 
 namespace nxc {
@@ -88,7 +90,8 @@ struct DiagnosticCollector {
 };
 
 Diag internalError(const std::string &what, const std::string &details) {
-  return error(Loc{}, "internal compiler error while " + what + (details.empty() ? "" : ":\n" + details));
+  return error(Loc{}, fmt::format(FMT_STRING("internal compiler error while {}{}{}"), what,
+                                  details.empty() ? "" : ":\n", details));
 }
 
 Status runPipeline(mlir::ModuleOp module, const char *pipeline, DiagnosticCollector &diags, const std::string &what) {

@@ -1,7 +1,9 @@
 //===- Graph.cpp - printing the graph like Nx's Expr listing --------------===//
 #include "nxc/Sema/Graph.h"
 
-#include <sstream>
+#include <fmt/format.h>
+
+#include <iterator>
 
 namespace nxc {
 namespace {
@@ -16,11 +18,7 @@ std::string letterName(int i) {
   return s;
 }
 
-std::string list(const std::vector<int64_t> &v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
+std::string list(const std::vector<int64_t> &v) { return fmt::format(FMT_STRING("[{}]"), fmt::join(v, ", ")); }
 
 } // namespace
 
@@ -30,52 +28,55 @@ std::string Graph::print() const {
     const Node &n = nodes[i];
     std::string name = letterName((int)i), text;
     if (n.op == "parameter") {
-      text = "parameter " + name + ":" + std::to_string(n.param);
+      text = fmt::format(FMT_STRING("parameter {}:{}"), name, n.param);
     } else if (n.op == "constant") {
-      text = name + " = constant ";
       size_t count = n.fvalues.empty() ? n.ivalues.size() : n.fvalues.size();
-      std::ostringstream vs;
+      std::string values;
+      auto to = std::back_inserter(values);
       for (size_t k = 0; k < count && k < 8; ++k) {
-        if (k) vs << ", ";
-        if (n.fvalues.empty()) vs << n.ivalues[k]; else vs << n.fvalues[k];
+        if (k) values += ", ";
+        if (n.fvalues.empty()) fmt::format_to(to, FMT_STRING("{}"), n.ivalues[k]);
+        else fmt::format_to(to, FMT_STRING("{:g}"), n.fvalues[k]);
       }
-      if (count > 8) vs << ", ...";
-      text += n.type.shape.empty() ? vs.str() : "[" + vs.str() + "]";
+      if (count > 8) values += ", ...";
+      text = n.type.shape.empty() ? fmt::format(FMT_STRING("{} = constant {}"), name, values)
+                                  : fmt::format(FMT_STRING("{} = constant [{}]"), name, values);
     } else {
-      text = name + " = " + n.op;
+      text = fmt::format(FMT_STRING("{} = {}"), name, n.op);
       auto names = [&](const std::vector<int> &ids) {
-        std::string r = "{";
-        for (size_t k = 0; k < ids.size(); ++k) r += (k ? ", " : "") + letterName(ids[k]);
-        return r + "}";
+        std::vector<std::string> letters;
+        for (int id : ids) letters.push_back(letterName(id));
+        return fmt::format(FMT_STRING("{{{}}}"), fmt::join(letters, ", "));
       };
       if (n.op == "cond") {
-        text += " " + letterName(n.operands[0]) + " -> " + names(n.regions[0].results) + ", true -> " +
-                names(n.regions[1].results);
+        text += fmt::format(FMT_STRING(" {} -> {}, true -> {}"), letterName(n.operands[0]), names(n.regions[0].results),
+                            names(n.regions[1].results));
       } else if (n.op == "while") {
-        text += " " + names(n.operands) + ", " + names(n.regions[0].results) + " do " + names(n.regions[1].results);
+        text += fmt::format(FMT_STRING(" {}, {} do {}"), names(n.operands), names(n.regions[0].results),
+                            names(n.regions[1].results));
       } else if (n.op == "region_arg") {
-        text += " " + std::to_string(n.param);
+        text += fmt::format(FMT_STRING(" {}"), n.param);
       } else {
         for (size_t k = 0; k < n.operands.size(); ++k) text += (k ? ", " : " ") + letterName(n.operands[k]);
-        if (n.op == "elem") text += ", " + std::to_string(n.param);
+        if (n.op == "elem") text += fmt::format(FMT_STRING(", {}"), n.param);
       }
       if (!n.axes.empty() || n.op == "broadcast") text += ", axes: " + list(n.axes);
-      for (auto &a : n.attrs) text += ", " + a.first + ": " + list(a.second);
+      for (auto &a : n.attrs) text += fmt::format(FMT_STRING(", {}: {}"), a.first, list(a.second));
       if (n.parent >= 0) text = "  " + text;
     }
     std::string typeText = n.type.str();
-    if (n.op == "cond" || n.op == "while") typeText = "tuple" + std::to_string(n.resultTypes.size());
+    if (n.op == "cond" || n.op == "while") typeText = fmt::format(FMT_STRING("tuple{}"), n.resultTypes.size());
     lines.push_back({text, typeText});
   }
   size_t width = 0;
   for (auto &l : lines) width = std::max(width, l.first.size());
-  std::ostringstream os;
-  os << function << "\n";
-  for (auto &l : lines) os << "  " << l.first << std::string(width + 3 - l.first.size(), ' ') << l.second << "\n";
-  os << "  results:";
-  for (int r : results) os << " " << letterName(r);
-  os << "\n";
-  return os.str();
+  std::string out = function + "\n";
+  auto to = std::back_inserter(out);
+  for (auto &l : lines) fmt::format_to(to, FMT_STRING("  {:<{}}{}\n"), l.first, width + 3, l.second);
+  out += "  results:";
+  for (int r : results) fmt::format_to(to, FMT_STRING(" {}"), letterName(r));
+  out += "\n";
+  return out;
 }
 
 } // namespace nxc

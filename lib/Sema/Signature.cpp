@@ -1,7 +1,10 @@
 //===- Signature.cpp - parsing templates and --fn signatures --------------===//
 #include "nxc/Sema/Signature.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
+#include <iterator>
 
 namespace nxc {
 
@@ -24,7 +27,8 @@ std::string Signature::mangledArgs() const {
   for (size_t i = 0; i < leaves.size(); ++i) {
     if (i) s += "__";
     s += leaves[i].elem.name();
-    for (size_t d = 0; d < leaves[i].shape.size(); ++d) s += (d ? "x" : "_") + std::to_string(leaves[i].shape[d]);
+    if (!leaves[i].shape.empty())
+      fmt::format_to(std::back_inserter(s), FMT_STRING("_{}"), fmt::join(leaves[i].shape, "x"));
   }
   return s;
 }
@@ -46,7 +50,8 @@ public:
       ++i_;
       skipSpace();
       sig.cname = first;
-      if (!validCName(first)) return error(sig.loc, "'" + first + "' is not a valid C identifier for the entry name");
+      if (!validCName(first))
+        return error(sig.loc, fmt::format(FMT_STRING("'{}' is not a valid C identifier for the entry name"), first));
       first = ident();
       if (first.empty()) return err("expected a function name after '='");
     }
@@ -60,7 +65,8 @@ public:
     }
     sig.function = first;
     skipSpace();
-    if (peek() != '(') return err("expected '(' and the argument templates after '" + first + "', as in '" + first + "(f32[100])'");
+    if (peek() != '(')
+      return err(fmt::format(FMT_STRING("expected '(' and the argument templates after '{0}', as in '{0}(f32[100])'"), first));
     ++i_;
     skipSpace();
     while (peek() != ')') {
@@ -124,10 +130,14 @@ private:
     std::string tn = ident();
     if (tn.empty()) return err("expected a template such as f32[100], s32[] or {f32[2], f32[2]}");
     auto et = ElemType::parse(tn);
-    if (!et) return error(typeLoc, "unknown type '" + tn + "'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64 pred");
+    if (!et)
+      return error(typeLoc, fmt::format(FMT_STRING("unknown type '{}'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 "
+                                                   "f16 bf16 f32 f64 pred"),
+                                        tn));
     t.tensor.elem = *et;
     skipSpace();
-    if (peek() != '[') return err("expected '[' after the type, as in " + tn + "[100] (or " + tn + "[] for a scalar)");
+    if (peek() != '[')
+      return err(fmt::format(FMT_STRING("expected '[' after the type, as in {0}[100] (or {0}[] for a scalar)"), tn));
     // Either f32[30,784] or Nx's own f32[30][784]; `[]` is a scalar.
     bool any = false;
     while (peek() == '[') {
@@ -156,7 +166,7 @@ private:
         while (std::isdigit((unsigned char)peek())) ++i_;
         if (b == i_) return error(dimLoc, "expected a dimension size (a non-negative integer)");
         std::string digits = s_.substr(b, i_ - b);
-        if (digits.size() > 12) return error(dimLoc, "dimension " + digits + " is too large");
+        if (digits.size() > 12) return error(dimLoc, fmt::format(FMT_STRING("dimension {} is too large"), digits));
         t.tensor.shape.push_back(std::stoll(digits));
         t.tensor.names.push_back(name);
         any = true;
@@ -170,7 +180,8 @@ private:
     int64_t elements = 1;
     for (int64_t d : t.tensor.shape)
       if (__builtin_mul_overflow(elements, d, &elements) || elements > (int64_t(1) << 40))
-        return error(typeLoc, "template " + t.tensor.str() + " is too large (more than 2^40 elements)");
+        return error(typeLoc,
+                     fmt::format(FMT_STRING("template {} is too large (more than 2^40 elements)"), t.tensor.str()));
     bool named = false;
     for (auto &n : t.tensor.names) named |= !n.empty();
     if (!named) t.tensor.names.clear();

@@ -1,24 +1,27 @@
 //===- Types.cpp - Nx element types and promotion -------------------------===//
 #include "nxc/Sema/Types.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <iterator>
 
 namespace nxc {
 
 std::string ElemType::name() const {
   switch (kind) {
-  case TypeKind::S: return "s" + std::to_string(bits);
-  case TypeKind::U: return "u" + std::to_string(bits);
-  case TypeKind::F: return "f" + std::to_string(bits);
-  case TypeKind::BF: return "bf" + std::to_string(bits);
+  case TypeKind::S: return fmt::format(FMT_STRING("s{}"), bits);
+  case TypeKind::U: return fmt::format(FMT_STRING("u{}"), bits);
+  case TypeKind::F: return fmt::format(FMT_STRING("f{}"), bits);
+  case TypeKind::BF: return fmt::format(FMT_STRING("bf{}"), bits);
   }
   return "?";
 }
 
 std::string ElemType::cType() const {
   switch (kind) {
-  case TypeKind::S: return "int" + std::to_string(bits) + "_t";
-  case TypeKind::U: return "uint" + std::to_string(bits) + "_t";
+  case TypeKind::S: return fmt::format(FMT_STRING("int{}_t"), bits);
+  case TypeKind::U: return fmt::format(FMT_STRING("uint{}_t"), bits);
   case TypeKind::BF: return "uint16_t";
   case TypeKind::F: return bits == 32 ? "float" : bits == 64 ? "double" : "uint16_t";
   }
@@ -89,18 +92,14 @@ int64_t TensorType::numElements() const {
 
 std::string TensorType::str() const {
   std::string s = elem.name();
+  auto to = std::back_inserter(s);
   for (size_t i = 0; i < shape.size(); ++i) {
-    s += "[";
-    if (i < names.size() && !names[i].empty()) s += names[i] + ": ";
-    s += std::to_string(shape[i]) + "]";
+    if (i < names.size() && !names[i].empty()) fmt::format_to(to, FMT_STRING("[{}: {}]"), names[i], shape[i]);
+    else fmt::format_to(to, FMT_STRING("[{}]"), shape[i]);
   }
   return s;
 }
 
-std::string shapeString(const Shape &s) {
-  std::string r = "{";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "}";
-}
+std::string shapeString(const Shape &s) { return fmt::format(FMT_STRING("{{{}}}"), fmt::join(s, ", ")); }
 
 } // namespace nxc

@@ -1,10 +1,11 @@
 //===- Header.cpp - the generated C header and JSON manifest --------------===//
 #include "nxc/Target/Artifacts.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cctype>
-#include <sstream>
+#include <iterator>
 
 namespace nxc {
 namespace embedded {
@@ -30,7 +31,7 @@ std::string upper(std::string s) {
 std::vector<std::string> outputNames(const Graph &g) {
   if (g.results.size() == 1 && !g.resultTree.isTuple) return {"result"};
   std::vector<std::string> names;
-  for (size_t i = 0; i < g.results.size(); ++i) names.push_back("result_" + std::to_string(i));
+  for (size_t i = 0; i < g.results.size(); ++i) names.push_back(fmt::format(FMT_STRING("result_{}"), i));
   return names;
 }
 
@@ -43,7 +44,7 @@ std::string resultTreeString(const Graph &g, const ResultTree &t) {
 
 std::string elementsComment(const TensorType &t) {
   int64_t n = t.numElements();
-  return std::to_string(n) + (n == 1 ? " element" : " elements");
+  return fmt::format(FMT_STRING("{} element{}"), n, n == 1 ? "" : "s");
 }
 
 } // namespace
@@ -51,51 +52,55 @@ std::string elementsComment(const TensorType &t) {
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
                         const std::vector<std::string> &libraries, bool bareMetal) {
-  std::ostringstream decls;
+  std::string decls;
+  auto to = std::back_inserter(decls);
   for (auto &e : entries) {
     const Graph &g = *e.graph;
     auto outs = outputNames(g);
     size_t width = 0;
     for (auto &n : g.paramNames) width = std::max(width, n.size());
     for (auto &n : outs) width = std::max(width, n.size());
-    decls << "/* " << e.source << " -> " << resultTreeString(g, g.resultTree) << "\n";
-    for (size_t i = 0; i < g.params.size(); ++i) {
-      const TensorType &t = g.typeOf(g.params[i]);
-      decls << " *   " << g.paramNames[i] << ":" << std::string(width + 1 - g.paramNames[i].size(), ' ') << "in  "
-            << t.str() << " (" << elementsComment(t) << ")\n";
-    }
-    for (size_t i = 0; i < outs.size(); ++i) {
-      const TensorType &t = g.typeOf(g.results[i]);
-      decls << " *   " << outs[i] << ":" << std::string(width + 1 - outs[i].size(), ' ') << "out " << t.str() << " ("
-            << elementsComment(t) << ")\n";
-    }
-    decls << " */\n";
+    auto argument = [&](const std::string &name, const char *dir, const TensorType &t) {
+      fmt::format_to(to, FMT_STRING(" *   {}:{:{}}{} {} ({})\n"), name, "", width + 1 - name.size(), dir, t.str(),
+                     elementsComment(t));
+    };
+    fmt::format_to(to, FMT_STRING("/* {} -> {}\n"), e.source, resultTreeString(g, g.resultTree));
+    for (size_t i = 0; i < g.params.size(); ++i) argument(g.paramNames[i], "in ", g.typeOf(g.params[i]));
+    for (size_t i = 0; i < outs.size(); ++i) argument(outs[i], "out", g.typeOf(g.results[i]));
+    decls += " */\n";
     std::string up = upper(e.symbol);
     for (size_t i = 0; i < g.params.size(); ++i)
-      decls << "#define " << up << "_" << upper(g.paramNames[i]) << "_SIZE " << g.typeOf(g.params[i]).numElements() << "\n";
+      fmt::format_to(to, FMT_STRING("#define {}_{}_SIZE {}\n"), up, upper(g.paramNames[i]),
+                     g.typeOf(g.params[i]).numElements());
     for (size_t i = 0; i < outs.size(); ++i)
-      decls << "#define " << up << "_" << upper(outs[i]) << "_SIZE " << g.typeOf(g.results[i]).numElements() << "\n";
-    decls << "#define " << up << "_WORKSPACE_SIZE " << e.workspaceSize << "\n";
-    decls << "#define " << up << "_WORKSPACE_ALIGN " << kWorkspaceAlign << "\n";
-    std::string params;
+      fmt::format_to(to, FMT_STRING("#define {}_{}_SIZE {}\n"), up, upper(outs[i]),
+                     g.typeOf(g.results[i]).numElements());
+    fmt::format_to(to, FMT_STRING("#define {0}_WORKSPACE_SIZE {1}\n#define {0}_WORKSPACE_ALIGN {2}\n"), up,
+                   e.workspaceSize, kWorkspaceAlign);
+    std::vector<std::string> params;
     for (size_t i = 0; i < g.params.size(); ++i)
-      params += (params.empty() ? "" : ", ") + std::string("const ") + g.typeOf(g.params[i]).elem.cType() + " *" + g.paramNames[i];
+      params.push_back(fmt::format(FMT_STRING("const {} *{}"), g.typeOf(g.params[i]).elem.cType(), g.paramNames[i]));
     for (size_t i = 0; i < outs.size(); ++i)
-      params += (params.empty() ? "" : ", ") + g.typeOf(g.results[i]).elem.cType() + " *" + outs[i];
-    decls << "/* Bytes of scratch memory " << e.symbol << "_with_workspace needs (" << up << "_WORKSPACE_SIZE). */\n";
-    decls << "size_t " << e.symbol << "_workspace_size(void);\n";
-    decls << "/* `workspace`: " << up << "_WORKSPACE_SIZE bytes aligned to " << up
-          << "_WORKSPACE_ALIGN, owned by the caller\n   (may be NULL when the size is 0). */\n";
-    decls << "int " << e.symbol << "_with_workspace(" << params << ", void *workspace);\n";
+      params.push_back(fmt::format(FMT_STRING("{} *{}"), g.typeOf(g.results[i]).elem.cType(), outs[i]));
+    std::string args = fmt::format(FMT_STRING("{}"), fmt::join(params, ", "));
+    fmt::format_to(to,
+                   FMT_STRING("/* Bytes of scratch memory {0}_with_workspace needs ({1}_WORKSPACE_SIZE). */\n"
+                              "size_t {0}_workspace_size(void);\n"
+                              "/* `workspace`: {1}_WORKSPACE_SIZE bytes aligned to {1}_WORKSPACE_ALIGN, owned by the "
+                              "caller\n   (may be NULL when the size is 0). */\n"
+                              "int {0}_with_workspace({2}, void *workspace);\n"),
+                   e.symbol, up, args);
     if (e.plainVariant) {
       if (e.workspaceSize > 0)
-        decls << "/* Keeps its " << e.workspaceSize << "-byte workspace on the stack. */\n";
-      decls << "int " << e.symbol << "(" << params << ");\n";
+        fmt::format_to(to, FMT_STRING("/* Keeps its {}-byte workspace on the stack. */\n"), e.workspaceSize);
+      fmt::format_to(to, FMT_STRING("int {}({});\n"), e.symbol, args);
     } else {
-      decls << "/* No " << e.symbol << "(...) without a workspace: " << e.workspaceSize
-            << " bytes is more than nxc puts on the stack\n   for this target (see --stack-workspace-limit). */\n";
+      fmt::format_to(to,
+                     FMT_STRING("/* No {}(...) without a workspace: {} bytes is more than nxc puts on the stack\n"
+                                "   for this target (see --stack-workspace-limit). */\n"),
+                     e.symbol, e.workspaceSize);
     }
-    decls << "\n";
+    decls += "\n";
   }
   std::string h((const char *)embedded::module_h_in, embedded::module_h_in_size);
   h = replaceAll(h, "@MODULE@", module);
@@ -103,12 +108,15 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
   h = replaceAll(h, "@VERSION@", NXC_VERSION);
   h = replaceAll(h, "@TRIPLE@", triple);
   h = replaceAll(h, "@SOURCE@", sourceName);
-  std::string link = bareMetal ? "Link with lib" + module + ".a and libnxrt.a (bare metal: no shared object;\n * the libraries need no C library, no libm and no other symbol)"
-                               : "Link with lib" + module + ".so, or with lib" + module + ".a and libnxrt.a";
-  for (auto &l : libraries) link += " and -l" + l;
+  std::string link =
+      bareMetal ? fmt::format(FMT_STRING("Link with lib{}.a and libnxrt.a (bare metal: no shared object;\n * the "
+                                         "libraries need no C library, no libm and no other symbol)"),
+                              module)
+                : fmt::format(FMT_STRING("Link with lib{0}.so, or with lib{0}.a and libnxrt.a"), module);
+  for (auto &l : libraries) fmt::format_to(std::back_inserter(link), FMT_STRING(" and -l{}"), l);
   if (!libraries.empty()) link += "\n * (this module calls the C math library for f64 functions)";
   h = replaceAll(h, "@LINK@", link + ".");
-  h = replaceAll(h, "@ENTRIES@", decls.str());
+  h = replaceAll(h, "@ENTRIES@", decls);
   return h;
 }
 

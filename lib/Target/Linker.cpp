@@ -12,10 +12,13 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
-#include <fstream>
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
 
 LLD_HAS_DRIVER(elf)
 
@@ -74,14 +77,14 @@ Status writeLibmStub(const std::vector<std::string> &symbols, const std::string 
   {
     std::ofstream out(objPath, std::ios::binary);
     out.write(obj.data(), (std::streamsize)obj.size());
-    if (!out) return error(Loc{}, "cannot write " + objPath);
+    if (!out) return error(Loc{}, fmt::format(FMT_STRING("cannot write {}"), objPath));
   }
   std::vector<const char *> args = {"ld.lld", "-shared", "-soname", "libm.so.6", "-o", path.c_str(), objPath.c_str()};
   std::string o, e;
   llvm::raw_string_ostream os(o), es(e);
   lld::Result r = lld::lldMain(args, os, es, {{lld::Gnu, &lld::elf::link}});
   llvm::sys::fs::remove(objPath);
-  if (r.retCode != 0) return error(Loc{}, "cannot link the libm stub:\n" + e);
+  if (r.retCode != 0) return error(Loc{}, fmt::format(FMT_STRING("cannot link the libm stub:\n{}"), e));
   return okStatus();
 }
 
@@ -101,7 +104,7 @@ Status linkSharedObject(const std::string &objectPath, const std::string &output
   llvm::raw_string_ostream os(out), es(err);
   lld::Result r = lld::lldMain(args, os, es, {{lld::Gnu, &lld::elf::link}});
   if (!libmSymbols.empty()) llvm::sys::fs::remove(stub);
-  if (r.retCode != 0) return error(Loc{}, "linking " + outputPath + " failed:\n" + err + out);
+  if (r.retCode != 0) return error(Loc{}, fmt::format(FMT_STRING("linking {} failed:\n{}{}"), outputPath, err, out));
   return okStatus();
 }
 
@@ -117,7 +120,7 @@ Status writeStaticArchive(const std::vector<std::pair<std::string, std::string>>
   if (llvm::Error e = llvm::writeArchive(path, newMembers, llvm::SymtabWritingMode::NormalSymtab,
                                          llvm::object::Archive::K_GNU, /*Deterministic=*/true, /*Thin=*/false)) {
     std::string msg = llvm::toString(std::move(e));
-    return error(Loc{}, "cannot write " + path + ": " + msg);
+    return error(Loc{}, fmt::format(FMT_STRING("cannot write {}: {}"), path, msg));
   }
   return okStatus();
 }

@@ -14,6 +14,9 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <fmt/format.h>
+
+#include <iterator>
 #include <mutex>
 
 namespace nxc {
@@ -37,7 +40,7 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
   bool isHost = tripleStr.empty() || triple.str() == llvm::Triple::normalize(hostTriple);
   std::string err;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
-  if (!target) return error(Loc{}, "unknown target '" + tripleStr + "': " + err);
+  if (!target) return error(Loc{}, fmt::format(FMT_STRING("unknown target '{}': {}"), tripleStr, err));
   std::string cpu = cpuIn;
   if (cpu.empty() || cpu == "native") {
     if (cpu == "native" && !isHost) return error(Loc{}, "--cpu native is only valid when compiling for the host");
@@ -47,7 +50,9 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
   if (isHost && (cpuIn.empty() || cpuIn == "native")) {
     // The host CPU's exact features (getHostCPUName alone may miss some).
     std::string host;
-    for (auto &f : llvm::sys::getHostCPUFeatures()) host += (host.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+    for (auto &f : llvm::sys::getHostCPUFeatures())
+      fmt::format_to(std::back_inserter(host), FMT_STRING("{}{}{}"), host.empty() ? "" : ",", f.second ? '+' : '-',
+                     f.first().str());
     features = features.empty() ? host : host + "," + features;
   }
   llvm::TargetOptions options;
@@ -57,7 +62,8 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
                                : llvm::CodeGenOptLevel::Aggressive;
   std::unique_ptr<llvm::TargetMachine> tm(
       target->createTargetMachine(triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt, level));
-  if (!tm) return error(Loc{}, "cannot create a code generator for " + triple.str() + " (cpu " + cpu + ")");
+  if (!tm)
+    return error(Loc{}, fmt::format(FMT_STRING("cannot create a code generator for {} (cpu {})"), triple.str(), cpu));
   return std::move(tm);
 }
 
@@ -105,7 +111,8 @@ Result<std::string> emitMachineCode(llvm::Module &module, llvm::TargetMachine &t
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr,
                              assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile))
-    return error(Loc{}, "the code generator for " + tm.getTargetTriple().str() + " cannot emit this file type");
+    return error(Loc{}, fmt::format(FMT_STRING("the code generator for {} cannot emit this file type"),
+                                    tm.getTargetTriple().str()));
   pm.run(module);
   return std::string(buffer.str());
 }

@@ -16,6 +16,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <fmt/format.h>
+
 namespace nxc {
 namespace embedded {
 extern const unsigned char nxrt64_bc[];
@@ -38,7 +40,9 @@ Result<std::string> buildRuntimeObject(const std::string &triple, const std::str
                             : llvm::StringRef((const char *)embedded::nxrt32_bc, embedded::nxrt32_bc_size);
   llvm::LLVMContext ctx;
   auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bc, "nxrt.bc"), ctx);
-  if (!module) return error(Loc{}, "internal error: cannot read the embedded runtime: " + llvm::toString(module.takeError()));
+  if (!module)
+    return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot read the embedded runtime: {}"),
+                                    llvm::toString(module.takeError())));
   llvm::Module &m = **module;
   for (llvm::Function &f : m) {
     f.removeFnAttr("target-cpu");

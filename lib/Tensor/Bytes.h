@@ -9,6 +9,8 @@
 
 #include "nxc/Frontend/Diagnostics.h"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -70,7 +72,7 @@ Status writeFile(const std::string &path, const std::vector<uint8_t> &data);
 
 /// An error about the file or archive member `name` (no source location).
 inline Diag fileError(const std::string &name, const std::string &message) {
-  return error(Loc{}, name + ": " + message);
+  return error(Loc{}, fmt::format(FMT_STRING("{}: {}"), name, message));
 }
 
 } // namespace nxc::bytes

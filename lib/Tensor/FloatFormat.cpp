@@ -13,6 +13,8 @@
 
 #include "nxc/Tensor/Half.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -206,7 +208,7 @@ Digits fwriteG1(uint64_t mantissa, int64_t exponent, int mantissaBits, int64_t b
   }
 
   auto [output, removed] = computeShortest(vm, vr, vp, vmTZ, vrTZ, accept);
-  return {removed + e10, std::to_string(output)};
+  return {removed + e10, fmt::to_string(output)};
 }
 
 /// Nx.Ryu's insert_exp/2: no ".0" after a single digit.
@@ -219,7 +221,7 @@ std::string insertExpNx(const std::string &expL, const std::string &s) {
 std::string insertDecimalNx(int64_t place, const std::string &s) {
   int64_t l = (int64_t)s.size();
   int64_t exp = place + l - 1;
-  std::string expL = std::to_string(exp);
+  std::string expL = fmt::to_string(exp);
   int64_t expCost = (int64_t)expL.size() + 2;
   if (place < 0) {
     if (exp >= 0) {
@@ -262,7 +264,7 @@ std::string nxRyuBitsToDecimal(uint64_t bits, int mantissaBits, int exponentBits
         m /= 10;
         ++e;
       }
-      d = {e, std::to_string(m)};
+      d = {e, fmt::to_string(m)};
       isInt = true;
     }
   }
@@ -318,7 +320,7 @@ std::string erlangShortDouble(double x) {
     else out += "0." + std::string((size_t)-whole, '0') + digits;
     return out;
   }
-  out += digits.substr(0, 1) + "." + (olength > 1 ? digits.substr(1) : "0") + "e" + std::to_string(sciExp);
+  out += digits.substr(0, 1) + "." + (olength > 1 ? digits.substr(1) : "0") + "e" + fmt::to_string(sciExp);
   return out;
 }
 

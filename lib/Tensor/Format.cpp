@@ -31,6 +31,10 @@
 
 #include "nxc/Tensor/FloatFormat.h"
 
+#include <fmt/format.h>
+
+#include <iterator>
+
 namespace nxc {
 namespace {
 
@@ -52,8 +56,8 @@ void newline(std::string &out, int64_t indent) {
 std::string elementString(const HostTensor &t, int64_t i) {
   ElemType e = t.type.elem;
   switch (e.kind) {
-  case TypeKind::S: return std::to_string(t.atInt(i));
-  case TypeKind::U: return std::to_string(t.atUInt(i));
+  case TypeKind::S: return fmt::to_string(t.atInt(i));
+  case TypeKind::U: return fmt::to_string(t.atUInt(i));
   case TypeKind::BF: return nxFloatString(t.bitsAt(i), 16, true);
   case TypeKind::F: return nxFloatString(t.bitsAt(i), e.bits, false);
   }
@@ -99,7 +103,8 @@ void formatTensor(const HostTensor &t, Limit limit, int64_t indent, std::string 
   out += t.type.str();
   newline(out, indent + 2);
   if (!t.consistent()) { // not a tensor Nx could hold; never read past the data
-    out += "<" + std::to_string(t.data.size()) + " data bytes for " + std::to_string(t.numElements()) + " elements>";
+    fmt::format_to(std::back_inserter(out), FMT_STRING("<{} data bytes for {} elements>"), t.data.size(),
+                   t.numElements());
   } else {
     int64_t index = 0;
     chunk(t, 0, index, limit, indent + 2, out);

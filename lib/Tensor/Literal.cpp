@@ -16,6 +16,8 @@
 
 #include "nxc/Tensor/Half.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -53,7 +55,9 @@ public:
       type = ElemType::parse(name);
       inferred_ = false;
       if (!type || name == "pred")
-        return err(typePos, "unknown type '" + name + "'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64");
+        return err(typePos, fmt::format(FMT_STRING("unknown type '{}'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 "
+                                                   "f16 bf16 f32 f64"),
+                                        name));
       p_ = q + 1;
       skipSpace();
     }
@@ -61,7 +65,7 @@ public:
     Node root;
     NXC_CHECK(value(root, 0));
     skipSpace();
-    if (p_ < s_.size()) return err(p_, "unexpected '" + std::string(1, s_[p_]) + "' after the literal");
+    if (p_ < s_.size()) return err(p_, fmt::format(FMT_STRING("unexpected '{}' after the literal"), s_[p_]));
 
     Shape shape;
     NXC_CHECK(shapeOf(root, shape));
@@ -108,7 +112,7 @@ private:
     if (p_ >= s_.size()) return err(p_, "expected a number or a list");
     char c = s_[p_];
     if (c == '[') {
-      if (depth >= kMaxDepth) return err(p_, "lists nested more than " + std::to_string(kMaxDepth) + " deep");
+      if (depth >= kMaxDepth) return err(p_, fmt::format(FMT_STRING("lists nested more than {} deep"), kMaxDepth));
       n.kind = Node::List;
       ++p_;
       skipSpace();
@@ -154,8 +158,8 @@ private:
     if (c == ']' || c == ',') return err(p_, "expected a number");
     size_t e = p_;
     while (e < s_.size() && (std::isalnum((unsigned char)s_[e]) || s_[e] == '_' || s_[e] == ':')) ++e;
-    if (e > p_) return err(p_, "unknown value '" + s_.substr(p_, e - p_) + "'");
-    return err(p_, "unexpected '" + std::string(1, c) + "'");
+    if (e > p_) return err(p_, fmt::format(FMT_STRING("unknown value '{}'"), s_.substr(p_, e - p_)));
+    return err(p_, fmt::format(FMT_STRING("unexpected '{}'"), c));
   }
 
   /// [+-] digits [. digits] [e [+-] digits], with '_' between digits.
@@ -167,7 +171,8 @@ private:
       clean += s_[p_++];
     }
     auto digits = [&](const char *what) -> Status {
-      if (p_ >= s_.size() || !std::isdigit((unsigned char)s_[p_])) return err(p_, std::string("expected digits") + what);
+      if (p_ >= s_.size() || !std::isdigit((unsigned char)s_[p_]))
+        return err(p_, fmt::format(FMT_STRING("expected digits{}"), what));
       while (p_ < s_.size()) {
         if (std::isdigit((unsigned char)s_[p_])) clean += s_[p_++];
         else if (s_[p_] == '_' && p_ + 1 < s_.size() && std::isdigit((unsigned char)s_[p_ + 1]) &&
@@ -191,13 +196,13 @@ private:
       NXC_CHECK(digits(" in the exponent"));
     }
     if (p_ < s_.size() && (std::isalnum((unsigned char)s_[p_]) || s_[p_] == '_' || s_[p_] == '.'))
-      return err(p_, "unexpected '" + std::string(1, s_[p_]) + "' in a number");
+      return err(p_, fmt::format(FMT_STRING("unexpected '{}' in a number"), s_[p_]));
     n.len = p_ - start;
     const std::string text = textOf(n);
     if (isFloat) {
       n.kind = Node::Float;
       n.value = std::strtod(clean.c_str(), nullptr);
-      if (std::isinf(n.value)) return err(start, text + " is too large for a float");
+      if (std::isinf(n.value)) return err(start, fmt::format(FMT_STRING("{} is too large for a float"), text));
       return okStatus();
     }
     n.kind = Node::Int;
@@ -205,10 +210,12 @@ private:
     for (char c : clean) {
       if (!std::isdigit((unsigned char)c)) continue;
       uint64_t d = (uint64_t)(c - '0');
-      if (m > (UINT64_MAX - d) / 10) return err(start, "integer " + text + " is too large (more than 64 bits)");
+      if (m > (UINT64_MAX - d) / 10)
+        return err(start, fmt::format(FMT_STRING("integer {} is too large (more than 64 bits)"), text));
       m = m * 10 + d;
     }
-    if (n.negative && m > (1ull << 63)) return err(start, "integer " + text + " is too small for s64");
+    if (n.negative && m > (1ull << 63))
+      return err(start, fmt::format(FMT_STRING("integer {} is too small for s64"), text));
     if (n.negative && m == 0) n.negative = false;
     n.magnitude = m;
     return okStatus();
@@ -230,7 +237,8 @@ private:
       Shape s;
       NXC_CHECK(shapeOf(c, s));
       if (s != inner)
-        return err(c.pos, "ragged list: this element has shape " + shapeString(s) + ", the first has " + shapeString(inner));
+        return err(c.pos, fmt::format(FMT_STRING("ragged list: this element has shape {}, the first has {}"),
+                                      shapeString(s), shapeString(inner)));
     }
     shape.insert(shape.end(), inner.begin(), inner.end());
     return okStatus();
@@ -277,20 +285,25 @@ private:
         neg = false;
         break;
       case Node::Int: break;
-      case Node::Float: return err(n.pos, "the float " + textOf(n) + " cannot be stored in " + e.name() + " (an integer type)");
-      default: return err(n.pos, "a non-finite value cannot be stored in " + e.name() + " (an integer type)");
+      case Node::Float:
+        return err(n.pos, fmt::format(FMT_STRING("the float {} cannot be stored in {} (an integer type)"), textOf(n),
+                                      e.name()));
+      default:
+        return err(n.pos,
+                   fmt::format(FMT_STRING("a non-finite value cannot be stored in {} (an integer type)"), e.name()));
       }
       uint64_t mask = e.bits == 64 ? ~0ull : (1ull << e.bits) - 1;
       if (e.isSigned()) {
         uint64_t maxPos = (1ull << (e.bits - 1)) - 1;
         if ((!neg && mag > maxPos) || (neg && mag > maxPos + 1))
-          return err(n.pos, textOf(n) + " is out of range for " + e.name() + " (" + std::to_string(-(int64_t)maxPos - 1) +
-                                ".." + std::to_string(maxPos) + ")" +
-                                (inferred_ ? "; integers default to s32, prefix the literal with s64: or u64:" : ""));
+          return err(n.pos, fmt::format(FMT_STRING("{} is out of range for {} ({}..{}){}"), textOf(n), e.name(),
+                                        -(int64_t)maxPos - 1, maxPos,
+                                        inferred_ ? "; integers default to s32, prefix the literal with s64: or u64:"
+                                                  : ""));
         return (neg ? (0 - mag) : mag) & mask;
       }
       if (neg || mag > mask)
-        return err(n.pos, textOf(n) + " is out of range for " + e.name() + " (0.." + std::to_string(mask) + ")");
+        return err(n.pos, fmt::format(FMT_STRING("{} is out of range for {} (0..{})"), textOf(n), e.name(), mask));
       return mag;
     }
 
@@ -305,7 +318,9 @@ private:
     case Node::List: break;
     }
     bool finite = std::isfinite(x);
-    auto overflow = [&]() { return err(n.pos, textOf(n) + " is out of range for " + e.name()); };
+    auto overflow = [&]() {
+      return err(n.pos, fmt::format(FMT_STRING("{} is out of range for {}"), textOf(n), e.name()));
+    };
     if (e.kind == TypeKind::BF) {
       if (x != x) return (uint64_t)0x7FC0; // Nx.Type.nan_binary({:bf, 16})
       uint16_t b = floatToBf16((float)x);   // f32 rounding first, as Nx does

@@ -13,6 +13,8 @@
 
 #include "Bytes.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -51,13 +53,13 @@ public:
       std::string key;
       if (!string(key)) return fail("expected a quoted key");
       for (auto &kv : items)
-        if (kv.first == key) return fail("duplicate key '" + key + "'", keyPos);
+        if (kv.first == key) return fail(fmt::format(FMT_STRING("duplicate key '{}'"), key), keyPos);
       skipSpace();
-      if (!eat(':')) return fail("expected ':' after '" + key + "'");
+      if (!eat(':')) return fail(fmt::format(FMT_STRING("expected ':' after '{}'"), key));
       skipSpace();
       size_t valuePos = p_;
       PyValue v;
-      if (!value(v)) return fail("cannot parse the value of '" + key + "'", valuePos);
+      if (!value(v)) return fail(fmt::format(FMT_STRING("cannot parse the value of '{}'"), key), valuePos);
       items.emplace_back(key, std::move(v));
       skipSpace();
       if (eat(',')) continue;
@@ -73,7 +75,7 @@ public:
 private:
   Diag fail(const std::string &what) { return fail(what, p_); }
   Diag fail(const std::string &what, size_t at) {
-    return fileError(file_, "malformed .npy header (" + what + " at offset " + std::to_string(at) + ")");
+    return fileError(file_, fmt::format(FMT_STRING("malformed .npy header ({} at offset {})"), what, at));
   }
   void skipSpace() {
     while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\n' || s_[p_] == '\r')) ++p_;
@@ -182,7 +184,7 @@ Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::s
   size_t p = 0;
   char order = '|';
   if (descr[0] == '<' || descr[0] == '>' || descr[0] == '|' || descr[0] == '=') order = descr[p++];
-  if (p >= descr.size()) return fileError(file, "malformed dtype '" + descr + "'");
+  if (p >= descr.size()) return fileError(file, fmt::format(FMT_STRING("malformed dtype '{}'"), descr));
   char kind = descr[p++];
   std::string sizeText = descr.substr(p);
   int size = 0;
@@ -191,8 +193,10 @@ Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::s
     if (!std::isdigit((unsigned char)c)) sized = false;
     else size = size * 10 + (c - '0');
   }
-  if (kind == 'O') return fileError(file, "object arrays (dtype '" + descr + "') are not supported; save numbers only");
-  if (!sized) return fileError(file, "unsupported dtype '" + descr + "'");
+  if (kind == 'O')
+    return fileError(file, fmt::format(FMT_STRING("object arrays (dtype '{}') are not supported; save numbers only"),
+                                       descr));
+  if (!sized) return fileError(file, fmt::format(FMT_STRING("unsupported dtype '{}'"), descr));
   std::optional<ElemType> t;
   switch (kind) {
   case 'b':
@@ -213,8 +217,9 @@ Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::s
   if (!t) {
     const char *what = kind == 'c' ? "complex" : kind == 'U' || kind == 'S' ? "string" : kind == 'V' ? "void/structured"
                        : kind == 'M' || kind == 'm' ? "datetime" : nullptr;
-    return fileError(file, std::string("unsupported dtype '") + descr + "'" + (what ? std::string(" (") + what + ")" : "") +
-                               "; nxc reads bool, int8..int64, uint8..uint64, float16, float32 and float64");
+    return fileError(file, fmt::format(FMT_STRING("unsupported dtype '{}'{}{}{}; nxc reads bool, int8..int64, "
+                                                  "uint8..uint64, float16, float32 and float64"),
+                                       descr, what ? " (" : "", what ? what : "", what ? ")" : ""));
   }
   bool bigEndian = order == '>' && size > 1;
   return std::make_pair(*t, bigEndian);
@@ -223,15 +228,12 @@ Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::s
 /// NumPy's descr for an element type ("<f4", "|u1").
 std::string descrOf(ElemType t) {
   char kind = t.kind == TypeKind::S ? 'i' : t.kind == TypeKind::U ? 'u' : 'f';
-  return std::string(1, t.bytes() == 1 ? '|' : '<') + kind + std::to_string(t.bytes());
+  return fmt::format(FMT_STRING("{}{}{}"), t.bytes() == 1 ? '|' : '<', kind, t.bytes());
 }
 
 /// Python's repr of a shape tuple: "()", "(3,)", "(2, 3)".
 std::string shapeRepr(const Shape &s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  if (s.size() == 1) r += ",";
-  return r + ")";
+  return fmt::format(FMT_STRING("({}{})"), fmt::join(s, ", "), s.size() == 1 ? "," : "");
 }
 
 /// What the preamble and header say: the tensor type, the byte order, and
@@ -250,16 +252,16 @@ Result<NpyLayout> parseLayout(const uint8_t *data, size_t size, const std::strin
                                : "not a .npy file (bad magic; expected \\x93NUMPY)");
   int major = data[6], minor = data[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    return fileError(name, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
-                               " (nxc reads 1.0, 2.0 and 3.0)");
+    return fileError(name, fmt::format(FMT_STRING("unsupported .npy format version {}.{} (nxc reads 1.0, 2.0 and 3.0)"),
+                                       major, minor));
   bytes::Reader r(data, size, 8);
   uint64_t headerLen = 0;
   if (!(major == 1 ? r.u16(headerLen) : r.u32(headerLen)))
     return fileError(name, "truncated .npy file (no complete header length)");
   std::string header;
   if (!r.bytes(header, (size_t)headerLen))
-    return fileError(name, "truncated .npy file (the header says " + std::to_string(headerLen) + " bytes, " +
-                               std::to_string(size - r.pos()) + " are left)");
+    return fileError(name, fmt::format(FMT_STRING("truncated .npy file (the header says {} bytes, {} are left)"),
+                                       headerLen, size - r.pos()));
 
   NXC_TRY(items, HeaderParser(header, name).parse());
   const PyValue *descr = nullptr, *fortran = nullptr, *shape = nullptr;
@@ -267,11 +269,11 @@ Result<NpyLayout> parseLayout(const uint8_t *data, size_t size, const std::strin
     if (kv.first == "descr") descr = &kv.second;
     else if (kv.first == "fortran_order") fortran = &kv.second;
     else if (kv.first == "shape") shape = &kv.second;
-    else return fileError(name, "malformed .npy header (unexpected key '" + kv.first + "')");
+    else return fileError(name, fmt::format(FMT_STRING("malformed .npy header (unexpected key '{}')"), kv.first));
   }
   if (!descr || !fortran || !shape)
-    return fileError(name, std::string("malformed .npy header (missing '") +
-                               (!descr ? "descr" : !fortran ? "fortran_order" : "shape") + "')");
+    return fileError(name, fmt::format(FMT_STRING("malformed .npy header (missing '{}')"),
+                                       !descr ? "descr" : !fortran ? "fortran_order" : "shape"));
   if (descr->kind == PyValue::List)
     return fileError(name, "structured dtypes (record arrays) are not supported");
   if (descr->kind != PyValue::Str) return fileError(name, "malformed .npy header ('descr' is not a string)");
@@ -289,16 +291,18 @@ Result<NpyLayout> parseLayout(const uint8_t *data, size_t size, const std::strin
   layout.dataOffset = r.pos();
   const std::string shapeText = shapeRepr(layout.type.shape);
   uint64_t count = 1, need = 0;
+  auto tooLarge = [&] { return fileError(name, fmt::format(FMT_STRING("shape {} is too large"), shapeText)); };
   for (int64_t d : layout.type.shape)
-    if (__builtin_mul_overflow(count, (uint64_t)d, &count)) return fileError(name, "shape " + shapeText + " is too large");
-  if (__builtin_mul_overflow(count, (uint64_t)dtype.first.bytes(), &need) || need > SIZE_MAX)
-    return fileError(name, "shape " + shapeText + " is too large");
+    if (__builtin_mul_overflow(count, (uint64_t)d, &count)) return tooLarge();
+  if (__builtin_mul_overflow(count, (uint64_t)dtype.first.bytes(), &need) || need > SIZE_MAX) return tooLarge();
   size_t have = size - r.pos();
   if (have < need)
-    return fileError(name, "truncated .npy file (shape " + shapeText + " of " + descr->str + " needs " +
-                               std::to_string(need) + " data bytes, " + std::to_string(have) + " are left)");
+    return fileError(name, fmt::format(FMT_STRING("truncated .npy file (shape {} of {} needs {} data bytes, {} are "
+                                                  "left)"),
+                                       shapeText, descr->str, need, have));
   if (have > need)
-    return fileError(name, std::to_string(have - need) + " unexpected bytes after the data of shape " + shapeText);
+    return fileError(name,
+                     fmt::format(FMT_STRING("{} unexpected bytes after the data of shape {}"), have - need, shapeText));
   return layout;
 }
 
@@ -344,14 +348,14 @@ Result<std::vector<uint8_t>> serializeNpy(const HostTensor &t) {
   if (t.type.elem.kind == TypeKind::BF)
     return error(Loc{}, "bf16 has no NumPy dtype; convert the tensor to f32 (exact) before writing it");
   if (!t.consistent())
-    return error(Loc{}, "tensor of type " + t.type.str() + " has " + std::to_string(t.data.size()) + " data bytes, expected " +
-                            std::to_string(t.numElements() * t.type.elem.bytes()));
+    return error(Loc{}, fmt::format(FMT_STRING("tensor of type {} has {} data bytes, expected {}"), t.type.str(),
+                                    t.data.size(), t.numElements() * t.type.elem.bytes()));
   // numpy.lib.format._write_array_header: sorted keys, growth padding, then
   // _wrap_header pads to ARRAY_ALIGN with spaces and a final newline.
-  std::string header = "{'descr': '" + descrOf(t.type.elem) + "', 'fortran_order': False, 'shape': " +
-                       shapeRepr(t.type.shape) + ", }";
+  std::string header = fmt::format(FMT_STRING("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}"),
+                                   descrOf(t.type.elem), shapeRepr(t.type.shape));
   if (!t.type.shape.empty()) {
-    size_t digits = std::to_string(t.type.shape[0]).size();
+    size_t digits = fmt::formatted_size(FMT_STRING("{}"), t.type.shape[0]);
     if (digits < kGrowthAxisDigits) header += std::string(kGrowthAxisDigits - digits, ' ');
   }
   int major = 1;

@@ -10,6 +10,8 @@
 
 #include "Bytes.h"
 
+#include <fmt/format.h>
+
 namespace nxc {
 
 Result<std::vector<NpzEntry>> readNpzEntries(const std::string &path) {
@@ -19,8 +21,8 @@ Result<std::vector<NpzEntry>> readNpzEntries(const std::string &path) {
   for (ZipMember &m : members) {
     const std::string suffix = ".npy";
     if (m.name.size() <= suffix.size() || m.name.compare(m.name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      return bytes::fileError(path, "entry '" + m.name + "' is not a .npy array");
-    NXC_TRY(t, parseNpy(std::move(m.data), path + ":" + m.name));
+      return bytes::fileError(path, fmt::format(FMT_STRING("entry '{}' is not a .npy array"), m.name));
+    NXC_TRY(t, parseNpy(std::move(m.data), fmt::format(FMT_STRING("{}:{}"), path, m.name)));
     entries.push_back({m.name.substr(0, m.name.size() - suffix.size()), std::move(t)});
   }
   return entries;
@@ -37,7 +39,7 @@ Status writeNpzEntries(const std::string &path, const std::vector<NpzEntry> &ent
   std::vector<ZipMember> members;
   for (const NpzEntry &e : entries) {
     auto npy = serializeNpy(e.tensor);
-    if (!npy) return bytes::fileError(path, "array '" + e.name + "': " + npy.error().message);
+    if (!npy) return bytes::fileError(path, fmt::format(FMT_STRING("array '{}': {}"), e.name, npy.error().message));
     members.push_back({e.name + ".npy", std::move(*npy)});
   }
   auto zip = writeZip(members);
@@ -47,7 +49,7 @@ Status writeNpzEntries(const std::string &path, const std::vector<NpzEntry> &ent
 
 Status writeNpz(const std::string &path, const std::vector<HostTensor> &ts) {
   std::vector<NpzEntry> entries;
-  for (size_t i = 0; i < ts.size(); ++i) entries.push_back({"arr_" + std::to_string(i), ts[i]});
+  for (size_t i = 0; i < ts.size(); ++i) entries.push_back({fmt::format(FMT_STRING("arr_{}"), i), ts[i]});
   return writeNpzEntries(path, entries);
 }
 

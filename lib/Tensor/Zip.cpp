@@ -11,6 +11,7 @@
 
 #include "Bytes.h"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -48,7 +49,8 @@ uint32_t crc32Of(const uint8_t *data, uint64_t n) {
 /// Inflates the raw deflate stream in[0, inLen) into exactly outLen bytes.
 Status inflateRaw(const uint8_t *in, uint64_t inLen, std::vector<uint8_t> &out, uint64_t outLen, const std::string &what) {
   z_stream zs{};
-  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return error(Loc{}, what + ": cannot initialize zlib");
+  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+    return error(Loc{}, fmt::format(FMT_STRING("{}: cannot initialize zlib"), what));
   out.assign((size_t)outLen, 0);
   uint64_t inPos = 0, outPos = 0;
   uint8_t scratch = 0;
@@ -85,18 +87,19 @@ Status inflateRaw(const uint8_t *in, uint64_t inLen, std::vector<uint8_t> &out, 
       continue;
     }
     if (ret != Z_OK) {
-      problem = std::string("corrupt deflate data") + (zs.msg ? std::string(" (") + zs.msg + ")" : "");
+      problem = zs.msg ? fmt::format(FMT_STRING("corrupt deflate data ({})"), zs.msg) : "corrupt deflate data";
       break;
     }
   }
   if (zs.next_out == &scratch + 1) overflowed = true;
   uint64_t produced = zs.total_out;
   inflateEnd(&zs);
-  if (!problem.empty()) return error(Loc{}, what + ": " + problem);
-  if (overflowed) return error(Loc{}, what + ": inflates to more than the declared " + std::to_string(outLen) + " bytes");
+  if (!problem.empty()) return error(Loc{}, fmt::format(FMT_STRING("{}: {}"), what, problem));
+  if (overflowed)
+    return error(Loc{}, fmt::format(FMT_STRING("{}: inflates to more than the declared {} bytes"), what, outLen));
   if (produced != outLen)
-    return error(Loc{}, what + ": inflates to " + std::to_string(produced) + " bytes, the archive declares " +
-                            std::to_string(outLen));
+    return error(Loc{},
+                 fmt::format(FMT_STRING("{}: inflates to {} bytes, the archive declares {}"), what, produced, outLen));
   return okStatus();
 }
 
@@ -190,8 +193,9 @@ Result<std::vector<ZipMember>> readZip(const uint8_t *p, size_t size, const std:
   if (cdOffset > size || cdSize > size - cdOffset)
     return fileError(archive, "truncated zip archive (the central directory lies beyond the end of the file)");
   if (entries > cdSize / kCentralLen)
-    return fileError(archive, "corrupt zip archive (" + std::to_string(entries) + " entries cannot fit in a " +
-                                  std::to_string(cdSize) + "-byte central directory)");
+    return fileError(archive, fmt::format(FMT_STRING("corrupt zip archive ({} entries cannot fit in a {}-byte central "
+                                                     "directory)"),
+                                          entries, cdSize));
 
   std::vector<ZipMember> members;
   bytes::Reader cd(p, (size_t)(cdOffset + cdSize), (size_t)cdOffset);
@@ -202,8 +206,8 @@ Result<std::vector<ZipMember>> readZip(const uint8_t *p, size_t size, const std:
         !cd.u32(crc) || !cd.u32(comp) || !cd.u32(uncomp) || !cd.u16(nameLen) || !cd.u16(extraLen) ||
         !cd.u16(commentLen) || !cd.u16(startDisk) || !cd.skip(6) || !cd.u32(offset) || !cd.bytes(name, (size_t)nameLen) ||
         !cd.bytes(extra, (size_t)extraLen) || !cd.skip((size_t)commentLen))
-      return fileError(archive, "corrupt zip archive (bad central directory entry " + std::to_string(e) + ")");
-    std::string what = archive + ":" + name;
+      return fileError(archive, fmt::format(FMT_STRING("corrupt zip archive (bad central directory entry {})"), e));
+    std::string what = fmt::format(FMT_STRING("{}:{}"), archive, name);
     if (!applyZip64Extra(extra, uncomp, comp, offset, startDisk))
       return fileError(what, "corrupt zip64 extra field");
     if (flags & 1) return fileError(what, "encrypted zip entries are not supported");
@@ -225,19 +229,17 @@ Result<std::vector<ZipMember>> readZip(const uint8_t *p, size_t size, const std:
       m.data.assign(p + dataStart, p + dataStart + comp);
     } else if (method == 8) {
       if (uncomp / kMaxDeflateRatio > comp + 1)
-        return fileError(what, "corrupt zip archive (claims " + std::to_string(uncomp) + " bytes from " +
-                                   std::to_string(comp) + " deflated bytes)");
+        return fileError(what, fmt::format(FMT_STRING("corrupt zip archive (claims {} bytes from {} deflated bytes)"),
+                                           uncomp, comp));
       NXC_CHECK(inflateRaw(p + dataStart, comp, m.data, uncomp, what));
     } else {
-      return fileError(what, "compression method " + std::to_string(method) +
-                                 " is not supported (only stored and deflated entries are)");
+      return fileError(
+          what, fmt::format(FMT_STRING("compression method {} is not supported (only stored and deflated entries are)"),
+                            method));
     }
     uint32_t actual = crc32Of(m.data.data(), m.data.size());
-    if (actual != crc) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "CRC-32 mismatch (stored %08x, computed %08x)", (unsigned)crc, (unsigned)actual);
-      return fileError(what, buf);
-    }
+    if (actual != crc)
+      return fileError(what, fmt::format(FMT_STRING("CRC-32 mismatch (stored {:08x}, computed {:08x})"), crc, actual));
     members.push_back(std::move(m));
   }
   return members;
@@ -254,7 +256,8 @@ Result<std::vector<uint8_t>> writeZip(const std::vector<ZipMember> &members, con
   std::vector<uint8_t> out;
   std::vector<Written> written;
   for (const ZipMember &m : members) {
-    if (m.name.empty() || m.name.size() > kMax16) return error(Loc{}, "zip member name '" + m.name + "' is invalid");
+    if (m.name.empty() || m.name.size() > kMax16)
+      return error(Loc{}, fmt::format(FMT_STRING("zip member name '{}' is invalid"), m.name));
     Written w;
     w.crc = crc32Of(m.data.data(), m.data.size());
     w.uncomp = m.data.size();

@@ -62,8 +62,11 @@ def main():
                 sig = mutate(sig, rng)
             with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(text)
-            p = subprocess.run([args.nxc, "aot", path, "--fn", sig, "--emit", args.emit],
-                               capture_output=True, text=True, errors="replace", timeout=60)
+            try:
+                p = subprocess.run([args.nxc, "aot", path, "--fn", sig, "--emit", args.emit],
+                                   capture_output=True, text=True, errors="replace", timeout=60)
+            except subprocess.TimeoutExpired:
+                p = subprocess.CompletedProcess([], -1, "", "timed out after 60 s")
             bad = p.returncode not in (0, 1)
             if p.returncode == 1 and not (p.stderr.startswith(path + ":") or p.stderr.startswith("--fn#1:")
                                           or p.stderr.startswith("nxc: error:")):

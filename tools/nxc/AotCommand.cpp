@@ -11,6 +11,8 @@
 #include "nxc/Sema/Sema.h"
 #include "nxc/Target/Artifacts.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <iostream>
 #include <map>
@@ -46,7 +48,9 @@ struct TracedEntry {
 int runAot(const AotOptions &o) {
   fs::path inputPath(o.input);
   if (inputPath.extension() == ".json")
-    return report(error(Loc{}, "JSON graph input ('" + o.input + "') is not supported yet; give a .nx defn source"));
+    return report(error(Loc{}, fmt::format(FMT_STRING("JSON graph input ('{}') is not supported yet; give a .nx defn "
+                                                      "source"),
+                                           o.input)));
   auto src = readSource(o.input);
   if (!src) return report(src.error());
   auto file = parseFile(*src);
@@ -55,17 +59,19 @@ int runAot(const AotOptions &o) {
     std::cout << ast::print(*file);
     return 0;
   }
-  if (o.device != "cpu") return report(error(Loc{}, "--device " + o.device + " is not supported yet (only cpu)"));
+  if (o.device != "cpu")
+    return report(error(Loc{}, fmt::format(FMT_STRING("--device {} is not supported yet (only cpu)"), o.device)));
   if (o.fns.empty())
     return report(error(Loc{}, "no function to compile: give at least one --fn, as in --fn 'softmax(f32[100])'"));
 
   std::string module = o.name.empty() ? sanitizeIdentifier(inputPath.stem().string()) : o.name;
-  if (!validCIdentifier(module)) return report(error(Loc{}, "--name '" + module + "' is not a valid C identifier"));
+  if (!validCIdentifier(module))
+    return report(error(Loc{}, fmt::format(FMT_STRING("--name '{}' is not a valid C identifier"), module)));
 
   // Trace every signature.
   std::vector<TracedEntry> entries;
   for (size_t i = 0; i < o.fns.size(); ++i) {
-    auto fnSrc = std::make_shared<const SourceFile>(SourceFile{"--fn#" + std::to_string(i + 1), o.fns[i]});
+    auto fnSrc = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("--fn#{}"), i + 1), o.fns[i]});
     auto sig = parseSignature(fnSrc);
     if (!sig) return report(sig.error());
     auto graph = trace(*file, *sig);
@@ -81,12 +87,12 @@ int runAot(const AotOptions &o) {
   for (size_t i = 0; i < entries.size(); ++i) {
     auto &e = entries[i];
     std::string base = e.sig.cname.empty() ? sanitizeIdentifier(e.sig.function) : e.sig.cname;
-    e.symbol = module + "_" + base;
+    e.symbol = fmt::format(FMT_STRING("{}_{}"), module, base);
     if (e.sig.cname.empty() && count[e.sig.function] > 1) e.symbol += "_" + e.sig.mangledArgs();
     if (auto it = taken.find(e.symbol); it != taken.end())
-      return report(error(e.sig.loc, "two --fn produce the C function '" + e.symbol + "' (--fn #" +
-                                         std::to_string(it->second + 1) + " and #" + std::to_string(i + 1) +
-                                         "); name one explicitly, as in --fn 'other=" + e.sigText + "'"));
+      return report(error(e.sig.loc, fmt::format(FMT_STRING("two --fn produce the C function '{}' (--fn #{} and #{}); "
+                                                            "name one explicitly, as in --fn 'other={}'"),
+                                                 e.symbol, it->second + 1, i + 1, e.sigText)));
     taken[e.symbol] = i;
   }
 
@@ -110,7 +116,9 @@ int runAot(const AotOptions &o) {
     }
     auto it = stages.find(o.emit);
     if (it == stages.end())
-      return report(error(Loc{}, "unknown --emit stage '" + o.emit + "'; expected ast, expr, nx, linalg, llvm-dialect, llvm or asm"));
+      return report(error(Loc{}, fmt::format(FMT_STRING("unknown --emit stage '{}'; expected ast, expr, nx, linalg, "
+                                                        "llvm-dialect, llvm or asm"),
+                                             o.emit)));
     auto out = compile(points, target, it->second);
     if (!out) return report(out.error());
     std::cout << out->text;
@@ -129,7 +137,9 @@ int runAot(const AotOptions &o) {
   fs::path dir(o.outDir);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return report(error(Loc{}, "cannot create output directory '" + o.outDir + "': " + ec.message()));
+  if (ec)
+    return report(
+        error(Loc{}, fmt::format(FMT_STRING("cannot create output directory '{}': {}"), o.outDir, ec.message())));
   std::vector<std::string> libmSymbols, libraries;
   for (auto &sym : undefinedSymbols(out->object))
     if (isLibmFunction(sym)) libmSymbols.push_back(sym);

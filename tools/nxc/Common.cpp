@@ -1,11 +1,13 @@
 //===- Common.cpp - helpers the nxc subcommands share ---------------------===//
 #include "Commands.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <iterator>
 
 namespace fs = std::filesystem;
 
@@ -18,18 +20,17 @@ int report(const Diag &d) {
 
 Result<std::shared_ptr<const SourceFile>> readSource(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return error(Loc{}, "cannot read '" + path + "': " + std::strerror(errno));
-  if (fs::is_directory(path)) return error(Loc{}, "cannot read '" + path + "': it is a directory");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return std::make_shared<const SourceFile>(SourceFile{path, ss.str()});
+  if (!in) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, std::strerror(errno)));
+  if (fs::is_directory(path)) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': it is a directory"), path));
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  return std::make_shared<const SourceFile>(SourceFile{path, std::move(text)});
 }
 
 Status writeFile(const fs::path &path, const std::string &bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return error(Loc{}, "cannot write '" + path.string() + "': " + std::strerror(errno));
+  if (!out) return error(Loc{}, fmt::format(FMT_STRING("cannot write '{}': {}"), path.string(), std::strerror(errno)));
   out.write(bytes.data(), (std::streamsize)bytes.size());
-  if (!out) return error(Loc{}, "cannot write '" + path.string() + "': " + std::strerror(errno));
+  if (!out) return error(Loc{}, fmt::format(FMT_STRING("cannot write '{}': {}"), path.string(), std::strerror(errno)));
   return okStatus();
 }
 

@@ -6,15 +6,17 @@
 // function repeatedly and prints a Benchee-style table.
 //
 //===----------------------------------------------------------------------===//
+#include "BenchFormat.h"
 #include "Commands.h"
 
 #include "nxc/Frontend/Parser.h"
 #include "nxc/Jit/Engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 
 namespace fs = std::filesystem;
@@ -38,36 +40,9 @@ Result<HostValue> readArgument(const std::string &text, size_t index) {
     for (auto &t : ts) elems.push_back(HostValue::leaf(std::move(t)));
     return HostValue::tuple(std::move(elems));
   }
-  auto src = std::make_shared<const SourceFile>(SourceFile{"argument " + std::to_string(index), text});
+  auto src = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
   NXC_TRY(t, parseLiteral(src));
   return HostValue::leaf(std::move(t));
-}
-
-/// Benchee's number formats: "56.16 K" for rates, "17.81 μs" for times.
-std::string rate(double ips) {
-  char buf[64];
-  if (ips >= 1e9) std::snprintf(buf, sizeof buf, "%.2f G", ips / 1e9);
-  else if (ips >= 1e6) std::snprintf(buf, sizeof buf, "%.2f M", ips / 1e6);
-  else if (ips >= 1e3) std::snprintf(buf, sizeof buf, "%.2f K", ips / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.2f", ips);
-  return buf;
-}
-
-std::string duration(double s) {
-  char buf[64];
-  if (s >= 1) std::snprintf(buf, sizeof buf, "%.2f s", s);
-  else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
-  else if (s >= 1e-6) std::snprintf(buf, sizeof buf, "%.2f \u03bcs", s * 1e6);
-  else std::snprintf(buf, sizeof buf, "%.2f ns", s * 1e9);
-  return buf;
-}
-
-/// Pads to `width` display columns (μ is one column but two bytes).
-std::string pad(const std::string &s, size_t width, bool left) {
-  size_t columns = 0;
-  for (unsigned char c : s) columns += (c & 0xC0) != 0x80;
-  std::string fill(width > columns ? width - columns : 0, ' ');
-  return left ? s + fill : fill + s;
 }
 
 int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor *> &inputs, const JitOptions &o) {
@@ -99,22 +74,21 @@ int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor 
   };
   double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
                                      : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
-  char deviation[32];
-  std::snprintf(deviation, sizeof deviation, "\u00b1%.2f%%", mean > 0 ? stddev / mean * 100 : 0.0);
   std::string name = p.signature;
   size_t width = std::max<size_t>(name.size(), 4) + 2;
-  std::cout << pad("Name", width, true) << pad("ips", 11, false) << pad("average", 15, false)
-            << pad("deviation", 11, false) << pad("median", 15, false) << pad("99th %", 15, false) << "\n";
-  std::cout << pad(name, width, true) << pad(rate(1 / mean), 11, false) << pad(duration(mean), 15, false)
-            << pad(deviation, 11, false) << pad(duration(median), 15, false) << pad(duration(percentile(0.99)), 15, false)
-            << "\n\n";
-  std::cout << "Runs: " << samples.size() << " in " << o.benchSeconds << " s after " << o.warmupSeconds
-            << " s of warm-up (each run includes allocating the outputs)\n";
+  std::string out = benchRow(width, "Name", "ips", "average", "deviation", "median", "99th %");
+  out += benchRow(width, name, benchRate(1 / mean), benchDuration(mean), benchDeviation(mean, stddev),
+                  benchDuration(median), benchDuration(percentile(0.99)));
+  out += fmt::format(FMT_STRING("\nRuns: {} in {:g} s after {:g} s of warm-up (each run includes allocating the "
+                                "outputs)\n"),
+                     samples.size(), o.benchSeconds, o.warmupSeconds);
   if (p.diskCacheHit)
-    std::cout << "Compile: none (disk cache hit), trace " << duration(p.traceSeconds) << ", load " << duration(p.loadSeconds) << "\n";
+    out += fmt::format(FMT_STRING("Compile: none (disk cache hit), trace {}, load {}\n"), benchDuration(p.traceSeconds),
+                       benchDuration(p.loadSeconds));
   else
-    std::cout << "Compile: " << duration(p.compileSeconds) << " (trace " << duration(p.traceSeconds) << ", load "
-              << duration(p.loadSeconds) << ")\n";
+    out += fmt::format(FMT_STRING("Compile: {} (trace {}, load {})\n"), benchDuration(p.compileSeconds),
+                       benchDuration(p.traceSeconds), benchDuration(p.loadSeconds));
+  std::cout << out;
   return 0;
 }
 
@@ -122,7 +96,9 @@ int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor 
 
 int runJit(const JitOptions &o) {
   if (endsWith(o.input, ".json"))
-    return report(error(Loc{}, "JSON graph input ('" + o.input + "') is not supported yet; give a .nx defn source"));
+    return report(error(Loc{}, fmt::format(FMT_STRING("JSON graph input ('{}') is not supported yet; give a .nx defn "
+                                                      "source"),
+                                           o.input)));
   auto src = readSource(o.input);
   if (!src) return report(src.error());
   auto file = parseFile(*src);
@@ -148,7 +124,9 @@ int runJit(const JitOptions &o) {
   if (!grouped) return report(grouped.error());
 
   if (!o.output.empty() && !endsWith(o.output, ".npy") && !endsWith(o.output, ".npz"))
-    return report(error(Loc{}, "-o " + o.output + ": the output must be a .npy (one tensor) or .npz (a tuple) file"));
+    return report(error(Loc{}, fmt::format(FMT_STRING("-o {}: the output must be a .npy (one tensor) or .npz (a tuple) "
+                                                      "file"),
+                                           o.output)));
 
   auto engine = Engine::create();
   if (!engine) return report(engine.error());
@@ -156,11 +134,13 @@ int runJit(const JitOptions &o) {
   if (!prepared) return report(prepared.error());
   if (o.verbose) {
     if (prepared->diskCacheHit)
-      std::cerr << "nxc: " << prepared->signature << ": cache hit, " << prepared->cachePath << " (trace "
-                << duration(prepared->traceSeconds) << ", load " << duration(prepared->loadSeconds) << ")\n";
+      std::cerr << fmt::format(FMT_STRING("nxc: {}: cache hit, {} (trace {}, load {})\n"), prepared->signature,
+                               prepared->cachePath, benchDuration(prepared->traceSeconds),
+                               benchDuration(prepared->loadSeconds));
     else
-      std::cerr << "nxc: " << prepared->signature << ": compiled in " << duration(prepared->compileSeconds)
-                << (o.noCache ? " (cache off)" : ", cached in " + prepared->cachePath) << "\n";
+      std::cerr << fmt::format(FMT_STRING("nxc: {}: compiled in {}{}{}\n"), prepared->signature,
+                               benchDuration(prepared->compileSeconds), o.noCache ? " (cache off)" : ", cached in ",
+                               o.noCache ? "" : prepared->cachePath);
   }
   std::vector<const HostTensor *> inputs;
   for (auto &g : *grouped) flattenLeaves(g, inputs);

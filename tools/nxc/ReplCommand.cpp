@@ -9,6 +9,8 @@
 
 #include "nxc/Jit/Repl.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -74,11 +76,11 @@ int runRepl(const ReplOptions &o) {
       std::string path = command.substr(6);
       path.erase(0, path.find_first_not_of(' '));
       if (auto st = (*session)->load(path); !st) std::cerr << st.error().render();
-      else std::cout << "loaded " << path << "\n";
+      else std::cout << fmt::format(FMT_STRING("loaded {}\n"), path);
       continue;
     }
     if (command[0] == ':') {
-      std::cerr << "nxc repl: error: unknown command " << command << "; :help lists the commands\n";
+      std::cerr << fmt::format(FMT_STRING("nxc repl: error: unknown command {}; :help lists the commands\n"), command);
       continue;
     }
     auto out = (*session)->eval(input);

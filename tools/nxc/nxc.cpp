@@ -9,6 +9,7 @@
 #include "Commands.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <cctype>
 #include <iostream>
@@ -103,7 +104,7 @@ int main(int argc, char **argv) {
     jit.args.insert(jit.args.end(), verbatim.begin(), verbatim.end());
     for (auto &a : jit.args)
       if (a.size() > 1 && a[0] == '-' && !std::isdigit((unsigned char)a[1]) && a[1] != '.' && a != "-Inf") {
-        std::cerr << "nxc jit: unknown option " << a << " (put negative literals after --)\n";
+        std::cerr << fmt::format(FMT_STRING("nxc jit: unknown option {} (put negative literals after --)\n"), a);
         return kUserError;
       }
     return runJit(jit);
