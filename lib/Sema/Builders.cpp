@@ -61,11 +61,50 @@ Result<int> Tracer::toTensor(const Value &v, const Loc &loc) {
   return error(loc, "expected a tensor or a number, got " + describeValue(v));
 }
 
+std::vector<std::string> Tracer::namesOf(int x) const {
+  const TensorType &t = g_.typeOf(x);
+  if (t.names.empty()) return std::vector<std::string>(t.shape.size());
+  return t.names;
+}
+
+int Tracer::named(int id, std::vector<std::string> names) {
+  bool any = false;
+  for (auto &n : names) any |= !n.empty();
+  TensorType &t = g_.nodes[id].type;
+  if (!any || names.size() != t.shape.size()) names.clear();
+  if (t.names == names) return id;
+  if (g_.nodes[id].op == "parameter" || g_.nodes[id].op == "elem" || g_.nodes[id].op == "region_arg") {
+    // Never rename a value in place that others see: rename a copy.
+    Node n;
+    n.op = "reshape";
+    n.operands = {id};
+    n.type = TensorType{t.elem, t.shape, names};
+    n.loc = g_.nodes[id].loc;
+    return add(n);
+  }
+  t.names = std::move(names);
+  return id;
+}
+
+Result<std::vector<std::string>> Tracer::mergeNames(const std::vector<std::string> &a,
+                                                    const std::vector<std::string> &b, size_t rank, const Loc &loc) {
+  std::vector<std::string> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    std::string x = i + a.size() >= rank ? a[i + a.size() - rank] : "";
+    std::string y = i + b.size() >= rank ? b[i + b.size() - rank] : "";
+    if (!x.empty() && !y.empty() && x != y)
+      return error(loc, "cannot merge name :" + x + " on axis " + std::to_string(i) + " with name :" + y +
+                            " on axis " + std::to_string(i));
+    out[i] = x.empty() ? y : x;
+  }
+  return out;
+}
+
 int Tracer::unaryNode(const std::string &op, int x, ElemType out, const Loc &loc) {
   Node n;
   n.op = op;
   n.operands = {x};
-  n.type = TensorType{out, g_.typeOf(x).shape, {}};
+  n.type = TensorType{out, g_.typeOf(x).shape, g_.typeOf(x).names};
   n.loc = loc;
   return add(n);
 }
@@ -84,7 +123,10 @@ int Tracer::broadcastTo(int x, const Shape &shape, const Loc &loc) {
   n.type = TensorType{g_.typeOf(x).elem, shape, {}};
   for (size_t i = 0; i < s.size(); ++i) n.axes.push_back((int64_t)(shape.size() - s.size() + i));
   n.loc = loc;
-  return add(n);
+  int id = add(n);
+  std::vector<std::string> names(shape.size()), in = namesOf(x);
+  for (size_t i = 0; i < in.size(); ++i) names[shape.size() - in.size() + i] = in[i];
+  return named(id, names);
 }
 
 int Tracer::reshape(int x, const Shape &shape, const Loc &loc) {
@@ -150,12 +192,15 @@ Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value 
   }
   if (rule == BinaryRule::Float) t = toFloating(t);
   NXC_TRY(shape, broadcastShapes(shapeOfValue(a), shapeOfValue(b), op, loc));
+  std::vector<std::string> na = a.kind == Value::Tensor ? namesOf(a.node) : std::vector<std::string>{},
+                           nb = b.kind == Value::Tensor ? namesOf(b.node) : std::vector<std::string>{};
+  NXC_TRY(names, mergeNames(na, nb, shape.size(), loc));
   Node n;
   n.op = op;
   n.operands = {operand(a, t, shape, loc), operand(b, t, shape, loc)};
   n.type = TensorType{rule == BinaryRule::Compare ? ElemType::u8() : t, shape, {}};
   n.loc = loc;
-  return Value::tensor(add(n), loc);
+  return Value::tensor(named(add(n), names), loc);
 }
 
 Result<std::map<std::string, Value>> Tracer::options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn) {
@@ -179,8 +224,15 @@ Result<bool> Tracer::boolOption(const Value &v, const std::string &key) {
   return error(v.loc, "option " + key + ": expects true or false, got " + describeValue(v));
 }
 
-Result<int64_t> Tracer::normalizeAxis(const Value &v, int64_t rank, const Loc &loc, int) {
-  if (v.kind == Value::Atom) return error(v.loc.valid() ? v.loc : loc, "named axes (:" + v.atom + ") are not supported yet by nxc; use the axis index");
+Result<int64_t> Tracer::normalizeAxis(const Value &v, int64_t rank, const Loc &loc, int node) {
+  if (v.kind == Value::Atom && !v.isNil() && v.atom != "true" && v.atom != "false") {
+    std::vector<std::string> names = node >= 0 ? namesOf(node) : std::vector<std::string>{};
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == v.atom) return (int64_t)i;
+    std::string known;
+    for (auto &n : names) known += (known.empty() ? "" : ", ") + (n.empty() ? std::string("nil") : ":" + n);
+    return error(v.loc.valid() ? v.loc : loc, "key :" + v.atom + " not found in tensor with names [" + known + "]");
+  }
   if (v.kind != Value::Int) return error(v.loc.valid() ? v.loc : loc, "expected an integer axis, got " + describeValue(v));
   int64_t a = v.i < 0 ? v.i + rank : v.i;
   if (a < 0 || a >= rank)
@@ -244,6 +296,24 @@ Status Tracer::arity(const std::string &fn, const std::vector<Value> &args, size
 Result<int> Tracer::tensorArg(const std::string &fn, const Value &v, const Loc &loc) {
   if (v.kind == Value::Tensor || v.isNumber()) return toTensor(v, loc);
   return error(v.loc.valid() ? v.loc : loc, "Nx." + fn + " expects a tensor, got " + describeValue(v));
+}
+
+} // namespace nxc::sema
+
+namespace nxc::sema {
+
+Result<std::vector<std::string>> Tracer::namesOption(const Value &v, size_t rank, const Loc &loc) {
+  if (v.kind != Value::List) return error(v.loc.valid() ? v.loc : loc, "names: expects a list of atoms, got " + describeValue(v));
+  if (v.elems.size() != rank)
+    return error(v.loc.valid() ? v.loc : loc, "invalid names for tensor of rank " + std::to_string(rank) +
+                                                  ": expected " + std::to_string(rank) + " names, got " +
+                                                  std::to_string(v.elems.size()));
+  std::vector<std::string> out;
+  for (auto &e : v.elems) {
+    if (e.kind != Value::Atom) return error(e.loc.valid() ? e.loc : loc, "names: expects atoms or nil, got " + describeValue(e));
+    out.push_back(e.isNil() ? "" : e.atom);
+  }
+  return out;
 }
 
 } // namespace nxc::sema

@@ -161,7 +161,15 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
       }
     }
     if (floatLiteral) t = t ? (t->isFloat() ? *t : mergeTypes(*t, ElemType::f32())) : ElemType::f32();
-    types.push_back(TensorType{*t, shape, {}});
+    std::vector<std::string> names;
+    for (const Value *v : leaves)
+      if (v->kind == Value::Tensor) {
+        NXC_TRY(m, mergeNames(names, namesOf(v->node), shape.size(), loc));
+        names = m;
+      }
+    bool anyName = false;
+    for (auto &nm : names) anyName |= !nm.empty();
+    types.push_back(TensorType{*t, shape, anyName ? names : std::vector<std::string>{}});
   }
   for (int r = 0; r < 2; ++r) {
     RegionScope scope3(*this, n.regions[r].nodes);

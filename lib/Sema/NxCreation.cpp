@@ -39,8 +39,13 @@ Result<Value> Tracer::nxIota(const std::string &fn, std::vector<Value> &args, co
   } else {
     for (int64_t k = 0; k < n; ++k) idx[k] = k;
   }
-  if (t.isFloat()) return Value::tensor(constant(t, shape, std::vector<double>(idx.begin(), idx.end()), {}, loc), loc);
-  return Value::tensor(constant(t, shape, {}, idx, loc), loc);
+  int c = t.isFloat() ? constant(t, shape, std::vector<double>(idx.begin(), idx.end()), {}, loc)
+                      : constant(t, shape, {}, idx, loc);
+  if (o.count("names")) {
+    NXC_TRY(names, namesOption(o["names"], shape.size(), loc));
+    c = named(c, names);
+  }
+  return Value::tensor(c, loc);
 }
 
 Result<Value> Tracer::nxEye(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -116,7 +121,12 @@ Result<Value> Tracer::tensorLiteral(std::vector<Value> args, const Loc &loc) {
       iv.push_back(l->asInt());
     }
   }
-  return Value::tensor(constant(t, shape, fv, iv, loc), loc);
+  int c = constant(t, shape, fv, iv, loc);
+  if (o.count("names")) {
+    NXC_TRY(names, namesOption(o["names"], shape.size(), loc));
+    c = named(c, names);
+  }
+  return Value::tensor(c, loc);
 }
 
 } // namespace nxc::sema

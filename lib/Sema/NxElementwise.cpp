@@ -133,10 +133,15 @@ Result<Value> Tracer::nxSelect(const std::string &fn, std::vector<Value> &args, 
                               " to the predicate's shape " + shapeString(ps));
     }
   }
-  return Value::tensor(node("select", {broadcastTo(pred, shape, loc), operand(args[1], t, shape, loc),
-                                       operand(args[2], t, shape, loc)},
-                            TensorType{t, shape, {}}, loc),
-                       loc);
+  std::vector<std::string> names = namesOf(pred);
+  for (int k = 1; k <= 2; ++k)
+    if (args[k].kind == Value::Tensor) {
+      NXC_TRY(m, mergeNames(names, namesOf(args[k].node), shape.size(), loc));
+      names = m;
+    }
+  int r = node("select", {broadcastTo(pred, shape, loc), operand(args[1], t, shape, loc), operand(args[2], t, shape, loc)},
+               TensorType{t, shape, {}}, loc);
+  return Value::tensor(named(r, names), loc);
 }
 
 Result<Value> Tracer::nxClip(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

@@ -73,7 +73,7 @@ Result<int> Tracer::slice(int x, const std::vector<Value> &starts, const Shape &
   n.op = "slice";
   n.operands = {x};
   for (int dn : st.dynamic) n.operands.push_back(dn);
-  n.type = TensorType{g_.typeOf(x).elem, out, {}};
+  n.type = TensorType{g_.typeOf(x).elem, out, g_.typeOf(x).names};
   n.attrs = {{"start_indices", st.values}, {"lengths", lengths}, {"strides", strides}};
   n.loc = loc;
   return add(n);
@@ -163,7 +163,7 @@ Result<Value> Tracer::nxPutSlice(const std::string &fn, std::vector<Value> &args
   n.op = "put_slice";
   n.operands = {cast(x, t, loc), cast(u, t, loc)};
   for (int dn : st.dynamic) n.operands.push_back(dn);
-  n.type = TensorType{t, s, {}};
+  n.type = TensorType{t, s, g_.typeOf(x).names};
   n.attrs = {{"start_indices", st.values}};
   n.loc = loc;
   return Value::tensor(add(n), loc);
@@ -239,9 +239,13 @@ Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc)
   if (!squeeze.empty()) {
     Shape out;
     Shape rs = g_.typeOf(r).shape;
+    std::vector<std::string> names, all = namesOf(x);
     for (size_t d = 0; d < rs.size(); ++d)
-      if (std::find(squeeze.begin(), squeeze.end(), (int64_t)d) == squeeze.end()) out.push_back(rs[d]);
-    r = reshape(r, out, loc);
+      if (std::find(squeeze.begin(), squeeze.end(), (int64_t)d) == squeeze.end()) {
+        out.push_back(rs[d]);
+        names.push_back(all[d]);
+      }
+    r = named(reshape(r, out, loc), names);
   }
   return Value::tensor(r, loc);
 }

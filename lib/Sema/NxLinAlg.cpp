@@ -26,11 +26,11 @@ Result<Value> Tracer::nxOuter(const std::string &fn, std::vector<Value> &args, c
   return binary("multiply", Value::tensor(x, loc), Value::tensor(y, loc), BinaryRule::Arith, loc);
 }
 
-Result<std::vector<int64_t>> Tracer::axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what) {
+Result<std::vector<int64_t>> Tracer::axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node) {
   if (v.kind != Value::List) return error(v.loc.valid() ? v.loc : loc, "Nx.dot expects a list of " + what + " axes, got " + describeValue(v));
   std::vector<int64_t> out;
   for (auto &e : v.elems) {
-    NXC_TRY(a, normalizeAxis(e, rank, v.loc));
+    NXC_TRY(a, normalizeAxis(e, rank, v.loc, node));
     if (std::find(out.begin(), out.end(), a) != out.end()) return error(v.loc, "Nx.dot: repeated axis " + std::to_string(a) + " in " + what + " axes");
     out.push_back(a);
   }
@@ -50,13 +50,13 @@ Result<Value> Tracer::dot(std::vector<Value> args, const Loc &loc) {
     ca = {(int64_t)sa.size() - 1};
     cb = {sb.size() == 1 ? 0 : (int64_t)sb.size() - 2};
   } else {
-    NXC_TRY(x, axisList(args[1], (int64_t)sa.size(), loc, "contraction"));
-    NXC_TRY(y, axisList(args[ib + 1], (int64_t)sb.size(), loc, "contraction"));
+    NXC_TRY(x, axisList(args[1], (int64_t)sa.size(), loc, "contraction", a));
+    NXC_TRY(y, axisList(args[ib + 1], (int64_t)sb.size(), loc, "contraction", b));
     ca = x;
     cb = y;
     if (args.size() == 6) {
-      NXC_TRY(p, axisList(args[2], (int64_t)sa.size(), loc, "batch"));
-      NXC_TRY(q, axisList(args[5], (int64_t)sb.size(), loc, "batch"));
+      NXC_TRY(p, axisList(args[2], (int64_t)sa.size(), loc, "batch", a));
+      NXC_TRY(q, axisList(args[5], (int64_t)sb.size(), loc, "batch", b));
       ba = p;
       bb = q;
       if (ba.size() != bb.size()) return error(loc, "right tensor must be batched if left tensor is batched");
@@ -91,7 +91,16 @@ Result<Value> Tracer::dot(std::vector<Value> args, const Loc &loc) {
   n.type = TensorType{t, out, {}};
   n.attrs = {{"lhs_contract", ca}, {"lhs_batch", ba}, {"rhs_contract", cb}, {"rhs_batch", bb}};
   n.loc = loc;
-  return Value::tensor(add(n), loc);
+  // Names: the batch axes, then the free axes of each side, as Nx keeps them.
+  std::vector<std::string> na = namesOf(a), nb = namesOf(b), names;
+  for (auto d : ba) names.push_back(na[d]);
+  for (size_t i = 0; i < sa.size(); ++i)
+    if (std::find(ca.begin(), ca.end(), (int64_t)i) == ca.end() && std::find(ba.begin(), ba.end(), (int64_t)i) == ba.end())
+      names.push_back(na[i]);
+  for (size_t i = 0; i < sb.size(); ++i)
+    if (std::find(cb.begin(), cb.end(), (int64_t)i) == cb.end() && std::find(bb.begin(), bb.end(), (int64_t)i) == bb.end())
+      names.push_back(nb[i]);
+  return Value::tensor(named(add(n), names), loc);
 }
 
 } // namespace nxc::sema

@@ -81,7 +81,12 @@ Result<Value> Tracer::nxArgReduce(const std::string &fn, std::vector<Value> &arg
   n.attrs = {{"tie_break", {tie}}};
   n.loc = loc;
   int r = add(n);
-  if (keep) r = reshape(r, kept, loc);
+  if (o.count("axis") && !o["axis"].isNil()) {
+    std::vector<std::string> names = namesOf(x);
+    names.erase(names.begin() + axis);
+    r = named(r, names);
+  }
+  if (keep) r = named(reshape(r, kept, loc), namesOf(x));
   return Value::tensor(r, loc);
 }
 
@@ -108,7 +113,7 @@ Result<Value> Tracer::nxCumulative(const std::string &fn, std::vector<Value> &ar
   Node n;
   n.op = fn;
   n.operands = {src};
-  n.type = TensorType{out, in.shape, {}};
+  n.type = TensorType{out, in.shape, in.names};
   n.axes = {axis};
   n.loc = loc;
   int r = add(n);
@@ -221,8 +226,12 @@ Result<Value> Tracer::reduce(const std::string &fn, std::vector<Value> args, con
     n.axes = axes;
     n.loc = loc;
     r = add(n);
+    std::vector<std::string> names, all = namesOf(x);
+    for (int64_t i = 0; i < in.rank(); ++i)
+      if (std::find(axes.begin(), axes.end(), i) == axes.end()) names.push_back(all[i]);
+    r = named(r, names);
   }
-  if (keep) r = reshape(r, kept, loc);
+  if (keep) r = named(reshape(r, kept, loc), namesOf(x));
   if (fn == "mean") return binary("divide", Value::tensor(r, loc), Value::number(count, loc), BinaryRule::Float, loc);
   return Value::tensor(r, loc);
 }

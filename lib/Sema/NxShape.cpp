@@ -49,21 +49,30 @@ Result<Value> Tracer::nxBroadcast(const std::string &fn, std::vector<Value> &arg
     if (in[i] != 1 && in[i] != shape[axes[i]])
       return error(loc, "cannot broadcast tensor of dimensions " + shapeString(in) + " to " + shapeString(shape) +
                             " with axes " + shapeString(axes));
-  if (in == shape) return Value::tensor(x, loc);
+  std::vector<std::string> names(shape.size()), in_ = namesOf(x);
+  for (size_t i = 0; i < axes.size(); ++i) names[axes[i]] = in_[i];
+  if (args[1].kind == Value::Tensor) {
+    NXC_TRY(m, mergeNames(names, namesOf(args[1].node), shape.size(), loc));
+    names = m;
+  }
+  if (o.count("names")) {
+    NXC_TRY(nn, namesOption(o["names"], shape.size(), loc));
+    names = nn;
+  }
+  if (in == shape) return Value::tensor(named(x, names), loc);
   Node n;
   n.op = "broadcast";
   n.operands = {x};
   n.type = TensorType{g_.typeOf(x).elem, shape, {}};
   n.axes = axes;
   n.loc = loc;
-  return Value::tensor(add(n), loc);
+  return Value::tensor(named(add(n), names), loc);
 }
 
 Result<Value> Tracer::nxReshape(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   Value opts = takeOptions(args, 2);
   NXC_CHECK(arity(fn, args, 2, 2, loc));
   NXC_TRY(o, options(opts, {"names"}, "Nx.reshape"));
-  (void)o;
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   Shape shape;
   int autoAt = -1;
@@ -95,7 +104,16 @@ Result<Value> Tracer::nxReshape(const std::string &fn, std::vector<Value> &args,
   }
   if (want != have)
     return error(loc, "cannot reshape, current shape " + current + " is not compatible with new shape " + shapeString(shape));
-  return Value::tensor(reshape(x, shape, loc), loc);
+  std::vector<std::string> names;
+  if (o.count("names")) {
+    NXC_TRY(nn, namesOption(o["names"], shape.size(), loc));
+    names = nn;
+  } else if (args[1].kind == Value::Tensor) {
+    names = namesOf(args[1].node);
+  }
+  int r = reshape(x, shape, loc);
+  if (r == x && names.empty()) return Value::tensor(x, loc);
+  return Value::tensor(named(r == x ? reshape(x, shape, loc) : r, names), loc);
 }
 
 Result<Value> Tracer::nxFlatten(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -128,7 +146,14 @@ Result<Value> Tracer::nxNewAxis(const std::string &fn, std::vector<Value> &args,
     return error(args[1].loc, "given axis (" + std::to_string(args[1].i) + ") invalid for shape with rank " +
                                   std::to_string(s.size() + 1));
   s.insert(s.begin() + a, 1);
-  return Value::tensor(reshape(x, s, loc), loc);
+  std::vector<std::string> names = namesOf(x);
+  std::string name;
+  if (args.size() == 3) {
+    if (args[2].kind != Value::Atom) return error(args[2].loc, "Nx.new_axis expects an atom as the axis name");
+    name = args[2].isNil() ? "" : args[2].atom;
+  }
+  names.insert(names.begin() + a, name);
+  return Value::tensor(named(reshape(x, s, loc), names), loc);
 }
 
 Result<Value> Tracer::nxSqueeze(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -149,9 +174,14 @@ Result<Value> Tracer::nxSqueeze(const std::string &fn, std::vector<Value> &args,
     for (size_t i = 0; i < s.size(); ++i)
       if (s[i] == 1) axes.push_back((int64_t)i);
   }
+  std::vector<std::string> names, all = namesOf(x);
   for (size_t i = 0; i < s.size(); ++i)
-    if (std::find(axes.begin(), axes.end(), (int64_t)i) == axes.end()) out.push_back(s[i]);
-  return Value::tensor(reshape(x, out, loc), loc);
+    if (std::find(axes.begin(), axes.end(), (int64_t)i) == axes.end()) {
+      out.push_back(s[i]);
+      names.push_back(all[i]);
+    }
+  int r = reshape(x, out, loc);
+  return Value::tensor(r == x ? x : named(r, names), loc);
 }
 
 int Tracer::transpose(int x, const std::vector<int64_t> &perm, const Loc &loc) {
@@ -169,7 +199,9 @@ int Tracer::transpose(int x, const std::vector<int64_t> &perm, const Loc &loc) {
   n.type = TensorType{g_.typeOf(x).elem, out, {}};
   n.axes = perm;
   n.loc = loc;
-  return add(n);
+  std::vector<std::string> names, in = namesOf(x);
+  for (auto p : perm) names.push_back(in[p]);
+  return named(add(n), names);
 }
 
 Result<Value> Tracer::nxTranspose(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -271,7 +303,7 @@ Result<int> Tracer::concatenate(const std::vector<int> &xs, int64_t axis, const 
   n.type = TensorType{t, out, {}};
   n.axes = {axis};
   n.loc = loc;
-  return add(n);
+  return named(add(n), namesOf(xs[0]));
 }
 
 Result<Value> Tracer::nxConcatenate(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -358,7 +390,7 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
     Node n;
     n.op = "pad";
     n.operands = {r, operand(args[1], t, {}, loc)};
-    n.type = TensorType{t, padded, {}};
+    n.type = TensorType{t, padded, g_.typeOf(x).names};
     std::vector<int64_t> l2, h2;
     for (size_t d = 0; d < s.size(); ++d) {
       l2.push_back(std::max<int64_t>(lo[d], 0));

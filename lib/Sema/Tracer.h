@@ -137,6 +137,15 @@ public:
   int numberConstant(const Value &v, ElemType t);
   Result<int> toTensor(const Value &v, const Loc &loc);
   int unaryNode(const std::string &op, int x, ElemType out, const Loc &loc);
+  /// Axis names (one per axis, "" for none) of node x.
+  std::vector<std::string> namesOf(int x) const;
+  /// Gives node `id` the axis names (a renamed copy for parameters).
+  int named(int id, std::vector<std::string> names);
+  /// Nx's name merge for broadcasting (right-aligned; a name wins over none).
+  Result<std::vector<std::string>> mergeNames(const std::vector<std::string> &a, const std::vector<std::string> &b,
+                                              size_t rank, const Loc &loc);
+  /// `names:` option: a list of atoms or nil, one per axis.
+  Result<std::vector<std::string>> namesOption(const Value &v, size_t rank, const Loc &loc);
   int cast(int x, ElemType t, const Loc &loc);
   int broadcastTo(int x, const Shape &shape, const Loc &loc);
   int reshape(int x, const Shape &shape, const Loc &loc);
@@ -215,7 +224,7 @@ public:
   // Linear algebra (NxLinAlg.cpp)
   Result<Value> nxDot(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxOuter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
-  Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what);
+  Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node);
   Result<Value> dot(std::vector<Value> args, const Loc &loc);
 
 private:

@@ -47,6 +47,13 @@ std::string elementsComment(const TensorType &t) {
   return fmt::format(FMT_STRING("{} element{}"), n, n == 1 ? "" : "s");
 }
 
+/// Axis names for the manifest: one per axis, null where unnamed.
+nlohmann::json axisNames(const TensorType &t) {
+  nlohmann::json names = nlohmann::json::array();
+  for (auto &n : t.names) names.push_back(n.empty() ? nlohmann::json() : nlohmann::json(n));
+  return names;
+}
+
 } // namespace
 
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
@@ -131,11 +138,13 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
     for (size_t i = 0; i < g.params.size(); ++i) {
       const TensorType &t = g.typeOf(g.params[i]);
       args.push_back({{"name", g.paramNames[i]}, {"type", t.elem.name()}, {"shape", t.shape}, {"c_type", t.elem.cType()}});
+      if (!t.names.empty()) args.back()["axis_names"] = axisNames(t);
     }
     auto outs = outputNames(g);
     for (size_t i = 0; i < outs.size(); ++i) {
       const TensorType &t = g.typeOf(g.results[i]);
       results.push_back({{"name", outs[i]}, {"type", t.elem.name()}, {"shape", t.shape}, {"c_type", t.elem.cType()}});
+      if (!t.names.empty()) results.back()["axis_names"] = axisNames(t);
     }
     json workspace = {{"size", e.workspaceSize}, {"alignment", kWorkspaceAlign}, {"entry", e.symbol + "_with_workspace"},
                       {"query", e.symbol + "_workspace_size"}};

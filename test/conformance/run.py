@@ -79,7 +79,9 @@ def main():
                 cmd = [args.nxc, "jit", path, "--fn", case["fn"], *case["args"]]
                 p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
                 if case["error"]:
-                    ok = p.returncode == 1 and case["error"] in p.stderr
+                    m = re.match(r"(.*?)\s*@(\d+):(\d+)$", case["error"])
+                    want = f"{path}:{m.group(2)}:{m.group(3)}: error: {m.group(1)}" if m else case["error"]
+                    ok = p.returncode == 1 and want in p.stderr
                 else:
                     ok = p.returncode == 0 and p.stdout == case["expect"]
                 if ok:

@@ -384,7 +384,7 @@ const ErrorCase kSemaErrors[] = {
      "defmodule M do\n"
      "  defn f(x), do: Nx.sum(x, axes: [:rows])\n"
      "end\n",
-     "f(f32[2,3])", File, 2, 35, "named axes (:rows) are not supported yet"},
+     "f(f32[2,3])", File, 2, 35, "key :rows not found in tensor with names [nil, nil]"},
     {"keep_axes that is not a boolean",
      "defmodule M do\n"
      "  defn f(x), do: Nx.sum(x, keep_axes: 1)\n"
