@@ -211,6 +211,34 @@ Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
 }
 
 /// sinh: a Taylor polynomial for |x| < 0.5 (where (e^x - e^-x) / 2 cancels).
+/// erf_inv as Nx's reference backend computes it: Giles' single-precision
+/// polynomials evaluated in f64 (multiply, then add), rounded once.
+Value erfInv(OpBuilder &b, Location l, Value x) {
+  Type t = x.getType(), f64 = b.getF64Type();
+  Value z = t == f64 ? x : (Value)arith::ExtFOp::create(b, l, f64, x);
+  Value one = fconst(b, l, f64, 1.0);
+  Value w = arith::NegFOp::create(b, l, math::LogOp::create(b, l, fmul(b, l, fsub(b, l, one, z), fadd(b, l, one, z))));
+  auto poly = [&](Value v, std::initializer_list<double> cs) {
+    auto it = cs.begin();
+    Value acc = fconst(b, l, f64, *it++);
+    for (; it != cs.end(); ++it) acc = fadd(b, l, fmul(b, l, acc, v), fconst(b, l, f64, *it));
+    return acc;
+  };
+  Value small = poly(fsub(b, l, w, fconst(b, l, f64, 2.5)),
+                     {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                      -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
+  Value large = poly(fsub(b, l, math::SqrtOp::create(b, l, w), fconst(b, l, f64, 3.0)),
+                     {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                      -0.0076224613, 0.00943887047, 1.00167406, 2.83297682});
+  Value isSmall = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, w, fconst(b, l, f64, 5.0));
+  Value r = fmul(b, l, arith::SelectOp::create(b, l, isSmall, small, large), z);
+  auto eq = [&](double c) { return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, z, fconst(b, l, f64, c)); };
+  r = arith::SelectOp::create(b, l, eq(1.0), fconst(b, l, f64, INFINITY), r);
+  r = arith::SelectOp::create(b, l, eq(-1.0), fconst(b, l, f64, -INFINITY), r);
+  r = arith::SelectOp::create(b, l, eq(0.0), z, r);
+  return t == f64 ? r : (Value)arith::TruncFOp::create(b, l, t, r);
+}
+
 Value sinhAccurate(OpBuilder &b, Location l, Value x) {
   Type t = x.getType();
   Value x2 = fmul(b, l, x, x);
@@ -430,6 +458,7 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "cbrt") return (Value)math::CbrtOp::create(b, l, x);
   if (name == "erf") return (Value)math::ErfOp::create(b, l, x);
   if (name == "erfc") return (Value)math::ErfcOp::create(b, l, x);
+  if (name == "erf_inv") return erfInv(b, l, x);
   return failure();
 }
 
@@ -535,6 +564,11 @@ struct NxOpLowering : public ConversionPattern {
       // The same bits, seen with the signless element type.
       auto sl = attr.bitcast(outType.getElementType());
       result = arith::ConstantOp::create(rw, l, outType, sl);
+    } else if (name == "bitcast") {
+      Type to = outType.getElementType();
+      result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
+        return (Value)arith::BitcastOp::create(b, nl, to, a[0]);
+      });
     } else if (name == "as_type") {
       Type from = nxIn, to = nxOut.getElementType();
       result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {

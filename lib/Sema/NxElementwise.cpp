@@ -34,7 +34,7 @@ BinaryRule binaryRule(const std::string &fn) {
 std::vector<NxEntry> nxElementwiseFunctions() {
   std::vector<NxEntry> t;
   for (const char *n : {"exp", "expm1", "log1p", "sigmoid", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin",
-                        "acos", "atan", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "log2",
+                        "acos", "atan", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "log2",
                         "log10"})
     t.push_back({n, &Tracer::nxFloatUnary});
   t.push_back({"log", &Tracer::nxLog});
@@ -47,6 +47,7 @@ std::vector<NxEntry> nxElementwiseFunctions() {
                         "logical_xor"})
     t.push_back({n, &Tracer::nxBinary});
   t.push_back({"as_type", &Tracer::nxAsType});
+  t.push_back({"bitcast", &Tracer::nxAsType});
   t.push_back({"select", &Tracer::nxSelect});
   t.push_back({"clip", &Tracer::nxClip});
   t.push_back({"square", &Tracer::nxSquare});
@@ -112,6 +113,14 @@ Result<Value> Tracer::nxAsType(const std::string &fn, std::vector<Value> &args, 
   NXC_CHECK(arity(fn, args, 2, 2, loc));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(t, parseType(args[1]));
+  if (fn == "bitcast") {
+    ElemType in = g_.typeOf(x).elem;
+    if (in.bits != t.bits)
+      return error(loc, "input type width must match new type width, got input type " + in.name() +
+                            " and output type " + t.name());
+    if (in == t) return Value::tensor(x, loc);
+    return Value::tensor(unaryNode("bitcast", x, t, loc), loc);
+  }
   return Value::tensor(cast(x, t, loc), loc);
 }
 

@@ -17,7 +17,7 @@ const std::unordered_map<std::string, NxHandler> &table() {
   static const std::unordered_map<std::string, NxHandler> t = [] {
     std::unordered_map<std::string, NxHandler> m;
     for (auto family : {nxElementwiseFunctions, nxReductionFunctions, nxShapeFunctions, nxIndexFunctions,
-                        nxCreationFunctions, nxLinAlgFunctions})
+                        nxCreationFunctions, nxLinAlgFunctions, nxRandomFunctions})
       for (const NxEntry &e : family()) m.emplace(e.name, e.handler);
     return m;
   }();

@@ -78,6 +78,7 @@ std::vector<NxEntry> nxShapeFunctions();
 std::vector<NxEntry> nxIndexFunctions();
 std::vector<NxEntry> nxCreationFunctions();
 std::vector<NxEntry> nxLinAlgFunctions();
+std::vector<NxEntry> nxRandomFunctions();
 
 class Tracer {
 public:
@@ -226,6 +227,15 @@ public:
   Result<Value> nxOuter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node);
   Result<Value> dot(std::vector<Value> args, const Loc &loc);
+  // Nx.Random (NxRandom.cpp)
+  Result<Value> nxRandomKey(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxRandomSplit(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxRandomFoldIn(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxRandomSample(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<int> checkKey(const Value &key, const std::string &fn, const Loc &loc);
+  Result<std::pair<Value, Value>> threefryPair(Value x0, Value x1, int key, const Loc &loc);
+  Result<int> threefryBits(int key, int64_t count, const Loc &loc);
+  Result<int> randomBits(int key, const Shape &shape, int bits, const Loc &loc);
 
 private:
   const ast::File &file_;

@@ -25,6 +25,7 @@ namespace nxc {
 namespace {
 
 constexpr unsigned kMaxUsers = 4;
+constexpr size_t kMaxRecomputedOps = 24;
 
 bool shouldFuse(OpOperand *fused) {
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
@@ -33,6 +34,13 @@ bool shouldFuse(OpOperand *fused) {
   if (producer->hasAttr("nxc.keep_layout")) return false;
   if (producer->hasOneUse()) return true;
   if (producer.getNumReductionLoops() != 0) return false;
+  // Recomputing a large body in every user multiplies work: only small
+  // bodies are copied, and only from producers whose inputs are not
+  // element-wise loops themselves (chains of multi-use values, as in a hash
+  // or a recurrence, would otherwise be copied exponentially often).
+  if (producer.getRegion().front().getOperations().size() > kMaxRecomputedOps) return false;
+  for (Value in : producer.getDpsInputs())
+    if (auto g = in.getDefiningOp<linalg::GenericOp>(); g && g.getNumReductionLoops() == 0) return false;
   unsigned users = 0;
   for (Operation *user : producer->getUsers()) {
     if (!isa<linalg::GenericOp>(user)) return false;

@@ -80,7 +80,7 @@ class Nx_UnaryOp<string mnemonic, string doc>
 
 foreach name = ["exp", "expm1", "log", "log1p", "sigmoid", "sin", "cos", "tan",
                 "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
-                "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "negate", "abs",
+                "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "negate", "abs",
                 "sign", "floor", "ceil", "round", "logical_not", "is_nan",
                 "is_infinity", "bitwise_not", "log2", "population_count",
                 "count_leading_zeros"] in
@@ -88,6 +88,13 @@ foreach name = ["exp", "expm1", "log", "log1p", "sigmoid", "sin", "cos", "tan",
 
 def Nx_AsTypeOp : Nx_Op<"as_type", [SameOperandsAndResultShape]> {
   let summary = "Nx.as_type: element type conversion";
+  let arguments = (ins AnyStaticShapeTensor:$operand);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+def Nx_BitcastOp : Nx_Op<"bitcast", [SameOperandsAndResultShape]> {
+  let summary = "Nx.bitcast: the same bits as another type of the same width";
   let arguments = (ins AnyStaticShapeTensor:$operand);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";

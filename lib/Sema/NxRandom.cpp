@@ -1,0 +1,340 @@
+//===- NxRandom.cpp - Nx.Random, bit for bit ------------------------------===//
+//
+// Nx.Random is itself written in defn; this traces the same computation:
+// keys are u32[2], bits come from Threefry-2x32 with 20 rounds (the counter
+// layout of Nx's threefry2x32: for N outputs, counts (j, N/2 + j) and the two
+// result words concatenated; odd N pads with a 0 and drops the last), and
+// samplers split the key, sample with keys[1] and return keys[0]. Floats
+// come from the mantissa bits, normal from erf_inv of a uniform sample, with
+// the constant folding Nx's expression builder applies (so that literal
+// arguments give the numbers Nx gives).
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace nxc::sema {
+
+std::vector<NxEntry> nxRandomFunctions() {
+  return {{"Random.key", &Tracer::nxRandomKey},
+          {"Random.split", &Tracer::nxRandomSplit},
+          {"Random.fold_in", &Tracer::nxRandomFoldIn},
+          {"Random.uniform", &Tracer::nxRandomSample},
+          {"Random.uniform_split", &Tracer::nxRandomSample},
+          {"Random.normal", &Tracer::nxRandomSample},
+          {"Random.normal_split", &Tracer::nxRandomSample},
+          {"Random.randint", &Tracer::nxRandomSample},
+          {"Random.randint_split", &Tracer::nxRandomSample}};
+}
+
+namespace {
+
+const ElemType kU32{TypeKind::U, 32};
+const ElemType kU64{TypeKind::U, 64};
+const ElemType kS64{TypeKind::S, 64};
+
+} // namespace
+
+Result<int> Tracer::checkKey(const Value &key, const std::string &fn, const Loc &loc) {
+  NXC_TRY(k, tensorArg(fn, key, loc));
+  const TensorType &t = g_.typeOf(k);
+  if (t.shape != Shape{2})
+    return error(key.loc.valid() ? key.loc : loc, "expected key to have shape {2}, got tensor with shape " + shapeString(t.shape));
+  if (t.elem != kU32)
+    return error(key.loc.valid() ? key.loc : loc,
+                 "expected key with 32-bit unsigned integer type, got key with type " + t.elem.name());
+  return k;
+}
+
+/// Threefry-2x32 (20 rounds) of the u32 counts (x0, x1) under key k (u32[2]).
+Result<std::pair<Value, Value>> Tracer::threefryPair(Value x0, Value x1, int key, const Loc &loc) {
+  std::vector<Value> i0 = {Value::number(0, loc)}, i1 = {Value::number(1, loc)};
+  NXC_TRY(k0s, slice(key, i0, {1}, {1}, loc));
+  NXC_TRY(k1s, slice(key, i1, {1}, {1}, loc));
+  Value k0 = Value::tensor(reshape(k0s, {}, loc), loc), k1 = Value::tensor(reshape(k1s, {}, loc), loc);
+  auto op = [&](const char *name, const Value &a, const Value &b) {
+    return binary(name, a, b, name[0] == 'b' || name[1] == 'e' || name[0] == 'r' ? BinaryRule::IntOnly : BinaryRule::Arith,
+                  loc);
+  };
+  NXC_TRY(k01, op("bitwise_xor", k0, k1));
+  NXC_TRY(k2, op("bitwise_xor", k01, Value::number(0x1BD11BDA, loc)));
+  Value ks[3] = {k0, k1, k2};
+  static const int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  NXC_TRY(a0, op("add", x0, ks[0]));
+  NXC_TRY(a1, op("add", x1, ks[1]));
+  x0 = a0;
+  x1 = a1;
+  for (int i = 1; i <= 5; ++i) {
+    for (int r : rotations[(i - 1) % 2]) {
+      NXC_TRY(s0, op("add", x0, x1));
+      NXC_TRY(left, op("left_shift", x1, Value::number(r, loc)));
+      NXC_TRY(right, op("right_shift", x1, Value::number(32 - r, loc)));
+      NXC_TRY(rot, op("bitwise_or", left, right));
+      NXC_TRY(s1, op("bitwise_xor", rot, s0));
+      x0 = s0;
+      x1 = s1;
+    }
+    NXC_TRY(n0, op("add", x0, ks[i % 3]));
+    NXC_TRY(k1i, op("add", ks[(i + 1) % 3], Value::number(i, loc)));
+    NXC_TRY(n1, op("add", x1, k1i));
+    x0 = n0;
+    x1 = n1;
+  }
+  return std::make_pair(x0, x1);
+}
+
+/// threefry2x32(key, shape): `count` u32 values, flat.
+Result<int> Tracer::threefryBits(int key, int64_t count, const Loc &loc) {
+  int64_t padded = count + (count % 2), half = padded / 2;
+  std::vector<int64_t> c0(half), c1(half);
+  for (int64_t j = 0; j < half; ++j) {
+    c0[j] = j;
+    c1[j] = half + j < count ? half + j : 0;
+  }
+  Value x0 = Value::tensor(constant(kU32, {half}, {}, c0, loc), loc);
+  Value x1 = Value::tensor(constant(kU32, {half}, {}, c1, loc), loc);
+  NXC_TRY(ys, threefryPair(x0, x1, key, loc));
+  NXC_TRY(all, concatenate({ys.first.node, ys.second.node}, 0, loc));
+  if (padded == count) return all;
+  return slice(all, {Value::number(0, loc)}, {count}, {1}, loc);
+}
+
+/// random_bits: `shape` values of `bits` width (u8/u16/u32/u64).
+Result<int> Tracer::randomBits(int key, const Shape &shape, int bits, const Loc &loc) {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  if (n > (int64_t(1) << 30)) return error(loc, "Nx.Random: the sample shape is too large");
+  int r;
+  if (bits == 64) {
+    NXC_TRY(b, threefryBits(key, 2 * n, loc));
+    int wide = cast(b, kU64, loc);
+    NXC_TRY(hi, slice(wide, {Value::number(0, loc)}, {n}, {1}, loc));
+    NXC_TRY(lo, slice(wide, {Value::number(n, loc)}, {n}, {1}, loc));
+    NXC_TRY(sh, binary("left_shift", Value::tensor(hi, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
+    NXC_TRY(o, binary("bitwise_or", sh, Value::tensor(lo, loc), BinaryRule::IntOnly, loc));
+    r = o.node;
+  } else {
+    NXC_TRY(b, threefryBits(key, n, loc));
+    r = bits == 32 ? b : cast(b, ElemType{TypeKind::U, bits}, loc);
+  }
+  return reshape(r, shape, loc);
+}
+
+Result<Value> Tracer::nxRandomKey(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity("Random.key", args, 1, 1, loc));
+  const Value &seed = args[0];
+  if (seed.kind == Value::Int) {
+    uint64_t s = (uint64_t)seed.i;
+    return Value::tensor(constant(kU32, {2}, {}, {(int64_t)(s >> 32), (int64_t)(s & 0xFFFFFFFFu)}, loc), loc);
+  }
+  if (seed.kind != Value::Tensor || g_.typeOf(seed.node).rank() != 0 ||
+      (g_.typeOf(seed.node).elem != kU64 && g_.typeOf(seed.node).elem != kS64))
+    return error(seed.loc.valid() ? seed.loc : loc,
+                 "expected seed to be an integer, u64 tensor or s64 tensor, got: " + describeValue(seed));
+  int s = g_.typeOf(seed.node).elem == kS64 ? unaryNode("bitcast", seed.node, kU64, loc) : seed.node;
+  NXC_TRY(hi, binary("right_shift", Value::tensor(s, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(lo, binary("bitwise_and", Value::tensor(s, loc), Value::number(0xFFFFFFFFll, loc), BinaryRule::IntOnly, loc));
+  int h = reshape(cast(hi.node, kU32, loc), {1}, loc), l = reshape(cast(lo.node, kU32, loc), {1}, loc);
+  NXC_TRY(k, concatenate({h, l}, 0, loc));
+  return Value::tensor(k, loc);
+}
+
+Result<Value> Tracer::nxRandomSplit(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity("Random.split", args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"parts"}, "Nx.Random.split"));
+  NXC_TRY(key, checkKey(args[0], "Random.split", loc));
+  int64_t parts = 2;
+  if (o.count("parts")) {
+    NXC_TRY(p, intArg("Nx.Random.split", o["parts"], ":parts", loc));
+    if (p < 1) return error(o["parts"].loc, "Nx.Random.split: :parts must be positive");
+    parts = p;
+  }
+  NXC_TRY(bits, threefryBits(key, 2 * parts, loc));
+  return Value::tensor(reshape(bits, {parts, 2}, loc), loc);
+}
+
+Result<Value> Tracer::nxRandomFoldIn(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity("Random.fold_in", args, 2, 2, loc));
+  NXC_TRY(key, checkKey(args[0], "Random.fold_in", loc));
+  NXC_TRY(data, tensorArg("Random.fold_in", args[1], loc));
+  Shape shape = g_.typeOf(data).shape;
+  int64_t n = g_.typeOf(data).numElements();
+  int d = reshape(cast(data, kU64, loc), {n}, loc);
+  NXC_TRY(hi, binary("right_shift", Value::tensor(d, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(lo, binary("bitwise_and", Value::tensor(d, loc), Value::number(0xFFFFFFFFll, loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(ys, threefryPair(Value::tensor(cast(hi.node, kU32, loc), loc), Value::tensor(cast(lo.node, kU32, loc), loc),
+                           key, loc));
+  int a = reshape(ys.first.node, {n, 1}, loc), b = reshape(ys.second.node, {n, 1}, loc);
+  NXC_TRY(both, concatenate({a, b}, 1, loc));
+  shape.push_back(2);
+  return Value::tensor(reshape(both, shape, loc), loc);
+}
+
+/// uniform/normal/randint and their _split forms.
+Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  std::string name = fn.substr(7); // after "Random."
+  bool split = name.size() > 6 && name.compare(name.size() - 6, 6, "_split") == 0;
+  std::string kind = split ? name.substr(0, name.size() - 6) : name;
+  std::string qual = "Nx.Random." + name;
+  Value opts = takeOptions(args, 1);
+  bool isRandint = kind == "randint";
+  if (isRandint) NXC_CHECK(arity(fn, args, 3, 3, loc));
+  else NXC_CHECK(arity(fn, args, args.size() <= 1 ? 1 : 3, 3, loc));
+  NXC_TRY(o, options(opts, {"names", "type", "shape"}, qual));
+  NXC_TRY(key0, checkKey(args[0], fn, loc));
+  Value lo = args.size() == 3 ? args[1] : (kind == "uniform" ? Value::real(0.0, loc) : Value::real(0.0, loc));
+  Value hi = args.size() == 3 ? args[2] : Value::real(1.0, loc);
+  Shape shape;
+  if (o.count("shape")) {
+    NXC_TRY(s, shapeArg(o["shape"], qual));
+    shape = s;
+  }
+  std::vector<std::string> names;
+  if (o.count("names")) {
+    NXC_TRY(nn, namesOption(o["names"], shape.size(), loc));
+    names = nn;
+  }
+  // The sampling key, and the key returned beside the sample.
+  int sampleKey = key0, nextKey = -1;
+  if (!split) {
+    NXC_TRY(bits, threefryBits(key0, 4, loc));
+    int keys = reshape(bits, {2, 2}, loc);
+    NXC_TRY(k0, slice(keys, {Value::number(0, loc), Value::number(0, loc)}, {1, 2}, {1, 1}, loc));
+    NXC_TRY(k1, slice(keys, {Value::number(1, loc), Value::number(0, loc)}, {1, 2}, {1, 1}, loc));
+    nextKey = reshape(k0, {2}, loc);
+    sampleKey = reshape(k1, {2}, loc);
+  }
+  ElemType type;
+  if (o.count("type")) {
+    NXC_TRY(t, parseType(o["type"]));
+    type = t;
+  } else {
+    type = mergeTypes(typeOfValue(lo), typeOfValue(hi));
+    if (!isRandint) type = toFloating(type);
+  }
+  Value sample;
+  if (isRandint) {
+    if (type.isFloat()) return error(loc, "expected integer type, got type " + type.name());
+    int bitsN = type.bits;
+    Shape twice = shape;
+    twice.insert(twice.begin(), 2);
+    NXC_TRY(rb, randomBits(sampleKey, twice, bitsN, loc));
+    int64_t n = 1;
+    for (auto d : shape) n *= d;
+    int flat = reshape(rb, {2 * n}, loc);
+    NXC_TRY(hiBits, slice(flat, {Value::number(0, loc)}, {n}, {1}, loc));
+    NXC_TRY(loBits, slice(flat, {Value::number(n, loc)}, {n}, {1}, loc));
+    ElemType ut{TypeKind::U, bitsN};
+    // span = (max - min) as u{nb}; everything after it in s64, as Nx computes it.
+    NXC_TRY(minB, tensorArg(fn, lo, loc));
+    NXC_TRY(maxB, tensorArg(fn, hi, loc));
+    NXC_TRY(diff, binary("subtract", Value::tensor(maxB, loc), Value::tensor(minB, loc), BinaryRule::Arith, loc));
+    Value span = Value::tensor(cast(cast(diff.node, ut, loc), kS64, loc), loc);
+    int64_t m = (int64_t)1 << (bitsN / 2);
+    NXC_TRY(mm, binary("remainder", Value::number(m, loc), span, BinaryRule::Arith, loc));
+    NXC_TRY(mm2, binary("multiply", mm, mm, BinaryRule::Arith, loc));
+    NXC_TRY(mult, binary("remainder", mm2, span, BinaryRule::Arith, loc));
+    Value h = Value::tensor(cast(hiBits, kS64, loc), loc), l = Value::tensor(cast(loBits, kS64, loc), loc);
+    NXC_TRY(hm, binary("remainder", h, span, BinaryRule::Arith, loc));
+    NXC_TRY(hmm, binary("multiply", hm, mult, BinaryRule::Arith, loc));
+    NXC_TRY(lm, binary("remainder", l, span, BinaryRule::Arith, loc));
+    NXC_TRY(sum, binary("add", hmm, lm, BinaryRule::Arith, loc));
+    NXC_TRY(off, binary("remainder", sum, span, BinaryRule::Arith, loc));
+    NXC_TRY(res, binary("add", Value::tensor(cast(minB, kS64, loc), loc), Value::tensor(reshape(off.node, shape, loc), loc),
+                        BinaryRule::Arith, loc));
+    sample = Value::tensor(cast(res.node, type, loc), loc);
+  } else {
+    if (!type.isFloat()) return error(loc, "expected float or complex type, got type " + type.name());
+    // uniform_split(key, min, max) in `type`.
+    auto uniform = [&](int key, Value minV, Value maxV) -> Result<Value> {
+      int nb = type.bits;
+      int mantissa = type.kind == TypeKind::BF ? 7 : nb == 16 ? 10 : nb == 32 ? 23 : 52;
+      uint64_t oneBits = type.kind == TypeKind::BF ? 0x3F80 : nb == 16 ? 0x3C00 : nb == 32 ? 0x3F800000
+                                                                                          : 0x3FF0000000000000ull;
+      ElemType ut{TypeKind::U, nb};
+      NXC_TRY(bits, randomBits(key, shape, nb, loc));
+      NXC_TRY(sh, binary("right_shift", Value::tensor(bits, loc), Value::number(nb - mantissa, loc), BinaryRule::IntOnly, loc));
+      int one = constant(ut, {}, {}, {(int64_t)oneBits}, loc);
+      NXC_TRY(ored, binary("bitwise_or", sh, Value::tensor(one, loc), BinaryRule::IntOnly, loc));
+      Value f = Value::tensor(unaryNode("bitcast", ored.node, type, loc), loc);
+      NXC_TRY(f0, binary("subtract", f, Value::real(1.0, loc), BinaryRule::Arith, loc));
+      f = f0;
+      // Literal bounds fold as Nx folds constants: x * 1 and x + 0 vanish,
+      // max - min is computed on the numbers.
+      bool numbers = minV.isNumber() && maxV.isNumber();
+      Value span;
+      if (numbers) span = Value::real(maxV.asDouble() - minV.asDouble(), loc);
+      else {
+        NXC_TRY(a, tensorArg(qual, maxV, loc));
+        NXC_TRY(b, tensorArg(qual, minV, loc));
+        NXC_TRY(s, binary("subtract", Value::tensor(cast(a, type, loc), loc), Value::tensor(cast(b, type, loc), loc),
+                          BinaryRule::Arith, loc));
+        span = s;
+      }
+      if (!(span.isNumber() && span.asDouble() == 1.0)) {
+        NXC_TRY(m, binary("multiply", f, span, BinaryRule::Arith, loc));
+        f = m;
+      }
+      Value minT = minV.isNumber() ? Value::real(minV.asDouble(), loc) : Value::tensor(cast(minV.node, type, loc), loc);
+      if (!(minV.isNumber() && minV.asDouble() == 0.0)) {
+        NXC_TRY(s, binary("add", f, minT, BinaryRule::Arith, loc));
+        f = s;
+      }
+      return binary("max", f, minT, BinaryRule::Arith, loc);
+    };
+    if (kind == "uniform") {
+      for (const Value *v : {&lo, &hi})
+        if (v->kind != Value::Tensor && !v->isNumber()) return error(loc, qual + " expects numbers or tensors as bounds");
+      NXC_TRY(u, uniform(sampleKey, lo, hi));
+      sample = u;
+    } else {
+      // normal: u in (nextafter(-1), 1), then sqrt(2) * erf_inv(u) * std + mean.
+      double minusOne;
+      if (type.bits == 64) {
+        uint64_t bitsV = 0xBFEFFFFFFFFFFFFFull;
+        std::memcpy(&minusOne, &bitsV, 8);
+      } else if (type.bits == 32) {
+        uint32_t bitsV = 0xBF7FFFFFu;
+        float fv;
+        std::memcpy(&fv, &bitsV, 4);
+        minusOne = fv;
+      } else {
+        minusOne = -0.99951171875; // the 16-bit IEEE half, also for bf16 (as Nx)
+      }
+      NXC_TRY(u, uniform(sampleKey, Value::real(minusOne, loc), Value::number(1, loc)));
+      std::vector<Value> ea = {u};
+      NXC_TRY(e, nxFloatUnary("erf_inv", ea, loc));
+      // sqrt(2) folded in the sample type, as Nx folds Nx.sqrt of a constant.
+      double sqrt2 = type.bits == 64 ? std::sqrt(2.0) : type.bits == 32 ? (double)std::sqrt(2.0f) : 1.4140625;
+      const Value &mean = lo, &sd = hi;
+      Value z;
+      if (sd.isNumber()) {
+        // sqrt2 * erf_inv(u), or constant(sd * sqrt2) * erf_inv(u).
+        NXC_TRY(m, binary("multiply", Value::real(sd.asDouble() == 1.0 ? sqrt2 : sd.asDouble() * sqrt2, loc), e,
+                          BinaryRule::Arith, loc));
+        z = m;
+      } else {
+        NXC_TRY(sdT, tensorArg(qual, sd, loc));
+        NXC_TRY(se, binary("multiply", Value::tensor(cast(sdT, type, loc), loc), e, BinaryRule::Arith, loc));
+        NXC_TRY(m, binary("multiply", Value::real(sqrt2, loc), se, BinaryRule::Arith, loc));
+        z = m;
+      }
+      if (!(mean.isNumber() && mean.asDouble() == 0.0)) {
+        NXC_TRY(meanT, tensorArg(qual, mean, loc));
+        NXC_TRY(a, binary("add", z, Value::tensor(cast(meanT, type, loc), loc), BinaryRule::Arith, loc));
+        z = a;
+      }
+      sample = z;
+    }
+  }
+  int s = reshape(sample.node, shape, loc);
+  if (!names.empty()) s = named(s == sample.node ? reshape(sample.node, shape, loc) : s, names);
+  Value out = Value::tensor(s, loc);
+  if (split) return out;
+  return Value::tuple({out, Value::tensor(nextKey, loc)}, loc);
+}
+
+} // namespace nxc::sema
