@@ -47,9 +47,10 @@ namespace {
 const char *kToLinalg = "nxc-lower-nx-to-linalg,canonicalize,cse,"
                         "func.func(nxc-fuse-elementwise),canonicalize,cse";
 
-/// linalg on tensors -> linalg on buffers. Results become out-parameters;
-/// temporaries up to 256 bytes (accumulators) live on the stack, all others in
-/// the caller-owned workspace; copies become loops (no memcpy).
+/// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
+/// Results become out-parameters; temporaries up to 256 bytes (accumulators)
+/// live on the stack, all others in the caller-owned workspace; copies become
+/// loops (no memcpy).
 const char *kBufferize =
     "func.func(nxc-distinct-results),"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
@@ -256,6 +257,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   for (auto &e : entries) out.entries.push_back(EntryInfo{e.symbol, 0, false});
   NXC_CHECK(runPipeline(*module, kBufferize, diags, "bufferizing"));
   readWorkspaceSizes(*module, out.entries);
+  if (stage == Stage::Bufferized) { out.text = print(*module); return out; }
   NXC_CHECK(runPipeline(*module, kToLLVMDialect, diags, "lowering to the LLVM dialect"));
   if (stage == Stage::LLVMDialect) { out.text = print(*module); return out; }
 

@@ -25,6 +25,10 @@
 using namespace mlir;
 
 namespace nxc {
+
+#define GEN_PASS_DEF_ALLOCSTOWORKSPACEPASS
+#include "nxc/Transforms/Passes.h.inc"
+
 namespace {
 
 constexpr int64_t kAlignment = 64;
@@ -75,12 +79,7 @@ unsigned lastUse(Value v, Block &entry, const DenseMap<Operation *, unsigned> &i
   return last;
 }
 
-struct AllocsToWorkspacePass : public PassWrapper<AllocsToWorkspacePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AllocsToWorkspacePass)
-  StringRef getArgument() const override { return "nxc-allocs-to-workspace"; }
-  StringRef getDescription() const override { return "Place all temporaries in a caller-owned workspace argument"; }
-  void getDependentDialects(DialectRegistry &r) const override { r.insert<arith::ArithDialect, memref::MemRefDialect>(); }
-
+struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspacePass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate()) continue;
@@ -154,8 +153,5 @@ struct AllocsToWorkspacePass : public PassWrapper<AllocsToWorkspacePass, Operati
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createAllocsToWorkspacePass() { return std::make_unique<AllocsToWorkspacePass>(); }
-
 
 } // namespace nxc

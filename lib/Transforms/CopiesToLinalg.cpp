@@ -14,14 +14,13 @@
 using namespace mlir;
 
 namespace nxc {
+
+#define GEN_PASS_DEF_COPIESTOLINALGPASS
+#include "nxc/Transforms/Passes.h.inc"
+
 namespace {
 
-struct CopiesToLinalgPass : public PassWrapper<CopiesToLinalgPass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CopiesToLinalgPass)
-  StringRef getArgument() const override { return "nxc-copies-to-linalg"; }
-  StringRef getDescription() const override { return "Rewrite memref.copy into linalg.copy"; }
-  void getDependentDialects(DialectRegistry &r) const override { r.insert<linalg::LinalgDialect>(); }
-
+struct CopiesToLinalgPass : impl::CopiesToLinalgPassBase<CopiesToLinalgPass> {
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation()->walk([&](memref::CopyOp c) { copies.push_back(c); });
@@ -34,8 +33,5 @@ struct CopiesToLinalgPass : public PassWrapper<CopiesToLinalgPass, OperationPass
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createCopiesToLinalgPass() { return std::make_unique<CopiesToLinalgPass>(); }
-
 
 } // namespace nxc

@@ -16,16 +16,13 @@
 using namespace mlir;
 
 namespace nxc {
+
+#define GEN_PASS_DEF_DISTINCTRESULTSPASS
+#include "nxc/Transforms/Passes.h.inc"
+
 namespace {
 
-struct DistinctResultsPass : public PassWrapper<DistinctResultsPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DistinctResultsPass)
-  StringRef getArgument() const override { return "nxc-distinct-results"; }
-  StringRef getDescription() const override { return "Copy repeated return operands so each result has its own buffer"; }
-  void getDependentDialects(DialectRegistry &r) const override {
-    r.insert<linalg::LinalgDialect, tensor::TensorDialect>();
-  }
-
+struct DistinctResultsPass : impl::DistinctResultsPassBase<DistinctResultsPass> {
   void runOnOperation() override {
     getOperation().walk([](func::ReturnOp ret) {
       OpBuilder b(ret);
@@ -42,7 +39,5 @@ struct DistinctResultsPass : public PassWrapper<DistinctResultsPass, OperationPa
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createDistinctResultsPass() { return std::make_unique<DistinctResultsPass>(); }
 
 } // namespace nxc

@@ -22,6 +22,10 @@
 using namespace mlir;
 
 namespace nxc {
+
+#define GEN_PASS_DEF_FUSEELEMENTWISEPASS
+#include "nxc/Transforms/Passes.h.inc"
+
 namespace {
 
 constexpr unsigned kMaxUsers = 4;
@@ -49,14 +53,7 @@ bool shouldFuse(OpOperand *fused) {
   return users <= kMaxUsers;
 }
 
-struct FuseElementwisePass : public PassWrapper<FuseElementwisePass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseElementwisePass)
-  StringRef getArgument() const override { return "nxc-fuse-elementwise"; }
-  StringRef getDescription() const override { return "Fuse element-wise linalg producers into all their users"; }
-  void getDependentDialects(DialectRegistry &r) const override {
-    r.insert<affine::AffineDialect, arith::ArithDialect, linalg::LinalgDialect, tensor::TensorDialect>();
-  }
-
+struct FuseElementwisePass : impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
@@ -69,7 +66,5 @@ struct FuseElementwisePass : public PassWrapper<FuseElementwisePass, OperationPa
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createFuseElementwisePass() { return std::make_unique<FuseElementwisePass>(); }
 
 } // namespace nxc

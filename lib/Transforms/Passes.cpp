@@ -1,16 +1,14 @@
 //===- Passes.cpp - registering nxc's transformations ---------------------===//
 #include "nxc/Transforms/Passes.h"
 
-#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 
 namespace nxc {
+namespace {
+#define GEN_PASS_REGISTRATION
+#include "nxc/Transforms/Passes.h.inc"
+} // namespace
 
-void registerTransformPasses() {
-  mlir::registerPass(createFuseElementwisePass);
-  mlir::registerPass(createAllocsToWorkspacePass);
-  mlir::registerPass(createCopiesToLinalgPass);
-  mlir::registerPass(createDistinctResultsPass);
-}
+void registerTransformPasses() { registerNxcTransformsPasses(); }
 
 } // namespace nxc

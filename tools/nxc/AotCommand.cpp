@@ -107,6 +107,7 @@ int runAot(const AotOptions &o) {
   if (!o.emit.empty()) {
     static const std::map<std::string, Stage> stages = {{"nx", Stage::Nx},
                                                          {"linalg", Stage::Linalg},
+                                                         {"bufferized", Stage::Bufferized},
                                                          {"llvm-dialect", Stage::LLVMDialect},
                                                          {"llvm", Stage::LLVMIR},
                                                          {"asm", Stage::Asm}};
@@ -117,7 +118,7 @@ int runAot(const AotOptions &o) {
     auto it = stages.find(o.emit);
     if (it == stages.end())
       return report(error(Loc{}, fmt::format(FMT_STRING("unknown --emit stage '{}'; expected ast, expr, nx, linalg, "
-                                                        "llvm-dialect, llvm or asm"),
+                                                        "bufferized, llvm-dialect, llvm or asm"),
                                              o.emit)));
     auto out = compile(points, target, it->second);
     if (!out) return report(out.error());

@@ -36,7 +36,8 @@ int main(int argc, char **argv) {
   aotCmd->add_option("--features", aot.features, "Extra target features, as in '+avx2,-avx512f'");
   aotCmd->add_option("--device", aot.device, "cpu (default)")->default_str("cpu");
   aotCmd->add_option("--emit", aot.emit,
-                     "Print one stage to stdout instead of writing files: ast, expr, nx, linalg, llvm-dialect, llvm, asm");
+                     "Print one stage to stdout instead of writing files: ast, expr, nx, linalg, bufferized, "
+                     "llvm-dialect, llvm, asm");
   aotCmd->add_option("--stack-workspace-limit", aot.stackWorkspaceLimit,
                      "Largest workspace (bytes) FN(...) may keep on the stack; larger ones only get "
                      "FN_with_workspace (default: 65536 with an OS, 0 on bare metal)");

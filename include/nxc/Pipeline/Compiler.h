@@ -20,7 +20,7 @@
 namespace nxc {
 
 /// How far to lower; each stage can be printed (`--emit`).
-enum class Stage { Nx, Linalg, LLVMDialect, LLVMIR, Asm, Object };
+enum class Stage { Nx, Linalg, Bufferized, LLVMDialect, LLVMIR, Asm, Object };
 
 /// What to generate code for.
 struct TargetOptions {

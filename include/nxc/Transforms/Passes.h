@@ -1,33 +1,23 @@
 //===- Passes.h - nxc's transformations on linalg ---------------*- C++ -*-===//
+//
+// The passes are declared in Passes.td: `createFuseElementwisePass()`
+// (nxc-fuse-elementwise), `createAllocsToWorkspacePass()`
+// (nxc-allocs-to-workspace), `createCopiesToLinalgPass()`
+// (nxc-copies-to-linalg) and `createDistinctResultsPass()`
+// (nxc-distinct-results).
+//
+//===----------------------------------------------------------------------===//
 #ifndef NXC_TRANSFORMS_PASSES_H
 #define NXC_TRANSFORMS_PASSES_H
 
-#include <memory>
+#include "mlir/Pass/Pass.h"
 
-namespace mlir {
-class Pass;
-}
+#include <memory>
 
 namespace nxc {
 
-/// Element-wise fusion that also fuses producers with several users
-/// (`nxc-fuse-elementwise`): recomputing cheap element-wise work in each
-/// consumer is faster than a round trip through memory, and it removes the
-/// temporary buffer altogether (softmax needs no scratch memory at all).
-std::unique_ptr<mlir::Pass> createFuseElementwisePass();
-
-/// Moves every temporary buffer of a public function into one caller-owned
-/// workspace argument (`nxc-allocs-to-workspace`), reusing bytes between
-/// buffers whose lifetimes do not overlap. Records `nxc.workspace_size`.
-std::unique_ptr<mlir::Pass> createAllocsToWorkspacePass();
-
-/// Rewrites memref.copy into linalg.copy, which lowers to loops instead of a
-/// memcpy call (`nxc-copies-to-linalg`).
-std::unique_ptr<mlir::Pass> createCopiesToLinalgPass();
-
-/// Copies repeated return operands so that each result gets its own buffer
-/// after bufferization (`nxc-distinct-results`).
-std::unique_ptr<mlir::Pass> createDistinctResultsPass();
+#define GEN_PASS_DECL
+#include "nxc/Transforms/Passes.h.inc"
 
 /// Registers the passes above so that pipelines can name them in text.
 void registerTransformPasses();

@@ -1,0 +1,109 @@
+// nxc-expand-math leaves f32 code without any math op that would become a
+// libm call: exp and tanh become polynomials, floor/ceil/round go through an
+// integer conversion, tan and powf are expanded first. Only absf and copysign
+// (LLVM intrinsics, no libm) and f64 transcendental functions remain.
+// RUN: nxc-opt %s -nxc-expand-math | FileCheck %s
+
+// exp: range reduction, a polynomial, and 2^n built in the exponent bits.
+// CHECK-LABEL: func.func @exp
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.floor
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK: %[[N:.*]] = arith.fptosi %{{.*}} : f32 to i32
+// CHECK: %[[BIASED:.*]] = arith.addi %[[N]], %c127_i32 : i32
+// CHECK: %[[BITS:.*]] = arith.shli %[[BIASED]], %c23_i32 : i32
+// CHECK: %[[POW2:.*]] = arith.bitcast %[[BITS]] : i32 to f32
+// CHECK: %[[R:.*]] = arith.mulf %{{.*}}, %[[POW2]] : f32
+// CHECK-NEXT: return %[[R]] : f32
+func.func @exp(%x: f32) -> f32 {
+  %0 = math.exp %x : f32
+  return %0 : f32
+}
+
+// floor(x) = t - 1 where t = trunc(x) > x; |x| >= 2^23 is already integral
+// and passes through, as do NaN and infinities; copysign keeps -0.
+// CHECK-LABEL: func.func @floor
+// CHECK-SAME: (%[[X:.*]]: f32)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[BIG:.*]] = arith.constant 0x4B000000 : f32
+// CHECK: %[[I:.*]] = arith.fptosi %[[X]] : f32 to i32
+// CHECK: %[[F:.*]] = arith.sitofp %[[I]] : i32 to f32
+// CHECK: %[[SIGNED:.*]] = math.copysign %[[F]], %[[X]] : f32
+// CHECK: %[[ABS:.*]] = math.absf %[[X]] : f32
+// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %[[ABS]], %[[BIG]] : f32
+// CHECK: %[[T:.*]] = arith.select %[[SMALL]], %[[SIGNED]], %[[X]] : f32
+// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[T]], %[[X]] : f32
+// CHECK: %[[DOWN:.*]] = arith.subf %[[T]], %[[ONE]] : f32
+// CHECK: %[[R:.*]] = arith.select %[[ABOVE]], %[[DOWN]], %[[T]] : f32
+// CHECK-NEXT: return %[[R]]
+func.func @floor(%x: f32) -> f32 {
+  %0 = math.floor %x : f32
+  return %0 : f32
+}
+
+// round: half away from zero, t + copysign(1, x) where |x - t| >= 0.5.
+// CHECK-LABEL: func.func @round
+// CHECK-SAME: (%[[X:.*]]: f32)
+// CHECK-NOT: math.round
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK: %[[T:.*]] = arith.select %{{.*}}, %{{.*}}, %[[X]] : f32
+// CHECK: %[[D:.*]] = arith.subf %[[X]], %[[T]] : f32
+// CHECK: %[[FRAC:.*]] = math.absf %[[D]] : f32
+// CHECK: %[[UP:.*]] = arith.cmpf oge, %[[FRAC]], %[[HALF]] : f32
+// CHECK: %[[STEP:.*]] = math.copysign %[[ONE]], %[[X]] : f32
+// CHECK: %[[MOVED:.*]] = arith.addf %[[T]], %[[STEP]] : f32
+// CHECK: arith.select %[[UP]], %[[MOVED]], %[[T]] : f32
+func.func @round(%x: f32) -> f32 {
+  %0 = math.round %x : f32
+  return %0 : f32
+}
+
+// f64 ceil too, with 2^52 as the integral limit and an i64 conversion.
+// CHECK-LABEL: func.func @ceil64
+// CHECK-NOT: math.ceil
+// CHECK-DAG: arith.constant 0x4330000000000000 : f64
+// CHECK-DAG: arith.fptosi %{{.*}} : f64 to i64
+// CHECK: arith.cmpf olt
+// CHECK: arith.addf
+func.func @ceil64(%x: f64) -> f64 {
+  %0 = math.ceil %x : f64
+  return %0 : f64
+}
+
+// tanh: a rational approximation (one division), linear near zero.
+// CHECK-LABEL: func.func @tanh
+// CHECK-NOT: math.tanh
+// CHECK: %[[Q:.*]] = arith.divf
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[Q]] : f32
+func.func @tanh(%x: f32) -> f32 {
+  %0 = math.tanh %x : f32
+  return %0 : f32
+}
+
+// tan and powf are expanded (sin/cos, exp/log) and then approximated.
+// CHECK-LABEL: func.func @tan
+// CHECK-NOT: math.{{(tan|sin|cos)}}
+// CHECK: return
+// CHECK-LABEL: func.func @powf
+// CHECK-NOT: math.{{(powf|exp|log)}}
+// CHECK: return
+func.func @tan(%x: f32) -> f32 {
+  %0 = math.tan %x : f32
+  return %0 : f32
+}
+func.func @powf(%x: f32, %y: f32) -> f32 {
+  %0 = math.powf %x, %y : f32
+  return %0 : f32
+}
+
+// f64 exp has no approximation here (it calls the C math library); sqrt is
+// an instruction.
+// CHECK-LABEL: func.func @kept
+// CHECK: math.exp %{{.*}} : f64
+// CHECK: math.sqrt %{{.*}} : f32
+func.func @kept(%x: f64, %y: f32) -> (f64, f32) {
+  %0 = math.exp %x : f64
+  %1 = math.sqrt %y : f32
+  return %0, %1 : f64, f32
+}

@@ -1,0 +1,61 @@
+// Reductions and dot are linalg.generic ops with reduction iterators over a
+// linalg.fill'ed accumulator; they accumulate with reassoc/contract fast-math
+// flags so that LLVM can vectorize them.
+// RUN: nxc-opt %s -nxc-lower-nx-to-linalg | FileCheck %s --implicit-check-not=nx.
+
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[ALL:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// CHECK-LABEL: func.func @sum_rows
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT]] : tensor<2xf32>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc,contract> : f32
+// CHECK: return %[[R]]
+func.func @sum_rows(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %0 = nx.sum %x, axes = [1] : tensor<2x3xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// reduce_max starts from -inf and propagates NaN (maximumf, not maxnumf).
+// CHECK-LABEL: func.func @max_all
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<f32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[ALL]]], iterator_types = ["reduction", "reduction"]}
+// CHECK: arith.maximumf {{.*}} fastmath<reassoc,contract> : f32
+func.func @max_all(%x: tensor<2x3xf32>) -> tensor<f32> {
+  %0 = nx.reduce_max %x, axes = [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// Integer sums on unsigned types: signless i8 with addi.
+// CHECK-LABEL: func.func @sum_u8
+// CHECK-SAME: (%{{.*}}: tensor<8xi8>) -> tensor<i8>
+// CHECK: linalg.fill ins(%c0_i8 : i8)
+// CHECK: arith.addi
+func.func @sum_u8(%x: tensor<8xui8>) -> tensor<ui8> {
+  %0 = nx.sum %x, axes = [0] : tensor<8xui8> -> tensor<ui8>
+  return %0 : tensor<ui8>
+}
+
+// A short contraction with wide rows runs i, k, j: the output row innermost.
+// CHECK-LABEL: func.func @dot
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[D:.*]] = linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[B]] : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[ACC]] : tensor<2x4xf32>)
+// CHECK: ^bb0(%[[IA:.*]]: f32, %[[IB:.*]]: f32, %[[O:.*]]: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[IA]], %[[IB]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[O]], %[[M]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: return %[[D]]
+func.func @dot(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = nx.dot %a, [1], [], %b, [0], [] : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

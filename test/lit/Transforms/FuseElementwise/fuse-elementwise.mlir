@@ -1,0 +1,220 @@
+// nxc-fuse-elementwise fuses element-wise producers into every user, up to
+// four users, even when one of them is a reduction; reductions and layout
+// copies marked nxc.keep_layout stay where they are.
+// RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-fuse-elementwise))' | FileCheck %s
+
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+// A chain broadcast -> subtract -> exp becomes one loop that reads the
+// scalar through a rank-0 map: no temporary tensor is left.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[SC:.*]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[M:.*]]: tensor<f32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[SC]], #[[ID]]], iterator_types = ["parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[M]] : tensor<4xf32>, tensor<f32>)
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @chain(%x: tensor<4xf32>, %m: tensor<f32>) -> tensor<4xf32> {
+  %e0 = tensor.empty() : tensor<4xf32>
+  %b = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%m : tensor<f32>) outs(%e0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x, %b : tensor<4xf32>, tensor<4xf32>) outs(%e1 : tensor<4xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.subf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%d : tensor<4xf32>) outs(%e2 : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+// softmax's shape: exp(x) feeds both the sum and the division. It is
+// recomputed in both, so the result needs no buffer for exp(x).
+// CHECK-LABEL: func.func @two_users
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[X]] : tensor<4xf32>)
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: %[[DIV:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[X]], %[[SUM]] : tensor<4xf32>, tensor<f32>)
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[DIV]]
+func.func @two_users(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e0 = tensor.empty() : tensor<4xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e0 : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<f32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<f32>) -> tensor<f32>
+  %sum = linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]}
+      ins(%exp : tensor<4xf32>) outs(%acc : tensor<f32>) {
+  ^bb0(%a: f32, %out: f32):
+    %s = arith.addf %out, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %div = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel"]}
+      ins(%exp, %sum : tensor<4xf32>, tensor<f32>) outs(%e2 : tensor<4xf32>) {
+  ^bb0(%a: f32, %s: f32, %out: f32):
+    %q = arith.divf %a, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  return %div : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// Four users (the limit): exp is recomputed in each and its loop is gone.
+// CHECK-LABEL: func.func @four_users
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.mulf
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.subf
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.divf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @four_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.addf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.mulf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.subf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.divf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r0, %r1, %r2, %r3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// Five users are too many: the producer stays and is read by all five.
+// CHECK-LABEL: func.func @five_users
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK-COUNT-5: linalg.generic {{.*}} ins(%[[P]] : tensor<4xf32>)
+func.func @five_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.addf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.mulf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.subf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.divf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %r4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %v = arith.negf %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r0, %r1, %r2, %r3, %r4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A layout copy made for a contraction keeps its own loop.
+// CHECK-LABEL: func.func @keep_layout
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8x2xf32>) outs(%{{.*}} : tensor<2x8xf32>) attrs = {nxc.keep_layout}
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[T]] : tensor<3x8xf32>, tensor<2x8xf32>)
+func.func @keep_layout(%x: tensor<3x8xf32>, %w: tensor<8x2xf32>) -> tensor<3x2xf32> {
+  %e = tensor.empty() : tensor<2x8xf32>
+  %t = linalg.generic {indexing_maps = [#swap, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<8x2xf32>) outs(%e : tensor<2x8xf32>) attrs = {nxc.keep_layout} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<3x2xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %t : tensor<3x8xf32>, tensor<2x8xf32>) outs(%acc : tensor<3x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
