@@ -638,7 +638,9 @@ struct NxOpLowering : public ConversionPattern {
     } else if (name == "dot") {
       result = dot(rw, l, op, operands, outType);
     } else if (name == "slice" || name == "put_slice" || name == "concatenate" || name == "pad" || name == "reverse" ||
-               name == "argmax" || name == "argmin" || name.starts_with("cumulative_")) {
+               name == "argmax" || name == "argmin" || name.starts_with("cumulative_") || name == "take" ||
+               name == "take_along_axis" || name == "gather" || name == "argsort" || name == "indexed_add" ||
+               name == "indexed_put") {
       return failure(); // typed patterns below
     } else {
       std::string opName = name.str();
@@ -1080,6 +1082,193 @@ struct ScanLowering : public OpConversionPattern<OpTy> {
   }
 };
 
+/// An integer index (a scalar of nx type `nxElem`) as an `index`, clamped to
+/// [0, dim - 1] so that no read leaves the tensor.
+Value clampedIndex(OpBuilder &b, Location l, Value v, Type nxElem, int64_t dim) {
+  Value idx = isUnsigned(nxElem) ? (Value)arith::IndexCastUIOp::create(b, l, b.getIndexType(), v)
+                                 : (Value)arith::IndexCastOp::create(b, l, b.getIndexType(), v);
+  Value hi = arith::ConstantIndexOp::create(b, l, dim - 1);
+  if (isUnsigned(nxElem)) return arith::MinUIOp::create(b, l, idx, hi);
+  return arith::MaxSIOp::create(b, l, arith::ConstantIndexOp::create(b, l, 0), arith::MinSIOp::create(b, l, idx, hi));
+}
+
+/// A linalg.generic with no inputs whose body computes each element from
+/// its coordinates (gathers read other tensors with tensor.extract).
+Value fromCoordinates(OpBuilder &b, Location l, RankedTensorType outType,
+                      llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
+  unsigned rank = outType.getRank();
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return genericOp(b, l, outType, ValueRange{}, {}, emptyTensor(b, l, outType), b.getMultiDimIdentityMap(rank), iters,
+                   [&](OpBuilder &nb, Location nl, ValueRange) {
+                     SmallVector<Value> coords;
+                     for (unsigned d = 0; d < rank; ++d) coords.push_back(linalg::IndexOp::create(nb, nl, d));
+                     return body(nb, nl, coords);
+                   });
+}
+
+template <typename OpTy>
+struct GatherLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto outType = llvm::cast<RankedTensorType>(this->getTypeConverter()->convertType(op.getType()));
+    Value t = adaptor.getOperand(), idx = adaptor.getIndices();
+    auto tType = llvm::cast<RankedTensorType>(t.getType());
+    auto iType = llvm::cast<RankedTensorType>(idx.getType());
+    Type nxIdx = elemOf(op.getIndices());
+    ArrayRef<int64_t> axes = op.getAxes();
+    StringRef name = op->getName().stripDialect();
+    Value r = fromCoordinates(rw, l, outType, [&](OpBuilder &b, Location nl, ArrayRef<Value> i) -> Value {
+      SmallVector<Value> tc;
+      auto index = [&](ArrayRef<Value> ic, int64_t dim) {
+        Value v = tensor::ExtractOp::create(b, nl, idx, ic);
+        return clampedIndex(b, nl, v, nxIdx, dim);
+      };
+      if (name == "take") {
+        int64_t axis = axes[0], q = iType.getRank();
+        for (int64_t d = 0; d < axis; ++d) tc.push_back(i[d]);
+        tc.push_back(index(i.slice(axis, q), tType.getDimSize(axis)));
+        for (int64_t d = axis + 1; d < tType.getRank(); ++d) tc.push_back(i[d - 1 + q]);
+      } else if (name == "take_along_axis") {
+        for (int64_t d = 0; d < tType.getRank(); ++d)
+          tc.push_back(d == axes[0] ? index(i, tType.getDimSize(d)) : i[d]);
+      } else { // gather
+        int64_t q = iType.getRank() - 1, next = q;
+        for (int64_t d = 0; d < tType.getRank(); ++d) {
+          auto at = llvm::find(axes, d);
+          if (at == axes.end()) {
+            tc.push_back(i[next++]);
+            continue;
+          }
+          SmallVector<Value> ic(i.begin(), i.begin() + q);
+          ic.push_back(arith::ConstantIndexOp::create(b, nl, at - axes.begin()));
+          tc.push_back(index(ic, tType.getDimSize(d)));
+        }
+      }
+      return tensor::ExtractOp::create(b, nl, t, tc);
+    });
+    rw.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// Stable argsort by ranks: position(i) = #{j : x[j] comes before x[i]},
+/// then result[position(i)] = i. Quadratic in the axis length, branch-free.
+struct ArgsortLowering : public OpConversionPattern<nx::ArgsortOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::ArgsortOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value x = adaptor.getOperand();
+    auto xType = llvm::cast<RankedTensorType>(x.getType());
+    Type et = xType.getElementType(), nxIn = elemOf(op.getOperand());
+    bool isF = llvm::isa<FloatType>(et), uns = isUnsigned(nxIn), desc = op.getDirection()[0] != 0;
+    int64_t axis = op.getAxes()[0];
+    unsigned rank = xType.getRank(), extra = rank;
+    MLIRContext *ctx = rw.getContext();
+    SmallVector<AffineExpr> at, other;
+    for (unsigned d = 0; d < rank; ++d) {
+      at.push_back(rw.getAffineDimExpr(d));
+      other.push_back(rw.getAffineDimExpr((int64_t)d == axis ? extra : d));
+    }
+    SmallVector<utils::IteratorType> iters(rank + 1, utils::IteratorType::parallel);
+    iters[extra] = utils::IteratorType::reduction;
+    Type i64 = rw.getI64Type();
+    auto posType = RankedTensorType::get(xType.getShape(), i64);
+    Value posInit = filled(rw, l, posType, rw.getIntegerAttr(i64, 0));
+    // Dims: the tensor's (axis = i) and one more (j): ins x[i], x[j].
+    Value pos = genericOp(rw, l, posType, ValueRange{x, x},
+                          {AffineMap::get(rank + 1, 0, at, ctx), AffineMap::get(rank + 1, 0, other, ctx)}, posInit,
+                          AffineMap::get(rank + 1, 0, at, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
+                            Value xi = a[0], xj = a[1], acc = a[2];
+                            Value first, equal;
+                            if (isF) {
+                              Value ni = arith::CmpFOp::create(b, nl, arith::CmpFPredicate::UNO, xi, xi);
+                              Value nj = arith::CmpFOp::create(b, nl, arith::CmpFPredicate::UNO, xj, xj);
+                              Value t = arith::ConstantOp::create(b, nl, b.getBoolAttr(true));
+                              // asc: j before i if xj < xi or (xi is NaN and xj is not); desc mirrors it.
+                              first = desc ? arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OGT, xj, xi),
+                                                                  arith::AndIOp::create(b, nl, nj, arith::XOrIOp::create(b, nl, ni, t)))
+                                           : arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OLT, xj, xi),
+                                                                  arith::AndIOp::create(b, nl, ni, arith::XOrIOp::create(b, nl, nj, t)));
+                              equal = arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OEQ, xj, xi),
+                                                           arith::AndIOp::create(b, nl, ni, nj));
+                            } else {
+                              auto p = desc ? (uns ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                                            : (uns ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
+                              first = arith::CmpIOp::create(b, nl, p, xj, xi);
+                              equal = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, xj, xi);
+                            }
+                            Value i = linalg::IndexOp::create(b, nl, axis), j = linalg::IndexOp::create(b, nl, extra);
+                            Value earlier = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::ult, j, i);
+                            Value before = arith::OrIOp::create(b, nl, first, arith::AndIOp::create(b, nl, equal, earlier));
+                            return (Value)arith::AddIOp::create(b, nl, acc, arith::ExtUIOp::create(b, nl, i64, before));
+                          });
+    // result[k] = the i whose position is k (dims: the tensor's with axis = k, and i).
+    Type it = outType.getElementType();
+    Value outInit = filled(rw, l, outType, rw.getIntegerAttr(it, 0));
+    Value r = genericOp(rw, l, outType, ValueRange{pos}, {AffineMap::get(rank + 1, 0, other, ctx)}, outInit,
+                        AffineMap::get(rank + 1, 0, at, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
+                          Value k = arith::IndexCastOp::create(b, nl, i64, linalg::IndexOp::create(b, nl, axis));
+                          Value i = arith::IndexCastOp::create(b, nl, it, linalg::IndexOp::create(b, nl, extra));
+                          Value hit = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, a[0], k);
+                          return (Value)arith::AddIOp::create(
+                              b, nl, a[1], arith::SelectOp::create(b, nl, hit, i, iconst(b, nl, it, 0)));
+                        });
+    rw.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// indexed_add/indexed_put: a loop over the index rows, in order; rows with
+/// an index out of range are skipped (as XLA's scatter does).
+template <typename OpTy, bool Add>
+struct ScatterLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    Value idx = adaptor.getIndices(), upd = adaptor.getUpdates();
+    auto tType = llvm::cast<RankedTensorType>(adaptor.getOperand().getType());
+    auto iType = llvm::cast<RankedTensorType>(idx.getType());
+    Type nxIdx = elemOf(op.getIndices());
+    bool isF = llvm::isa<FloatType>(tType.getElementType());
+    Value base = freshCopy(rw, l, adaptor.getOperand());
+    Value lb = arith::ConstantIndexOp::create(rw, l, 0), ub = arith::ConstantIndexOp::create(rw, l, iType.getDimSize(0)),
+          one = arith::ConstantIndexOp::create(rw, l, 1);
+    ArrayRef<int64_t> axes = op.getAxes();
+    auto loop = scf::ForOp::create(rw, l, lb, ub, one, ValueRange{base}, [&](OpBuilder &b, Location nl, Value r, ValueRange it) {
+      SmallVector<Value> coords(tType.getRank());
+      Value ok = arith::ConstantOp::create(b, nl, b.getBoolAttr(true));
+      for (size_t c = 0; c < axes.size(); ++c) {
+        Value v = tensor::ExtractOp::create(b, nl, idx, ValueRange{r, arith::ConstantIndexOp::create(b, nl, c)});
+        Value i = isUnsigned(nxIdx) ? (Value)arith::IndexCastUIOp::create(b, nl, b.getIndexType(), v)
+                                    : (Value)arith::IndexCastOp::create(b, nl, b.getIndexType(), v);
+        Value inRange = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::ult, i,
+                                              arith::ConstantIndexOp::create(b, nl, tType.getDimSize(axes[c])));
+        ok = arith::AndIOp::create(b, nl, ok, inRange);
+        coords[axes[c]] = i;
+      }
+      Value u = tensor::ExtractOp::create(b, nl, upd, ValueRange{r});
+      auto ifOp = scf::IfOp::create(
+          b, nl, ok,
+          [&](OpBuilder &bb, Location ll) {
+            Value v = u;
+            if (Add) {
+              Value old = tensor::ExtractOp::create(bb, ll, it[0], coords);
+              v = isF ? fadd(bb, ll, old, u) : (Value)arith::AddIOp::create(bb, ll, old, u);
+            }
+            scf::YieldOp::create(bb, ll, ValueRange{tensor::InsertOp::create(bb, ll, v, it[0], coords).getResult()});
+          },
+          [&](OpBuilder &bb, Location ll) { scf::YieldOp::create(bb, ll, it[0]); });
+      scf::YieldOp::create(b, nl, ifOp.getResults());
+    });
+    rw.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
 struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerNxToLinalgPass)
   StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
@@ -1110,7 +1299,9 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
                  PadLowering, ReverseLowering, ArgReduceLowering<nx::ArgmaxOp, true>,
                  ArgReduceLowering<nx::ArgminOp, false>, ScanLowering<nx::CumulativeSumOp>,
                  ScanLowering<nx::CumulativeProductOp>, ScanLowering<nx::CumulativeMaxOp>,
-                 ScanLowering<nx::CumulativeMinOp>>(tc, ctx, /*benefit=*/2);
+                 ScanLowering<nx::CumulativeMinOp>, GatherLowering<nx::TakeOp>, GatherLowering<nx::TakeAlongAxisOp>,
+                 GatherLowering<nx::GatherOp>, ArgsortLowering, ScatterLowering<nx::IndexedAddOp, true>,
+                 ScatterLowering<nx::IndexedPutOp, false>>(tc, ctx, /*benefit=*/2);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
     populateReturnOpTypeConversionPattern(patterns, tc);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns)))) signalPassFailure();

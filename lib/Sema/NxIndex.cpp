@@ -22,7 +22,15 @@ constexpr int64_t kDynamicStart = INT64_MIN;
 std::vector<NxEntry> nxIndexFunctions() {
   return {{"slice", &Tracer::nxSlice},
           {"slice_along_axis", &Tracer::nxSliceAlongAxis},
-          {"put_slice", &Tracer::nxPutSlice}};
+          {"put_slice", &Tracer::nxPutSlice},
+          {"take", &Tracer::nxTake},
+          {"take_along_axis", &Tracer::nxTake},
+          {"gather", &Tracer::nxTake},
+          {"indexed_add", &Tracer::nxIndexed},
+          {"indexed_put", &Tracer::nxIndexed},
+          {"argsort", &Tracer::nxSort},
+          {"sort", &Tracer::nxSort},
+          {"top_k", &Tracer::nxSort}};
 }
 
 namespace {
@@ -167,6 +175,175 @@ Result<Value> Tracer::nxPutSlice(const std::string &fn, std::vector<Value> &args
   n.attrs = {{"start_indices", st.values}};
   n.loc = loc;
   return Value::tensor(add(n), loc);
+}
+
+Result<Value> Tracer::nxTake(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 2);
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(o, options(opts, {fn == "gather" ? "axes" : "axis"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  NXC_TRY(idx, tensorArg(fn, args[1], loc));
+  const TensorType &t = g_.typeOf(x), &it = g_.typeOf(idx);
+  if (it.elem.isFloat()) return error(args[1].loc.valid() ? args[1].loc : loc, "Nx." + fn + " expects integer indices, got " + it.elem.name());
+  Shape out;
+  std::vector<std::string> names;
+  std::vector<int64_t> axes;
+  std::vector<std::string> tn = namesOf(x), in = namesOf(idx);
+  if (fn == "gather") {
+    if (it.rank() < 1) return error(loc, "Nx.gather expects indices of rank 1 or more");
+    int64_t k = it.shape.back();
+    if (o.count("axes")) {
+      NXC_TRY(ax, axesOption(o["axes"], t.rank(), loc, x));
+      axes = ax;
+    } else {
+      for (int64_t d = 0; d < k && d < t.rank(); ++d) axes.push_back(d);
+    }
+    if ((int64_t)axes.size() != k)
+      return error(loc, "Nx.gather: the last dimension of the indices (" + std::to_string(k) + ") must match the number of axes (" +
+                            std::to_string(axes.size()) + ")");
+    for (int64_t d = 0; d + 1 < it.rank(); ++d) {
+      out.push_back(it.shape[d]);
+      names.push_back(in[d]);
+    }
+    for (int64_t d = 0; d < t.rank(); ++d)
+      if (std::find(axes.begin(), axes.end(), d) == axes.end()) {
+        out.push_back(t.shape[d]);
+        names.push_back(tn[d]);
+      }
+  } else {
+    if (t.rank() == 0) return error(loc, "Nx." + fn + " expects a tensor of rank 1 or more");
+    int64_t axis = 0;
+    if (o.count("axis")) {
+      NXC_TRY(a, normalizeAxis(o["axis"], t.rank(), loc, x));
+      axis = a;
+    }
+    axes = {axis};
+    if (fn == "take") {
+      out.assign(t.shape.begin(), t.shape.begin() + axis);
+      names.assign(tn.begin(), tn.begin() + axis);
+      out.insert(out.end(), it.shape.begin(), it.shape.end());
+      names.insert(names.end(), in.begin(), in.end());
+      out.insert(out.end(), t.shape.begin() + axis + 1, t.shape.end());
+      names.insert(names.end(), tn.begin() + axis + 1, tn.end());
+    } else {
+      if (it.rank() != t.rank())
+        return error(loc, "Nx.take_along_axis expects indices of the same rank as the tensor, got " + shapeString(it.shape) +
+                              " for " + shapeString(t.shape));
+      for (int64_t d = 0; d < t.rank(); ++d)
+        if (d != axis && it.shape[d] != t.shape[d])
+          return error(loc, "Nx.take_along_axis: the indices' shape " + shapeString(it.shape) + " must match the tensor's " +
+                                shapeString(t.shape) + " except on axis " + std::to_string(axis));
+      out = it.shape;
+      names = tn;
+    }
+  }
+  for (int64_t d : axes)
+    if (t.shape[d] == 0) return error(loc, "Nx." + fn + ": cannot take from an empty axis");
+  Node n;
+  n.op = fn;
+  n.operands = {x, idx};
+  n.type = TensorType{t.elem, out, {}};
+  n.axes = axes;
+  n.loc = loc;
+  return Value::tensor(named(add(n), names), loc);
+}
+
+Result<Value> Tracer::nxIndexed(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 3);
+  NXC_CHECK(arity(fn, args, 3, 3, loc));
+  NXC_TRY(o, options(opts, {"axes"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  NXC_TRY(idx, tensorArg(fn, args[1], loc));
+  NXC_TRY(upd, tensorArg(fn, args[2], loc));
+  const TensorType &t = g_.typeOf(x), &it = g_.typeOf(idx), &ut = g_.typeOf(upd);
+  if (it.elem.isFloat()) return error(loc, "Nx." + fn + " expects integer indices, got " + it.elem.name());
+  if (it.rank() != 2) return error(loc, "Nx." + fn + " expects indices of rank 2, got " + shapeString(it.shape));
+  std::vector<int64_t> axes;
+  if (o.count("axes")) {
+    NXC_TRY(ax, axesOption(o["axes"], t.rank(), loc, x));
+    axes = ax;
+  } else {
+    for (int64_t d = 0; d < it.shape[1] && d < t.rank(); ++d) axes.push_back(d);
+  }
+  if ((int64_t)axes.size() != it.shape[1] || (int64_t)axes.size() != t.rank())
+    return error(loc, "Nx." + fn + ": nxc supports indices that address single elements (" + std::to_string(t.rank()) +
+                          " per row), got " + shapeString(it.shape));
+  if (ut.shape != Shape{it.shape[0]})
+    return error(loc, "Nx." + fn + " expects updates of shape " + shapeString({it.shape[0]}) + ", got " + shapeString(ut.shape));
+  ElemType type = mergeTypes(t.elem, ut.elem);
+  Node n;
+  n.op = fn;
+  n.operands = {cast(x, type, loc), idx, cast(upd, type, loc)};
+  n.type = TensorType{type, t.shape, t.names};
+  n.axes = axes;
+  n.loc = loc;
+  return Value::tensor(add(n), loc);
+}
+
+Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  std::vector<std::string> allowed = fn == "top_k" ? std::vector<std::string>{"k"}
+                                                   : std::vector<std::string>{"axis", "direction", "stable", "type"};
+  if (fn == "sort") allowed.pop_back();
+  NXC_TRY(o, options(opts, allowed, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  const TensorType t = g_.typeOf(x);
+  if (t.rank() == 0) return error(loc, "Nx." + fn + " expects a tensor of rank 1 or more");
+  int64_t axis = t.rank() - (fn == "top_k" ? 1 : t.rank());
+  if (o.count("axis")) {
+    NXC_TRY(a, normalizeAxis(o["axis"], t.rank(), loc, x));
+    axis = a;
+  }
+  int64_t desc = fn == "top_k";
+  if (o.count("direction")) {
+    const Value &d = o["direction"];
+    if (d.kind != Value::Atom || (d.atom != "asc" && d.atom != "desc"))
+      return error(d.loc, "Nx." + fn + ": :direction must be :asc or :desc, got " + describeValue(d));
+    desc = d.atom == "desc";
+  }
+  if (o.count("stable")) {
+    NXC_TRY(stable, boolOption(o["stable"], "stable"));
+    (void)stable; // the sort is always stable
+  }
+  ElemType it = ElemType::s32();
+  if (o.count("type")) {
+    NXC_TRY(tt, parseType(o["type"]));
+    if (tt.isFloat()) return error(o["type"].loc, "Nx.argsort expects an integer :type");
+    it = tt;
+  }
+  Node n;
+  n.op = "argsort";
+  n.operands = {x};
+  n.type = TensorType{it, t.shape, {}};
+  n.axes = {axis};
+  n.attrs = {{"direction", {desc}}};
+  n.loc = loc;
+  int order = named(add(n), namesOf(x));
+  if (fn == "argsort") return Value::tensor(order, loc);
+  Node take;
+  take.op = "take_along_axis";
+  take.operands = {x, order};
+  take.type = t;
+  take.axes = {axis};
+  take.loc = loc;
+  int sorted = add(take);
+  if (fn == "sort") return Value::tensor(sorted, loc);
+  // top_k: the first k along the last axis, values and indices.
+  int64_t k = 1;
+  if (o.count("k")) {
+    NXC_TRY(kv, intArg("Nx.top_k", o["k"], ":k", loc));
+    k = kv;
+  }
+  if (k < 1 || k > t.shape.back())
+    return error(loc, "Nx.top_k: :k must be between 1 and " + std::to_string(t.shape.back()) + ", got " + std::to_string(k));
+  std::vector<Value> starts(t.rank(), Value::number(0, loc));
+  Shape lengths = t.shape;
+  lengths.back() = k;
+  std::vector<int64_t> strides(t.rank(), 1);
+  NXC_TRY(values, slice(sorted, starts, lengths, strides, loc));
+  NXC_TRY(indices, slice(order, starts, lengths, strides, loc));
+  return Value::tuple({Value::tensor(values, loc), Value::tensor(indices, loc)}, loc);
 }
 
 Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc) {

@@ -211,6 +211,8 @@ public:
   Result<Value> nxSliceAlongAxis(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxPutSlice(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxTake(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxIndexed(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxSort(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   /// Nx.slice with per-axis starts (numbers or scalar tensors), lengths, strides.
   Result<int> slice(int x, const std::vector<Value> &starts, const Shape &lengths, const std::vector<int64_t> &strides,
                     const Loc &loc);

@@ -247,6 +247,49 @@ def Nx_CumulativeMaxOp : Nx_ScanOp<"cumulative_max">;
 def Nx_CumulativeMinOp : Nx_ScanOp<"cumulative_min">;
 
 //===----------------------------------------------------------------------===//
+// Gathers and sorting
+//===----------------------------------------------------------------------===//
+
+def Nx_TakeOp : Nx_Op<"take"> {
+  let summary = "Nx.take along axes[0]: result = operand dims with that axis replaced by the indices' dims";
+  let description = [{ Indices out of range are clamped into it. }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_TakeAlongAxisOp : Nx_Op<"take_along_axis"> {
+  let summary = "Nx.take_along_axis along axes[0] (indices have the result's shape; clamped)";
+  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_GatherOp : Nx_Op<"gather"> {
+  let summary = "Nx.gather: the last dim of indices indexes `axes`; result = indices dims but the last, then the other operand dims";
+  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_ArgsortOp : Nx_Op<"argsort"> {
+  let summary = "Nx.argsort along axes[0], stable; direction[0] is 0 (asc, NaN last) or 1 (desc, NaN first)";
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes, DenseI64ArrayAttr:$direction);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_IndexedAddOp : Nx_Op<"indexed_add"> {
+  let summary = "Nx.indexed_add: operand with updates[i] added at indices[i] (full indices over `axes`)";
+  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, AnyStaticShapeTensor:$updates,
+                       DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+def Nx_IndexedPutOp : Nx_Op<"indexed_put"> {
+  let summary = "Nx.indexed_put: operand with updates[i] written at indices[i] (full indices over `axes`)";
+  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, AnyStaticShapeTensor:$updates,
+                       DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//
 
