@@ -640,7 +640,7 @@ struct NxOpLowering : public ConversionPattern {
     } else if (name == "slice" || name == "put_slice" || name == "concatenate" || name == "pad" || name == "reverse" ||
                name == "argmax" || name == "argmin" || name.starts_with("cumulative_") || name == "take" ||
                name == "take_along_axis" || name == "gather" || name == "argsort" || name == "indexed_add" ||
-               name == "indexed_put") {
+               name == "indexed_put" || name.starts_with("window_")) {
       return failure(); // typed patterns below
     } else {
       std::string opName = name.str();
@@ -1269,6 +1269,46 @@ struct ScatterLowering : public OpConversionPattern<OpTy> {
   }
 };
 
+/// Window reductions: output dims, then window dims (reductions); the
+/// operand is read at o * stride + w * dilation.
+template <typename OpTy>
+struct WindowLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto outType = llvm::cast<RankedTensorType>(this->getTypeConverter()->convertType(op.getType()));
+    unsigned rank = outType.getRank();
+    std::string name = op->getName().stripDialect().str();
+    std::string combine = name == "window_sum" ? "sum" : name == "window_product" ? "product"
+                          : name == "window_max" ? "reduce_max" : "reduce_min";
+    Type nxElem = elemOf(op.getOperand()), et = outType.getElementType();
+    SmallVector<AffineExpr> inExprs, outExprs;
+    SmallVector<utils::IteratorType> iters;
+    for (unsigned d = 0; d < rank; ++d) {
+      inExprs.push_back(rw.getAffineDimExpr(d) * op.getStrides()[d] + rw.getAffineDimExpr(rank + d) * op.getDilations()[d]);
+      outExprs.push_back(rw.getAffineDimExpr(d));
+      iters.push_back(utils::IteratorType::parallel);
+    }
+    for (unsigned d = 0; d < rank; ++d) iters.push_back(utils::IteratorType::reduction);
+    // The window's extent comes from a shape-only operand (linalg infers loop
+    // bounds from operand shapes).
+    auto winType = RankedTensorType::get(op.getWindowDims(), et);
+    SmallVector<AffineExpr> winExprs;
+    for (unsigned d = 0; d < rank; ++d) winExprs.push_back(rw.getAffineDimExpr(rank + d));
+    MLIRContext *ctx = rw.getContext();
+    Value init = filled(rw, l, outType, reductionInit(rw, combine, nxElem, et));
+    Value win = emptyTensor(rw, l, winType);
+    Value r = genericOp(rw, l, outType, ValueRange{adaptor.getOperand(), win},
+                        {AffineMap::get(2 * rank, 0, inExprs, ctx), AffineMap::get(2 * rank, 0, winExprs, ctx)}, init,
+                        AffineMap::get(2 * rank, 0, outExprs, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
+                          return reductionCombine(b, nl, combine, nxElem, a[0], a[2]);
+                        });
+    rw.replaceOp(op, r);
+    return success();
+  }
+};
+
 struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerNxToLinalgPass)
   StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
@@ -1301,7 +1341,9 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
                  ScanLowering<nx::CumulativeProductOp>, ScanLowering<nx::CumulativeMaxOp>,
                  ScanLowering<nx::CumulativeMinOp>, GatherLowering<nx::TakeOp>, GatherLowering<nx::TakeAlongAxisOp>,
                  GatherLowering<nx::GatherOp>, ArgsortLowering, ScatterLowering<nx::IndexedAddOp, true>,
-                 ScatterLowering<nx::IndexedPutOp, false>>(tc, ctx, /*benefit=*/2);
+                 ScatterLowering<nx::IndexedPutOp, false>, WindowLowering<nx::WindowSumOp>,
+                 WindowLowering<nx::WindowProductOp>, WindowLowering<nx::WindowMaxOp>, WindowLowering<nx::WindowMinOp>>(
+        tc, ctx, /*benefit=*/2);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
     populateReturnOpTypeConversionPattern(patterns, tc);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns)))) signalPassFailure();

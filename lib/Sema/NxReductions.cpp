@@ -22,6 +22,8 @@ std::vector<NxEntry> nxReductionFunctions() {
   for (const char *n : {"cumulative_sum", "cumulative_product", "cumulative_max", "cumulative_min"})
     t.push_back({n, &Tracer::nxCumulative});
   t.push_back({"logsumexp", &Tracer::nxLogsumexp});
+  for (const char *n : {"window_sum", "window_product", "window_max", "window_min", "window_mean"})
+    t.push_back({n, &Tracer::nxWindow});
   return t;
 }
 
@@ -88,6 +90,113 @@ Result<Value> Tracer::nxArgReduce(const std::string &fn, std::vector<Value> &arg
   }
   if (keep) r = named(reshape(r, kept, loc), namesOf(x));
   return Value::tensor(r, loc);
+}
+
+Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 2);
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(o, options(opts, {"strides", "padding", "window_dilations"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType in = g_.typeOf(x);
+  size_t rank = in.shape.size();
+  NXC_TRY(window, shapeArg(args[1], "Nx." + fn));
+  if (window.size() != rank)
+    return error(args[1].loc.valid() ? args[1].loc : loc, "Nx." + fn + ": the window " + shapeString(window) +
+                                                              " must have the rank of the tensor " + shapeString(in.shape));
+  auto perAxis = [&](const char *key, std::vector<int64_t> &out) -> Status {
+    out.assign(rank, 1);
+    if (!o.count(key)) return okStatus();
+    const Value &v = o[key];
+    if (v.kind == Value::Int) out.assign(rank, v.i);
+    else if (v.kind == Value::List && v.elems.size() == rank)
+      for (size_t d = 0; d < rank; ++d) {
+        NXC_TRY(k, intArg("Nx." + fn, v.elems[d], std::string(":") + key, loc));
+        out[d] = k;
+      }
+    else return error(v.loc.valid() ? v.loc : loc, "Nx." + fn + ": :" + key + " must be an integer or a list of " +
+                                                       std::to_string(rank) + " integers");
+    for (auto k : out)
+      if (k < 1) return error(v.loc.valid() ? v.loc : loc, "Nx." + fn + ": :" + key + " must be positive");
+    return okStatus();
+  };
+  std::vector<int64_t> strides, dilations;
+  NXC_CHECK(perAxis("strides", strides));
+  NXC_CHECK(perAxis("window_dilations", dilations));
+  std::vector<int64_t> lo(rank, 0), hi(rank, 0);
+  for (size_t d = 0; d < rank; ++d)
+    if (window[d] < 1) return error(loc, "Nx." + fn + ": window dimensions must be positive");
+  if (o.count("padding")) {
+    const Value &p = o["padding"];
+    if (p.kind == Value::Atom && p.atom == "same") {
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t dilated = (window[d] - 1) * dilations[d] + 1;
+        int64_t out = (in.shape[d] + strides[d] - 1) / strides[d];
+        int64_t total = std::max<int64_t>((out - 1) * strides[d] + dilated - in.shape[d], 0);
+        lo[d] = total / 2;
+        hi[d] = total - lo[d];
+      }
+    } else if (p.kind == Value::List && p.elems.size() == rank) {
+      for (size_t d = 0; d < rank; ++d) {
+        const Value &c = p.elems[d];
+        if (c.kind != Value::Tuple || c.elems.size() != 2 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int)
+          return error(c.loc.valid() ? c.loc : p.loc, "Nx." + fn + ": padding must be :valid, :same or a list of {low, high}");
+        lo[d] = c.elems[0].i;
+        hi[d] = c.elems[1].i;
+      }
+    } else if (!(p.kind == Value::Atom && p.atom == "valid")) {
+      return error(p.loc.valid() ? p.loc : loc, "Nx." + fn + ": padding must be :valid, :same or a list of {low, high}");
+    }
+  }
+  // Pad with the reduction's identity, then reduce windows of the padded tensor.
+  std::string op = fn == "window_mean" ? "window_sum" : fn;
+  ElemType t = in.elem;
+  bool any = false;
+  for (size_t d = 0; d < rank; ++d) any |= lo[d] != 0 || hi[d] != 0;
+  int src = x;
+  if (any) {
+    Value fill;
+    if (op == "window_sum") fill = Value::number(0, loc);
+    else if (op == "window_product") fill = Value::number(1, loc);
+    else if (t.isFloat()) fill = Value::real(op == "window_max" ? -INFINITY : INFINITY, loc);
+    else {
+      bool uns = t.kind == TypeKind::U;
+      int64_t v = op == "window_max" ? (uns ? 0 : (t.bits == 64 ? INT64_MIN : -(int64_t(1) << (t.bits - 1))))
+                                     : (uns ? (t.bits == 64 ? -1 : (int64_t(1) << t.bits) - 1)
+                                            : (t.bits == 64 ? INT64_MAX : (int64_t(1) << (t.bits - 1)) - 1));
+      fill = Value::tensor(constant(t, {}, {}, {v}, loc), loc);
+    }
+    std::vector<Value> cfg;
+    for (size_t d = 0; d < rank; ++d)
+      cfg.push_back(Value::tuple({Value::number(lo[d], loc), Value::number(hi[d], loc), Value::number(0, loc)}, loc));
+    Value cfgList;
+    cfgList.kind = Value::List;
+    cfgList.elems = cfg;
+    cfgList.keys.assign(cfg.size(), "");
+    cfgList.keyLocs.assign(cfg.size(), loc);
+    cfgList.loc = loc;
+    std::vector<Value> padArgs = {Value::tensor(x, loc), fill, cfgList};
+    NXC_TRY(padded, nxPad("pad", padArgs, loc));
+    src = cast(padded.node, t, loc);
+  }
+  Shape ps = g_.typeOf(src).shape, out;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t dilated = (window[d] - 1) * dilations[d] + 1;
+    if (ps[d] < dilated)
+      return error(loc, "Nx." + fn + ": the window " + shapeString(window) + " does not fit in the (padded) shape " +
+                            shapeString(ps));
+    out.push_back((ps[d] - dilated) / strides[d] + 1);
+  }
+  Node n;
+  n.op = op;
+  n.operands = {src};
+  n.type = TensorType{t, out, {}};
+  n.attrs = {{"window_dims", window}, {"strides", strides}, {"dilations", dilations}};
+  n.loc = loc;
+  int r = named(add(n), namesOf(x));
+  if (fn != "window_mean") return Value::tensor(r, loc);
+  int64_t size = 1;
+  for (auto w : window) size *= w;
+  return binary("divide", Value::tensor(r, loc), Value::number(size, loc), BinaryRule::Float, loc);
 }
 
 Result<Value> Tracer::nxCumulative(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

@@ -247,6 +247,22 @@ def Nx_CumulativeMaxOp : Nx_ScanOp<"cumulative_max">;
 def Nx_CumulativeMinOp : Nx_ScanOp<"cumulative_min">;
 
 //===----------------------------------------------------------------------===//
+// Window reductions
+//===----------------------------------------------------------------------===//
+
+class Nx_WindowOp<string mnemonic> : Nx_Op<mnemonic> {
+  let summary = "Nx." # mnemonic # " over windows of `window_dims` (the operand is already padded)";
+  let description = [{ result[o] = reduce over w of operand[o * strides + w * dilations]. }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$window_dims,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+def Nx_WindowSumOp : Nx_WindowOp<"window_sum">;
+def Nx_WindowProductOp : Nx_WindowOp<"window_product">;
+def Nx_WindowMaxOp : Nx_WindowOp<"window_max">;
+def Nx_WindowMinOp : Nx_WindowOp<"window_min">;
+
+//===----------------------------------------------------------------------===//
 // Gathers and sorting
 //===----------------------------------------------------------------------===//
 
