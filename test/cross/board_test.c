@@ -7,12 +7,14 @@
  * Modules (see cross_test.py):
  *   sm:  MyDefn.softmax(f32[1000])
  *   mlp: predict({f32[64,32], f32[32], f32[32,10], f32[10]}, f32[4,64])
+ *   ctl: power_iteration(f32[3,3], s32[]) (a while loop; the trip count is an input)
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "mlp.h"
+#include "ctl.h"
 #include "nxrt.h"
 #include "sm.h"
 
@@ -31,6 +33,7 @@ static void fill(float *x, int n, float scale) {
 #define WS_BYTES(n) ((n) > 0 ? (n) : 1)
 static _Alignas(64) unsigned char sm_ws[WS_BYTES(SM_SOFTMAX_WORKSPACE_SIZE)];
 static _Alignas(64) unsigned char mlp_ws[WS_BYTES(MLP_PREDICT_WORKSPACE_SIZE)];
+static _Alignas(64) unsigned char ctl_ws[WS_BYTES(CTL_POWER_ITERATION_WORKSPACE_SIZE)];
 
 static float x[SM_SOFTMAX_X_SIZE], y[SM_SOFTMAX_RESULT_SIZE], y2[SM_SOFTMAX_RESULT_SIZE];
 static float w1[MLP_PREDICT_W1_SIZE], b1[MLP_PREDICT_B1_SIZE], w2[MLP_PREDICT_W2_SIZE], b2[MLP_PREDICT_B2_SIZE];
@@ -68,6 +71,13 @@ int main(void) {
     failures++;
   }
   for (int i = 0; i < MLP_PREDICT_RESULT_SIZE; i++) printf("mlp %d %.9g\n", i, (double)probs[i]);
+  /* Control flow: a while loop whose trip count is an input (power iteration). */
+  static float m[3 * 3] = {2, 1, 0, 1, 3, 1, 0, 1, 4};
+  static float v[3];
+  int32_t steps = 40;
+  failures += check("ctl_power_iteration_with_workspace", ctl_power_iteration_with_workspace(m, &steps, v, ctl_ws));
+  for (int i = 0; i < 3; i++) printf("ctl %d %.9g\n", i, (double)v[i]);
+
   printf("workspace sm=%d mlp=%d\n", (int)SM_SOFTMAX_WORKSPACE_SIZE, (int)MLP_PREDICT_WORKSPACE_SIZE);
   printf("%s\n", failures ? "FAILED" : "DONE");
   return failures != 0;

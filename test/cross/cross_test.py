@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Cross-compilation tests under emulation.
 
-For every board target, compiles the softmax and a 2-layer MLP with
+For every board target, compiles the softmax, a 2-layer MLP and a while loop
+whose trip count is an input (test/e2e/cases/control.nx) with
 `nxc aot --target`, builds board_test.c against the generated header and
 libraries with a cross toolchain from Debian, runs it under QEMU (user mode for
 Linux boards, the mps2-an386 machine with semihosting for the Cortex-M4), and
@@ -25,6 +26,7 @@ LLVM_BIN = "/usr/lib/llvm-22/bin"
 MODULES = {
     "sm": (os.path.join(ROOT, "examples", "softmax", "softmax.nx"), ["MyDefn.softmax(f32[1000])"]),
     "mlp": (os.path.join(BOARD, "mlp.nx"), ["predict({f32[64,32], f32[32], f32[32,10], f32[10]}, f32[4,64])"]),
+    "ctl": (os.path.join(ROOT, "test", "e2e", "cases", "control.nx"), ["power_iteration(f32[3,3], s32[])"]),
 }
 
 # name: (nxc --target, nxc --cpu, nxc --features, clang target, clang flags, qemu command)
@@ -66,7 +68,8 @@ def build_modules(nxc, out, target=None, cpu=None, features=""):
 
 
 def static_libs(out):
-    return [os.path.join(out, "libsm.a"), os.path.join(out, "libmlp.a"), os.path.join(out, "libnxrt.a")]
+    return [os.path.join(out, "libsm.a"), os.path.join(out, "libmlp.a"), os.path.join(out, "libctl.a"),
+            os.path.join(out, "libnxrt.a")]
 
 
 def parse_outputs(text):
@@ -74,7 +77,7 @@ def parse_outputs(text):
         raise Failure("the board program did not finish cleanly:\n" + text[-3000:])
     values = {}
     for line in text.splitlines():
-        m = re.fullmatch(r"(softmax|mlp) (\d+) (\S+)", line)
+        m = re.fullmatch(r"(softmax|mlp|ctl) (\d+) (\S+)", line)
         if m:
             values[(m.group(1), int(m.group(2)))] = float(m.group(3))
     workspace = re.search(r"workspace sm=(\d+) mlp=(\d+)", text)
@@ -126,7 +129,7 @@ def linux_target(args, name, reference):
     for variant in ("static", "shared"):
         exe = os.path.join(out, f"board_test_{variant}")
         link = static_libs(out) if variant == "static" else \
-            ["-L", out, "-lsm", "-lmlp", os.path.join(out, "libnxrt.a"), f"-Wl,-rpath,{out}"]
+            ["-L", out, "-lsm", "-lmlp", "-lctl", os.path.join(out, "libnxrt.a"), f"-Wl,-rpath,{out}"]
         run([os.path.join(LLVM_BIN, "clang"), f"--target={clang_target}", *flags, "-fuse-ld=lld", "-std=c11", "-O2",
              "-Wall", "-Werror", "-I", out, os.path.join(HERE, "board_test.c"), *link, "-o", exe])
         values, workspace = parse_outputs(run(qemu + [exe], timeout=120))
@@ -137,7 +140,7 @@ def linux_target(args, name, reference):
 def cortex_m4(args, reference):
     out = os.path.join(args.work, "cortex-m4")
     build_modules(args.nxc, out, *M4)
-    for lib in ("libsm.a", "libmlp.a", "libnxrt.a"):
+    for lib in ("libsm.a", "libmlp.a", "libctl.a", "libnxrt.a"):
         undefined = [l for l in run([os.path.join(LLVM_BIN, "llvm-nm"), "-u", os.path.join(out, lib)]).splitlines()
                      if l.strip() and not l.endswith(":")]
         if undefined:
