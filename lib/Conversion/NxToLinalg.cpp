@@ -640,7 +640,7 @@ struct NxOpLowering : public ConversionPattern {
     } else if (name == "slice" || name == "put_slice" || name == "concatenate" || name == "pad" || name == "reverse" ||
                name == "argmax" || name == "argmin" || name.starts_with("cumulative_") || name == "take" ||
                name == "take_along_axis" || name == "gather" || name == "argsort" || name == "indexed_add" ||
-               name == "indexed_put" || name.starts_with("window_")) {
+               name == "indexed_put" || name.starts_with("window_") || name == "conv") {
       return failure(); // typed patterns below
     } else {
       std::string opName = name.str();
@@ -1309,6 +1309,46 @@ struct WindowLowering : public OpConversionPattern<OpTy> {
   }
 };
 
+/// Convolution: loops (batch, group, out channel in group, out spatial...,
+/// in channel in group, kernel spatial...), the last ones reductions.
+struct ConvLowering : public OpConversionPattern<nx::ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::ConvOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    auto xType = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
+    auto kType = llvm::cast<RankedTensorType>(adaptor.getKernel().getType());
+    int64_t spatial = xType.getRank() - 2, groups = op.getFeatureGroups()[0];
+    int64_t cin = kType.getDimSize(1), cout = kType.getDimSize(0) / groups;
+    // dims: 0 b, 1 g, 2 o, 3.. out spatial, then i, then kernel spatial.
+    unsigned nd = 3 + 2 * spatial + 1, iDim = 3 + spatial, kDim0 = iDim + 1;
+    auto d = [&](unsigned k) { return rw.getAffineDimExpr(k); };
+    SmallVector<AffineExpr> xe = {d(0), d(1) * cin + d(iDim)}, ke = {d(1) * cout + d(2), d(iDim)},
+                            oe = {d(0), d(1) * cout + d(2)};
+    for (int64_t s = 0; s < spatial; ++s) {
+      xe.push_back(d(3 + s) * op.getStrides()[s] + d(kDim0 + s) * op.getKernelDilation()[s]);
+      ke.push_back(d(kDim0 + s));
+      oe.push_back(d(3 + s));
+    }
+    SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
+    for (unsigned k = iDim; k < nd; ++k) iters[k] = utils::IteratorType::reduction;
+    // The group and in-group channel extents come from a shape-only operand.
+    SmallVector<int64_t> extents = {groups, cout};
+    auto extType = RankedTensorType::get(extents, outType.getElementType());
+    MLIRContext *ctx = rw.getContext();
+    Type et = outType.getElementType();
+    Value init = filled(rw, l, outType, rw.getFloatAttr(et, 0.0));
+    Value r = genericOp(rw, l, outType, ValueRange{adaptor.getInput(), adaptor.getKernel(), emptyTensor(rw, l, extType)},
+                        {AffineMap::get(nd, 0, xe, ctx), AffineMap::get(nd, 0, ke, ctx),
+                         AffineMap::get(nd, 0, {d(1), d(2)}, ctx)},
+                        init, AffineMap::get(nd, 0, oe, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
+                          return faddFast(b, nl, a[3], fmulFast(b, nl, a[0], a[1]));
+                        });
+    rw.replaceOp(op, r);
+    return success();
+  }
+};
+
 struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerNxToLinalgPass)
   StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
@@ -1342,7 +1382,8 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
                  ScanLowering<nx::CumulativeMinOp>, GatherLowering<nx::TakeOp>, GatherLowering<nx::TakeAlongAxisOp>,
                  GatherLowering<nx::GatherOp>, ArgsortLowering, ScatterLowering<nx::IndexedAddOp, true>,
                  ScatterLowering<nx::IndexedPutOp, false>, WindowLowering<nx::WindowSumOp>,
-                 WindowLowering<nx::WindowProductOp>, WindowLowering<nx::WindowMaxOp>, WindowLowering<nx::WindowMinOp>>(
+                 WindowLowering<nx::WindowProductOp>, WindowLowering<nx::WindowMaxOp>, WindowLowering<nx::WindowMinOp>,
+                 ConvLowering>(
         tc, ctx, /*benefit=*/2);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
     populateReturnOpTypeConversionPattern(patterns, tc);

@@ -11,7 +11,134 @@
 
 namespace nxc::sema {
 
-std::vector<NxEntry> nxLinAlgFunctions() { return {{"dot", &Tracer::nxDot}, {"outer", &Tracer::nxOuter}}; }
+std::vector<NxEntry> nxLinAlgFunctions() {
+  return {{"dot", &Tracer::nxDot}, {"outer", &Tracer::nxOuter}, {"conv", &Tracer::nxConv}};
+}
+
+Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 2);
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(o, options(opts, {"strides", "padding", "input_dilation", "kernel_dilation", "feature_group_size",
+                            "batch_group_size", "input_permutation", "kernel_permutation", "output_permutation"},
+                     "Nx.conv"));
+  NXC_TRY(x0, tensorArg(fn, args[0], loc));
+  NXC_TRY(k0, tensorArg(fn, args[1], loc));
+  int64_t rank = g_.typeOf(x0).rank();
+  if (rank < 3 || g_.typeOf(k0).rank() != rank)
+    return error(loc, "Nx.conv expects an input and a kernel of the same rank, at least 3, got " +
+                          shapeString(g_.typeOf(x0).shape) + " and " + shapeString(g_.typeOf(k0).shape));
+  size_t spatial = (size_t)rank - 2;
+  auto permutation = [&](const char *key, int node, std::vector<int64_t> &perm) -> Status {
+    perm.clear();
+    for (int64_t d = 0; d < rank; ++d) perm.push_back(d);
+    if (!o.count(key)) return okStatus();
+    NXC_TRY(p, axesOption(o[key], rank, loc, node));
+    if ((int64_t)p.size() != rank) return error(o[key].loc, std::string("Nx.conv: :") + key + " must permute all axes");
+    perm = p;
+    return okStatus();
+  };
+  std::vector<int64_t> ip, kp, op;
+  NXC_CHECK(permutation("input_permutation", x0, ip));
+  NXC_CHECK(permutation("kernel_permutation", k0, kp));
+  NXC_CHECK(permutation("output_permutation", -1, op));
+  ElemType t = toFloating(mergeTypes(g_.typeOf(x0).elem, g_.typeOf(k0).elem));
+  int x = cast(transpose(x0, ip, loc), t, loc), k = cast(transpose(k0, kp, loc), t, loc);
+  Shape xs = g_.typeOf(x).shape, ks = g_.typeOf(k).shape;
+  auto perSpatial = [&](const char *key, std::vector<int64_t> &out) -> Status {
+    out.assign(spatial, 1);
+    if (!o.count(key)) return okStatus();
+    const Value &v = o[key];
+    if (v.kind == Value::Int) out.assign(spatial, v.i);
+    else if (v.kind == Value::List && v.elems.size() == spatial)
+      for (size_t d = 0; d < spatial; ++d) {
+        NXC_TRY(n, intArg("Nx.conv", v.elems[d], std::string(":") + key, loc));
+        out[d] = n;
+      }
+    else return error(v.loc.valid() ? v.loc : loc, std::string("Nx.conv: :") + key + " must be an integer or a list of " +
+                                                       std::to_string(spatial) + " integers");
+    for (auto n : out)
+      if (n < 1) return error(v.loc.valid() ? v.loc : loc, std::string("Nx.conv: :") + key + " must be positive");
+    return okStatus();
+  };
+  std::vector<int64_t> strides, inDil, kDil;
+  NXC_CHECK(perSpatial("strides", strides));
+  NXC_CHECK(perSpatial("input_dilation", inDil));
+  NXC_CHECK(perSpatial("kernel_dilation", kDil));
+  int64_t groups = 1;
+  if (o.count("feature_group_size")) {
+    NXC_TRY(g, intArg("Nx.conv", o["feature_group_size"], ":feature_group_size", loc));
+    groups = g;
+  }
+  if (o.count("batch_group_size")) {
+    NXC_TRY(g, intArg("Nx.conv", o["batch_group_size"], ":batch_group_size", loc));
+    if (g != 1) return error(o["batch_group_size"].loc, "Nx.conv: :batch_group_size other than 1 is not supported yet by nxc");
+  }
+  if (groups < 1 || xs[1] % groups || ks[0] % groups || xs[1] / groups != ks[1])
+    return error(loc, "Nx.conv: the input's " + std::to_string(xs[1]) + " channels in " + std::to_string(groups) +
+                          " groups do not match the kernel's " + shapeString(ks));
+  // Input dilation (interior padding) and padding, as one pad with zeros.
+  std::vector<int64_t> lo(spatial, 0), hi(spatial, 0);
+  if (o.count("padding")) {
+    const Value &p = o["padding"];
+    if (p.kind == Value::Atom && p.atom == "same") {
+      for (size_t d = 0; d < spatial; ++d) {
+        int64_t in = (xs[2 + d] - 1) * inDil[d] + 1, kk = (ks[2 + d] - 1) * kDil[d] + 1;
+        int64_t out = (in + strides[d] - 1) / strides[d];
+        int64_t total = std::max<int64_t>((out - 1) * strides[d] + kk - in, 0);
+        lo[d] = total / 2;
+        hi[d] = total - lo[d];
+      }
+    } else if (p.kind == Value::List && p.elems.size() == spatial) {
+      for (size_t d = 0; d < spatial; ++d) {
+        const Value &c = p.elems[d];
+        if (c.kind != Value::Tuple || c.elems.size() != 2 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int)
+          return error(c.loc.valid() ? c.loc : p.loc, "Nx.conv: padding must be :valid, :same or a list of {low, high}");
+        lo[d] = c.elems[0].i;
+        hi[d] = c.elems[1].i;
+      }
+    } else if (!(p.kind == Value::Atom && p.atom == "valid")) {
+      return error(p.loc.valid() ? p.loc : loc, "Nx.conv: padding must be :valid, :same or a list of {low, high}");
+    }
+  }
+  bool pad = false;
+  for (size_t d = 0; d < spatial; ++d) pad |= lo[d] || hi[d] || inDil[d] > 1;
+  if (pad) {
+    Value cfg;
+    cfg.kind = Value::List;
+    cfg.loc = loc;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool s = d >= 2;
+      cfg.elems.push_back(Value::tuple({Value::number(s ? lo[d - 2] : 0, loc), Value::number(s ? hi[d - 2] : 0, loc),
+                                        Value::number(s ? inDil[d - 2] - 1 : 0, loc)},
+                                       loc));
+      cfg.keys.push_back("");
+      cfg.keyLocs.push_back(loc);
+    }
+    std::vector<Value> padArgs = {Value::tensor(x, loc), Value::number(0, loc), cfg};
+    NXC_TRY(padded, nxPad("pad", padArgs, loc));
+    x = cast(padded.node, t, loc);
+    xs = g_.typeOf(x).shape;
+  }
+  Shape out = {xs[0], ks[0]};
+  for (size_t d = 0; d < spatial; ++d) {
+    int64_t kk = (ks[2 + d] - 1) * kDil[d] + 1;
+    if (xs[2 + d] < kk)
+      return error(loc, "Nx.conv: the (dilated) kernel " + shapeString(ks) + " does not fit in the (padded) input " +
+                            shapeString(xs));
+    out.push_back((xs[2 + d] - kk) / strides[d] + 1);
+  }
+  Node n;
+  n.op = "conv";
+  n.operands = {x, k};
+  n.type = TensorType{t, out, {}};
+  n.attrs = {{"strides", strides}, {"kernel_dilation", kDil}, {"feature_groups", {groups}}};
+  n.loc = loc;
+  int r = add(n);
+  // output_permutation[i] names the output axis that dim i goes to.
+  std::vector<int64_t> inverse(rank);
+  for (int64_t d = 0; d < rank; ++d) inverse[op[d]] = d;
+  return Value::tensor(transpose(r, inverse, loc), loc);
+}
 
 Result<Value> Tracer::nxDot(const std::string &, std::vector<Value> &args, const Loc &loc) { return dot(args, loc); }
 

@@ -838,6 +838,53 @@ def _(ctx):
     return ctx.check_calls("control.nx", fns, "ctl", calls)
 
 
+def conv_ref(x, k, strides, pads, kdil, groups):
+    """A direct convolution in float64 (NCHW input, OIHW kernel)."""
+    x = np.pad(f64(x), [(0, 0), (0, 0)] + list(pads))
+    k = f64(k)
+    sp = x.ndim - 2
+    cout, cin_g = k.shape[0], k.shape[1]
+    cout_g = cout // groups
+    ks = k.shape[2:]
+    out_sp = [(x.shape[2 + d] - ((ks[d] - 1) * kdil[d] + 1)) // strides[d] + 1 for d in range(sp)]
+    out = np.zeros([x.shape[0], cout] + out_sp)
+    for o in range(cout):
+        g = o // cout_g
+        for kp in np.ndindex(*ks):
+            window = tuple(slice(kp[d] * kdil[d], kp[d] * kdil[d] + (out_sp[d] - 1) * strides[d] + 1, strides[d])
+                           for d in range(sp))
+            patch = x[(slice(None), slice(g * cin_g, (g + 1) * cin_g)) + window]
+            out[:, o] += np.einsum("bi...,i->b...", patch, k[(o, slice(None)) + kp])
+    return out
+
+
+def same_padding(n, k, s):
+    out = (n + s - 1) // s
+    total = max((out - 1) * s + k - n, 0)
+    return (total // 2, total - total // 2)
+
+
+@case("conv")
+def _(ctx):
+    """Nx.conv: valid, strided with :same padding and kernel dilation,
+    feature groups, and NHWC through input/output permutations."""
+    rng = ctx.rng()
+    x, k = normal(rng, (2, 3, 5, 6)), normal(rng, (4, 3, 2, 3))
+    xg, kg = normal(rng, (1, 4, 7)), normal(rng, (6, 2, 3))
+    xp = normal(rng, (2, 5, 6, 3))
+    nhwc = conv_ref(xp.transpose(0, 3, 1, 2), k, [1, 1], [same_padding(5, 2, 1), same_padding(6, 3, 1)], [1, 1], 1)
+    calls = [
+        Call("cv_c1", [x, k], [Out("f32", conv_ref(x, k, [1, 1], [(0, 0), (0, 0)], [1, 1], 1))]),
+        Call("cv_c2", [x, k], [Out("f32", conv_ref(x, k, [2, 1], [same_padding(5, 2, 2), same_padding(6, 5, 1)],
+                                                   [1, 2], 1))]),
+        Call("cv_cg", [xg, kg], [Out("f32", conv_ref(xg, kg, [1], [(1, 0)], [1], 2))]),
+        Call("cv_cperm", [xp, k], [Out("f32", nhwc.transpose(0, 2, 3, 1))]),
+    ]
+    fns = ["c1(f32[2,3,5,6], f32[4,3,2,3])", "c2(f32[2,3,5,6], f32[4,3,2,3])", "cg(f32[1,4,7], f32[6,2,3])",
+           "cperm(f32[2,5,6,3], f32[4,3,2,3])"]
+    return ctx.check_calls("conv.nx", fns, "cv", calls)
+
+
 @case("dot_variants")
 def _(ctx):
     rng = ctx.rng()

@@ -262,6 +262,18 @@ def Nx_WindowProductOp : Nx_WindowOp<"window_product">;
 def Nx_WindowMaxOp : Nx_WindowOp<"window_max">;
 def Nx_WindowMinOp : Nx_WindowOp<"window_min">;
 
+def Nx_ConvOp : Nx_Op<"conv", [SameOperandsElementType]> {
+  let summary = "Nx.conv on an already padded and dilated input {batch, in, spatial...}";
+  let description = [{
+    kernel {out, in / feature_groups, spatial...}; result {batch, out,
+    spatial...}: sum over in-group channels and kernel positions of
+    input[b, g * in_g + i, s * strides + k * kernel_dilation] * kernel[o, i, k].
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, AnyStaticShapeTensor:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$kernel_dilation, DenseI64ArrayAttr:$feature_groups);
+  let results = (outs AnyStaticShapeTensor:$result);
+}
+
 //===----------------------------------------------------------------------===//
 // Gathers and sorting
 //===----------------------------------------------------------------------===//
