@@ -12,7 +12,90 @@
 namespace nxc::sema {
 
 std::vector<NxEntry> nxLinAlgFunctions() {
-  return {{"dot", &Tracer::nxDot}, {"outer", &Tracer::nxOuter}, {"conv", &Tracer::nxConv}};
+  return {{"dot", &Tracer::nxDot}, {"outer", &Tracer::nxOuter}, {"conv", &Tracer::nxConv},
+          {"LinAlg.norm", &Tracer::nxNorm}};
+}
+
+Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"ord", "axes", "keep_axes"}, "Nx.LinAlg.norm"));
+  NXC_TRY(x0, tensorArg(fn, args[0], loc));
+  int64_t rank = g_.typeOf(x0).rank();
+  std::vector<int64_t> axes;
+  if (o.count("axes")) {
+    NXC_TRY(ax, axesOption(o["axes"], rank, loc, x0));
+    axes = ax;
+  } else {
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  if (axes.empty() || axes.size() > 2)
+    return error(loc, "Nx.LinAlg.norm expects a vector or a matrix (one or two axes), got " + std::to_string(axes.size()) + " axes");
+  bool keep = false;
+  if (o.count("keep_axes")) {
+    NXC_TRY(k, boolOption(o["keep_axes"], "keep_axes"));
+    keep = k;
+  }
+  Value ord = o.count("ord") ? o["ord"] : Value::atomValue("nil", loc);
+  ElemType t = toFloating(g_.typeOf(x0).elem);
+  Value x = Value::tensor(cast(x0, t, loc), loc);
+  auto axesList = [&](const std::vector<int64_t> &ax) {
+    Value l;
+    l.kind = Value::List;
+    l.loc = loc;
+    for (auto a : ax) {
+      l.elems.push_back(Value::number(a, loc));
+      l.keys.push_back("");
+      l.keyLocs.push_back(loc);
+    }
+    return l;
+  };
+  auto reduceOver = [&](const char *op, const Value &v, const std::vector<int64_t> &ax, bool k) -> Result<Value> {
+    Value kw;
+    kw.kind = Value::List;
+    kw.loc = loc;
+    kw.elems = {axesList(ax), Value::atomValue(k ? "true" : "false", loc)};
+    kw.keys = {"axes", "keep_axes"};
+    kw.keyLocs = {loc, loc};
+    return reduce(op, {v, kw}, loc);
+  };
+  std::vector<Value> a1 = {x};
+  NXC_TRY(absX, nxSameUnary("abs", a1, loc));
+  bool vector = axes.size() == 1;
+  std::string ordName = ord.kind == Value::Atom ? ord.atom : "";
+  if (ord.isNil() || ordName == "frobenius" || (vector && ord.kind == Value::Int && ord.i == 2)) {
+    if (ordName == "frobenius" && vector) return error(ord.loc, "Nx.LinAlg.norm: :frobenius expects a matrix");
+    NXC_TRY(sq, binary("multiply", absX, absX, BinaryRule::Arith, loc));
+    NXC_TRY(s, reduceOver("sum", sq, axes, keep));
+    std::vector<Value> a = {s};
+    return nxFloatUnary("sqrt", a, loc);
+  }
+  if (vector) {
+    if (ordName == "inf") return reduceOver("reduce_max", absX, axes, keep);
+    if (ordName == "neg_infinity") return reduceOver("reduce_min", absX, axes, keep);
+    if (ord.kind == Value::Int && ord.i == 0) {
+      NXC_TRY(nz, binary("not_equal", x, Value::number(0, loc), BinaryRule::Compare, loc));
+      NXC_TRY(s, reduceOver("sum", Value::tensor(cast(nz.node, t, loc), loc), axes, keep));
+      return s;
+    }
+    if (ord.kind == Value::Int || ord.kind == Value::Float) {
+      double p = ord.asDouble();
+      NXC_TRY(pw, binary("pow", absX, Value::real(p, loc), BinaryRule::Arith, loc));
+      NXC_TRY(s, reduceOver("sum", pw, axes, keep));
+      return binary("pow", s, Value::real(1.0 / p, loc), BinaryRule::Arith, loc);
+    }
+    return error(ord.loc.valid() ? ord.loc : loc, "Nx.LinAlg.norm: invalid :ord for a vector, got " + describeValue(ord));
+  }
+  // Matrices: 1 / -1 are max/min column sums, :inf / :neg_infinity max/min row sums.
+  int64_t rows = axes[0], cols = axes[1];
+  bool colSums = ord.kind == Value::Int && (ord.i == 1 || ord.i == -1);
+  bool rowSums = ordName == "inf" || ordName == "neg_infinity";
+  if (!colSums && !rowSums)
+    return error(ord.loc.valid() ? ord.loc : loc, "Nx.LinAlg.norm: :ord " + describeValue(ord) +
+                                                      " needs a singular value decomposition, which nxc does not support yet");
+  NXC_TRY(sums, reduceOver("sum", absX, {colSums ? rows : cols}, true));
+  bool max = colSums ? ord.i == 1 : ordName == "inf";
+  return reduceOver(max ? "reduce_max" : "reduce_min", sums, axes, keep);
 }
 
 Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

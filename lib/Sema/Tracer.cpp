@@ -404,6 +404,7 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
   }
   if (e.module == "Nx") return callNx(e.name, args, e.loc);
   if (e.module == "Nx.Random") return callNx("Random." + e.name, args, e.loc);
+  if (e.module == "Nx.LinAlg") return callNx("LinAlg." + e.name, args, e.loc);
   if (e.module == "Nx.Defn.Kernel") return kernel(e.name, args, e.loc, qual);
   if (e.module == "Nx.Constants") return constants(e.name, args, e.loc, qual);
   if (e.module == "Access") {

@@ -229,6 +229,7 @@ public:
   Result<Value> nxDot(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxOuter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxConv(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxNorm(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node);
   Result<Value> dot(std::vector<Value> args, const Loc &loc);
   // Nx.Random (NxRandom.cpp)
