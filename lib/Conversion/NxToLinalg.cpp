@@ -546,215 +546,271 @@ Value filled(OpBuilder &b, Location l, RankedTensorType t, TypedAttr init) {
 // The pattern
 //===----------------------------------------------------------------------===//
 
-struct NxOpLowering : public ConversionPattern {
-  NxOpLowering(const TypeConverter &tc, MLIRContext *ctx) : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx) {}
+Value reshapeTensor(OpBuilder &b, Location l, Value in, RankedTensorType outType) {
+  auto inType = llvm::cast<RankedTensorType>(in.getType());
+  int64_t n = inType.getNumElements();
+  // Through a rank-1 tensor of n elements: collapse, then expand.
+  auto flatType = RankedTensorType::get({n}, inType.getElementType());
+  Value flat = in;
+  if (inType.getRank() == 0) {
+    flat = tensor::ExpandShapeOp::create(b, l, flatType, in, ArrayRef<ReassociationIndices>{});
+  } else if (inType.getRank() > 1) {
+    ReassociationIndices all;
+    for (int64_t i = 0; i < inType.getRank(); ++i) all.push_back(i);
+    flat = tensor::CollapseShapeOp::create(b, l, flatType, in, ArrayRef<ReassociationIndices>{all});
+  }
+  if (outType.getRank() == 0) return tensor::CollapseShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{});
+  if (outType.getRank() == 1) return flat;
+  ReassociationIndices all;
+  for (int64_t i = 0; i < outType.getRank(); ++i) all.push_back(i);
+  return tensor::ExpandShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{all});
+}
+
+Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operands, RankedTensorType outType) {
+  auto ca = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_contract")).asArrayRef();
+  auto ba = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_batch")).asArrayRef();
+  SmallVector<int64_t> cb(llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_contract")).asArrayRef());
+  SmallVector<int64_t> bb(llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_batch")).asArrayRef());
+  auto ta = llvm::cast<RankedTensorType>(operands[0].getType());
+  auto tb = llvm::cast<RankedTensorType>(operands[1].getType());
+  SmallVector<Value> ins(operands.begin(), operands.end());
+  // Loop order. When the rhs free dims are wide, they go innermost (batch,
+  // lhs free, contracted, rhs free: the "ikj" order), so the inner loop
+  // walks rows of rhs and of the result contiguously and LLVM vectorizes it.
+  // When they are narrow (a few output columns), the contraction goes
+  // innermost instead, as a vectorized reduction.
+  unsigned nb = ba.size(), nc = ca.size();
+  unsigned nfa = ta.getRank() - nb - nc, nfb = tb.getRank() - nb - nc;
+  unsigned nLoops = nb + nfa + nc + nfb;
+  int64_t rhsFree = 1;
+  for (int64_t d = 0; d < tb.getRank(); ++d)
+    if (!llvm::is_contained(cb, d) && !llvm::is_contained(bb, d)) rhsFree *= tb.getDimSize(d);
+  int64_t contracted = 1;
+  for (int64_t d : cb) contracted *= tb.getDimSize(d);
+  bool contractInner = rhsFree < kWideRows && contracted >= kLongContraction;
+  if (contractInner && !cb.empty()) {
+    // The contraction runs innermost: lay rhs out as [batch, free, contracted]
+    // first (a small copy), so both operands stream contiguously.
+    SmallVector<int64_t> perm(bb.begin(), bb.end());
+    for (int64_t d = 0; d < tb.getRank(); ++d)
+      if (!llvm::is_contained(cb, d) && !llvm::is_contained(bb, d)) perm.push_back(d);
+    perm.append(cb.begin(), cb.end());
+    bool identity = true;
+    for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == (int64_t)i;
+    if (!identity) {
+      SmallVector<int64_t> shape;
+      for (int64_t d : perm) shape.push_back(tb.getDimSize(d));
+      auto newType = RankedTensorType::get(shape, tb.getElementType());
+      unsigned rank = tb.getRank();
+      SmallVector<AffineExpr> exprs(rank);
+      for (unsigned k = 0; k < rank; ++k) exprs[perm[k]] = b.getAffineDimExpr(k);
+      SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+      ins[1] = genericOp(b, l, newType, ins[1], {AffineMap::get(rank, 0, exprs, b.getContext())},
+                         emptyTensor(b, l, newType), b.getMultiDimIdentityMap(rank), iters,
+                         [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+      // Element-wise fusion must not fold this copy back into the dot.
+      ins[1].getDefiningOp()->setAttr(kKeepLayoutAttr, b.getUnitAttr());
+      tb = newType;
+      for (unsigned i = 0; i < nb; ++i) bb[i] = i;
+      for (unsigned k = 0; k < nc; ++k) cb[k] = rank - nc + k;
+    }
+  }
+  unsigned contractAt = contractInner ? nb + nfa + nfb : nb + nfa;
+  unsigned rhsFreeAt = contractInner ? nb + nfa : nb + nfa + nc;
+  SmallVector<AffineExpr> ea(ta.getRank()), eb(tb.getRank()), outExprs;
+  for (unsigned i = 0; i < nb; ++i) { ea[ba[i]] = b.getAffineDimExpr(i); eb[bb[i]] = b.getAffineDimExpr(i); }
+  for (unsigned k = 0; k < nc; ++k) {
+    ea[ca[k]] = b.getAffineDimExpr(contractAt + k);
+    eb[cb[k]] = b.getAffineDimExpr(contractAt + k);
+  }
+  for (unsigned i = 0; i < nb; ++i) outExprs.push_back(b.getAffineDimExpr(i));
+  unsigned next = nb;
+  for (int64_t d = 0; d < ta.getRank(); ++d)
+    if (!ea[d]) { ea[d] = b.getAffineDimExpr(next); outExprs.push_back(b.getAffineDimExpr(next++)); }
+  next = rhsFreeAt;
+  for (int64_t d = 0; d < tb.getRank(); ++d)
+    if (!eb[d]) { eb[d] = b.getAffineDimExpr(next); outExprs.push_back(b.getAffineDimExpr(next++)); }
+  SmallVector<utils::IteratorType> iters(nLoops, utils::IteratorType::parallel);
+  for (unsigned k = 0; k < nc; ++k) iters[contractAt + k] = utils::IteratorType::reduction;
+  Type et = outType.getElementType();
+  Value init = filled(b, l, outType, llvm::isa<FloatType>(et) ? (TypedAttr)b.getFloatAttr(et, 0.0) : b.getIntegerAttr(et, 0));
+  MLIRContext *ctx = b.getContext();
+  return genericOp(b, l, outType, ins,
+                   {AffineMap::get(nLoops, 0, ea, ctx), AffineMap::get(nLoops, 0, eb, ctx)}, init,
+                   AffineMap::get(nLoops, 0, outExprs, ctx), iters, [&](OpBuilder &nb2, Location nl, ValueRange a) {
+                     if (nc == 0) // an outer product: no accumulation
+                       return llvm::isa<FloatType>(et) ? fmul(nb2, nl, a[0], a[1])
+                                                       : (Value)arith::MulIOp::create(nb2, nl, a[0], a[1]);
+                     if (llvm::isa<FloatType>(et)) return faddFast(nb2, nl, a[2], fmulFast(nb2, nl, a[0], a[1]));
+                     return (Value)arith::AddIOp::create(nb2, nl, a[2], arith::MulIOp::create(nb2, nl, a[0], a[1]));
+                   });
+}
+
+/// The output type of `op`'s single result, converted to signless.
+RankedTensorType convertedResult(const TypeConverter *tc, Operation *op) {
+  return llvm::cast<RankedTensorType>(tc->convertType(op->getResult(0).getType()));
+}
+
+/// Element-wise ops (the nx ops with the Elementwise trait): one parallel
+/// linalg.generic whose body is the op's scalar computation (scalarOp, the
+/// element-wise table).
+struct ElementwiseLowering : public ConversionPattern {
+  ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, MatchTraitOpTypeTag(), TypeID::get<OpTrait::Elementwise>(), 1, ctx) {}
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands, ConversionPatternRewriter &rw) const override {
-    if (op->getName().getDialectNamespace() != "nx") return failure();
-    if (op->getNumRegions() || op->getNumResults() != 1) return failure();
-    StringRef name = op->getName().stripDialect();
-    Location l = op->getLoc();
-    auto nxOut = llvm::cast<RankedTensorType>(op->getResult(0).getType());
-    auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(nxOut));
-    Type nxIn = op->getNumOperands() ? elemOf(op->getOperand(0)) : nxOut.getElementType();
-    Value result;
-
-    if (name == "constant") {
-      auto attr = llvm::cast<DenseElementsAttr>(op->getAttr("value"));
-      // The same bits, seen with the signless element type.
-      auto sl = attr.bitcast(outType.getElementType());
-      result = arith::ConstantOp::create(rw, l, outType, sl);
-    } else if (name == "bitcast") {
-      Type to = outType.getElementType();
-      result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
-        return (Value)arith::BitcastOp::create(b, nl, to, a[0]);
-      });
-    } else if (name == "as_type") {
-      Type from = nxIn, to = nxOut.getElementType();
-      result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
-        return convertScalar(b, nl, a[0], from, to);
-      });
-    } else if (name == "select") {
-      result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
-        return (Value)arith::SelectOp::create(b, nl, isNonZero(b, nl, a[0]), a[1], a[2]);
-      });
-    } else if (name == "broadcast") {
-      auto axes = llvm::cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
-      auto inType = llvm::cast<RankedTensorType>(operands[0].getType());
-      SmallVector<AffineExpr> exprs;
-      for (size_t i = 0; i < axes.size(); ++i)
-        exprs.push_back(inType.getDimSize(i) == 1 && outType.getDimSize(axes[i]) != 1 ? rw.getAffineConstantExpr(0)
-                                                                                        : rw.getAffineDimExpr(axes[i]));
-      unsigned rank = outType.getRank();
-      AffineMap inMap = AffineMap::get(rank, 0, exprs, rw.getContext());
-      SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-      result = genericOp(rw, l, outType, operands, {inMap}, emptyTensor(rw, l, outType), rw.getMultiDimIdentityMap(rank),
-                         iters, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-    } else if (name == "transpose") {
-      auto perm = llvm::cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
-      unsigned rank = outType.getRank();
-      SmallVector<AffineExpr> exprs(rank);
-      for (unsigned k = 0; k < rank; ++k) exprs[perm[k]] = rw.getAffineDimExpr(k);
-      AffineMap inMap = AffineMap::get(rank, 0, exprs, rw.getContext());
-      SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-      result = genericOp(rw, l, outType, operands, {inMap}, emptyTensor(rw, l, outType), rw.getMultiDimIdentityMap(rank),
-                         iters, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-    } else if (name == "reshape") {
-      result = reshape(rw, l, operands[0], outType);
-    } else if (name == "sum" || name == "product" || name == "reduce_max" || name == "reduce_min" || name == "all" ||
-               name == "any") {
-      auto axes = llvm::cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
-      auto inType = llvm::cast<RankedTensorType>(operands[0].getType());
-      unsigned rank = inType.getRank();
-      SmallVector<AffineExpr> outExprs;
-      SmallVector<utils::IteratorType> iters;
-      for (unsigned d = 0; d < rank; ++d) {
-        bool red = llvm::is_contained(axes, (int64_t)d);
-        iters.push_back(red ? utils::IteratorType::reduction : utils::IteratorType::parallel);
-        if (!red) outExprs.push_back(rw.getAffineDimExpr(d));
-      }
-      // Long float sums accumulate in a wider type (f32 in f64, f16/bf16 in
-      // f32), so a million-element f32 sum stays within a few ulps. Short ones
-      // (the vectorized loop keeps 32 partial sums) stay in their own type.
-      Type elem = outType.getElementType();
-      Type acc = elem;
-      int64_t reduced = 1;
-      for (int64_t a : axes) reduced *= inType.getDimSize(a);
-      if (name == "sum" && llvm::isa<FloatType>(elem) && reduced > kNarrowSumLimit)
-        acc = elem.getIntOrFloatBitWidth() == 32 ? (Type)rw.getF64Type() : elem.getIntOrFloatBitWidth() < 32 ? (Type)rw.getF32Type() : elem;
-      auto accType = RankedTensorType::get(outType.getShape(), acc);
-      Value init = filled(rw, l, accType, reductionInit(rw, name, nxIn, acc));
-      AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
-      Type inElem = nxIn;
-      result = genericOp(rw, l, accType, operands, {rw.getMultiDimIdentityMap(rank)}, init, outMap, iters,
-                         [&](OpBuilder &b, Location nl, ValueRange a) {
-                           Value x = acc == elem ? a[0] : (Value)arith::ExtFOp::create(b, nl, acc, a[0]);
-                           return reductionCombine(b, nl, name, inElem, x, a[1]);
-                         });
-      if (acc != elem)
-        result = elementwise(rw, l, outType, result, [&](OpBuilder &b, Location nl, ValueRange a) {
-          return (Value)arith::TruncFOp::create(b, nl, elem, a[0]);
-        });
-    } else if (name == "dot") {
-      result = dot(rw, l, op, operands, outType);
-    } else if (name == "slice" || name == "put_slice" || name == "concatenate" || name == "pad" || name == "reverse" ||
-               name == "argmax" || name == "argmin" || name.starts_with("cumulative_") || name == "take" ||
-               name == "take_along_axis" || name == "gather" || name == "argsort" || name == "indexed_add" ||
-               name == "indexed_put" || name.starts_with("window_") || name == "conv") {
-      return failure(); // typed patterns below
-    } else {
-      std::string opName = name.str();
-      bool failed = false;
-      result = elementwise(rw, l, outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) -> Value {
-        auto r = scalarOp(b, nl, opName, a.take_front(operands.size()), nxIn);
-        if (succeeded(r)) return *r;
-        failed = true;
-        return a[0];
-      });
-      if (failed) return rw.notifyMatchFailure(op, "no lowering for nx." + opName);
-    }
+    if (!llvm::isa<nx::NxDialect>(op->getDialect())) return failure();
+    std::string name = op->getName().stripDialect().str();
+    Type nxIn = elemOf(op->getOperand(0));
+    bool failed = false;
+    Value result = elementwise(rw, op->getLoc(), convertedResult(getTypeConverter(), op), operands,
+                               [&](OpBuilder &b, Location nl, ValueRange a) -> Value {
+                                 auto r = scalarOp(b, nl, name, a.take_front(operands.size()), nxIn);
+                                 if (succeeded(r)) return *r;
+                                 failed = true;
+                                 return a[0];
+                               });
+    if (failed) return rw.notifyMatchFailure(op, "no lowering for nx." + name);
     rw.replaceOp(op, result);
     return success();
   }
+};
 
-  static Value reshape(OpBuilder &b, Location l, Value in, RankedTensorType outType) {
-    auto inType = llvm::cast<RankedTensorType>(in.getType());
-    int64_t n = inType.getNumElements();
-    // Through a rank-1 tensor of n elements: collapse, then expand.
-    auto flatType = RankedTensorType::get({n}, inType.getElementType());
-    Value flat = in;
-    if (inType.getRank() == 0) {
-      flat = tensor::ExpandShapeOp::create(b, l, flatType, in, ArrayRef<ReassociationIndices>{});
-    } else if (inType.getRank() > 1) {
-      ReassociationIndices all;
-      for (int64_t i = 0; i < inType.getRank(); ++i) all.push_back(i);
-      flat = tensor::CollapseShapeOp::create(b, l, flatType, in, ArrayRef<ReassociationIndices>{all});
-    }
-    if (outType.getRank() == 0) return tensor::CollapseShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{});
-    if (outType.getRank() == 1) return flat;
-    ReassociationIndices all;
-    for (int64_t i = 0; i < outType.getRank(); ++i) all.push_back(i);
-    return tensor::ExpandShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{all});
+/// A pattern for one op type whose lowering is a function of the adaptor's
+/// operands and the converted result type.
+template <typename OpTy>
+struct SimpleLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Value r = lower(op, adaptor.getOperands(), rw, convertedResult(this->getTypeConverter(), op));
+    rw.replaceOp(op, r);
+    return success();
   }
+  static Value lower(OpTy op, ValueRange operands, ConversionPatternRewriter &rw, RankedTensorType outType);
+};
 
-  static Value dot(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operands, RankedTensorType outType) {
-    auto ca = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_contract")).asArrayRef();
-    auto ba = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_batch")).asArrayRef();
-    SmallVector<int64_t> cb(llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_contract")).asArrayRef());
-    SmallVector<int64_t> bb(llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_batch")).asArrayRef());
-    auto ta = llvm::cast<RankedTensorType>(operands[0].getType());
-    auto tb = llvm::cast<RankedTensorType>(operands[1].getType());
-    SmallVector<Value> ins(operands.begin(), operands.end());
-    // Loop order. When the rhs free dims are wide, they go innermost (batch,
-    // lhs free, contracted, rhs free: the "ikj" order), so the inner loop
-    // walks rows of rhs and of the result contiguously and LLVM vectorizes it.
-    // When they are narrow (a few output columns), the contraction goes
-    // innermost instead, as a vectorized reduction.
-    unsigned nb = ba.size(), nc = ca.size();
-    unsigned nfa = ta.getRank() - nb - nc, nfb = tb.getRank() - nb - nc;
-    unsigned nLoops = nb + nfa + nc + nfb;
-    int64_t rhsFree = 1;
-    for (int64_t d = 0; d < tb.getRank(); ++d)
-      if (!llvm::is_contained(cb, d) && !llvm::is_contained(bb, d)) rhsFree *= tb.getDimSize(d);
-    int64_t contracted = 1;
-    for (int64_t d : cb) contracted *= tb.getDimSize(d);
-    bool contractInner = rhsFree < kWideRows && contracted >= kLongContraction;
-    if (contractInner && !cb.empty()) {
-      // The contraction runs innermost: lay rhs out as [batch, free, contracted]
-      // first (a small copy), so both operands stream contiguously.
-      SmallVector<int64_t> perm(bb.begin(), bb.end());
-      for (int64_t d = 0; d < tb.getRank(); ++d)
-        if (!llvm::is_contained(cb, d) && !llvm::is_contained(bb, d)) perm.push_back(d);
-      perm.append(cb.begin(), cb.end());
-      bool identity = true;
-      for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == (int64_t)i;
-      if (!identity) {
-        SmallVector<int64_t> shape;
-        for (int64_t d : perm) shape.push_back(tb.getDimSize(d));
-        auto newType = RankedTensorType::get(shape, tb.getElementType());
-        unsigned rank = tb.getRank();
-        SmallVector<AffineExpr> exprs(rank);
-        for (unsigned k = 0; k < rank; ++k) exprs[perm[k]] = b.getAffineDimExpr(k);
-        SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-        ins[1] = genericOp(b, l, newType, ins[1], {AffineMap::get(rank, 0, exprs, b.getContext())},
-                           emptyTensor(b, l, newType), b.getMultiDimIdentityMap(rank), iters,
-                           [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-        // Element-wise fusion must not fold this copy back into the dot.
-        ins[1].getDefiningOp()->setAttr(kKeepLayoutAttr, b.getUnitAttr());
-        tb = newType;
-        for (unsigned i = 0; i < nb; ++i) bb[i] = i;
-        for (unsigned k = 0; k < nc; ++k) cb[k] = rank - nc + k;
-      }
+template <>
+Value SimpleLowering<nx::ConstantOp>::lower(nx::ConstantOp op, ValueRange, ConversionPatternRewriter &rw,
+                                            RankedTensorType outType) {
+  // The same bits, seen with the signless element type.
+  auto attr = llvm::cast<DenseElementsAttr>(op.getValue());
+  return arith::ConstantOp::create(rw, op.getLoc(), outType, attr.bitcast(outType.getElementType()));
+}
+
+template <>
+Value SimpleLowering<nx::BitcastOp>::lower(nx::BitcastOp op, ValueRange operands, ConversionPatternRewriter &rw,
+                                           RankedTensorType outType) {
+  Type to = outType.getElementType();
+  return elementwise(rw, op.getLoc(), outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
+    return (Value)arith::BitcastOp::create(b, nl, to, a[0]);
+  });
+}
+
+template <>
+Value SimpleLowering<nx::AsTypeOp>::lower(nx::AsTypeOp op, ValueRange operands, ConversionPatternRewriter &rw,
+                                          RankedTensorType outType) {
+  Type from = elemOf(op.getOperand()), to = elemOf(op.getResult());
+  return elementwise(rw, op.getLoc(), outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
+    return convertScalar(b, nl, a[0], from, to);
+  });
+}
+
+template <>
+Value SimpleLowering<nx::SelectOp>::lower(nx::SelectOp op, ValueRange operands, ConversionPatternRewriter &rw,
+                                          RankedTensorType outType) {
+  return elementwise(rw, op.getLoc(), outType, operands, [&](OpBuilder &b, Location nl, ValueRange a) {
+    return (Value)arith::SelectOp::create(b, nl, isNonZero(b, nl, a[0]), a[1], a[2]);
+  });
+}
+
+template <>
+Value SimpleLowering<nx::BroadcastOp>::lower(nx::BroadcastOp op, ValueRange operands, ConversionPatternRewriter &rw,
+                                             RankedTensorType outType) {
+  ArrayRef<int64_t> axes = op.getAxes();
+  auto inType = llvm::cast<RankedTensorType>(operands[0].getType());
+  SmallVector<AffineExpr> exprs;
+  for (size_t i = 0; i < axes.size(); ++i)
+    exprs.push_back(inType.getDimSize(i) == 1 && outType.getDimSize(axes[i]) != 1 ? rw.getAffineConstantExpr(0)
+                                                                                    : rw.getAffineDimExpr(axes[i]));
+  unsigned rank = outType.getRank();
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return genericOp(rw, op.getLoc(), outType, operands, {AffineMap::get(rank, 0, exprs, rw.getContext())},
+                   emptyTensor(rw, op.getLoc(), outType), rw.getMultiDimIdentityMap(rank), iters,
+                   [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+template <>
+Value SimpleLowering<nx::TransposeOp>::lower(nx::TransposeOp op, ValueRange operands, ConversionPatternRewriter &rw,
+                                             RankedTensorType outType) {
+  ArrayRef<int64_t> perm = op.getAxes();
+  unsigned rank = outType.getRank();
+  SmallVector<AffineExpr> exprs(rank);
+  for (unsigned k = 0; k < rank; ++k) exprs[perm[k]] = rw.getAffineDimExpr(k);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return genericOp(rw, op.getLoc(), outType, operands, {AffineMap::get(rank, 0, exprs, rw.getContext())},
+                   emptyTensor(rw, op.getLoc(), outType), rw.getMultiDimIdentityMap(rank), iters,
+                   [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+template <>
+Value SimpleLowering<nx::ReshapeOp>::lower(nx::ReshapeOp op, ValueRange operands, ConversionPatternRewriter &rw,
+                                           RankedTensorType outType) {
+  return reshapeTensor(rw, op.getLoc(), operands[0], outType);
+}
+
+template <>
+Value SimpleLowering<nx::DotOp>::lower(nx::DotOp op, ValueRange operands, ConversionPatternRewriter &rw,
+                                       RankedTensorType outType) {
+  return dotGeneric(rw, op.getLoc(), op, SmallVector<Value>(operands), outType);
+}
+
+/// Reductions over `axes`: a linalg.generic with reduction iterators over a
+/// filled accumulator; long float sums accumulate in a wider type (f32 in
+/// f64, f16/bf16 in f32), so a million-element f32 sum stays within a few
+/// ulps, while short ones (the vectorized loop keeps 32 partial sums) stay in
+/// their own type.
+template <typename OpTy>
+struct ReduceLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    StringRef name = op->getName().stripDialect();
+    RankedTensorType outType = convertedResult(this->getTypeConverter(), op);
+    Value in = adaptor.getOperand();
+    Type nxIn = elemOf(op.getOperand());
+    ArrayRef<int64_t> axes = op.getAxes();
+    auto inType = llvm::cast<RankedTensorType>(in.getType());
+    unsigned rank = inType.getRank();
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iters;
+    for (unsigned d = 0; d < rank; ++d) {
+      bool red = llvm::is_contained(axes, (int64_t)d);
+      iters.push_back(red ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+      if (!red) outExprs.push_back(rw.getAffineDimExpr(d));
     }
-    unsigned contractAt = contractInner ? nb + nfa + nfb : nb + nfa;
-    unsigned rhsFreeAt = contractInner ? nb + nfa : nb + nfa + nc;
-    SmallVector<AffineExpr> ea(ta.getRank()), eb(tb.getRank()), outExprs;
-    for (unsigned i = 0; i < nb; ++i) { ea[ba[i]] = b.getAffineDimExpr(i); eb[bb[i]] = b.getAffineDimExpr(i); }
-    for (unsigned k = 0; k < nc; ++k) {
-      ea[ca[k]] = b.getAffineDimExpr(contractAt + k);
-      eb[cb[k]] = b.getAffineDimExpr(contractAt + k);
-    }
-    for (unsigned i = 0; i < nb; ++i) outExprs.push_back(b.getAffineDimExpr(i));
-    unsigned next = nb;
-    for (int64_t d = 0; d < ta.getRank(); ++d)
-      if (!ea[d]) { ea[d] = b.getAffineDimExpr(next); outExprs.push_back(b.getAffineDimExpr(next++)); }
-    next = rhsFreeAt;
-    for (int64_t d = 0; d < tb.getRank(); ++d)
-      if (!eb[d]) { eb[d] = b.getAffineDimExpr(next); outExprs.push_back(b.getAffineDimExpr(next++)); }
-    SmallVector<utils::IteratorType> iters(nLoops, utils::IteratorType::parallel);
-    for (unsigned k = 0; k < nc; ++k) iters[contractAt + k] = utils::IteratorType::reduction;
-    Type et = outType.getElementType();
-    Value init = filled(b, l, outType, llvm::isa<FloatType>(et) ? (TypedAttr)b.getFloatAttr(et, 0.0) : b.getIntegerAttr(et, 0));
-    MLIRContext *ctx = b.getContext();
-    return genericOp(b, l, outType, ins,
-                     {AffineMap::get(nLoops, 0, ea, ctx), AffineMap::get(nLoops, 0, eb, ctx)}, init,
-                     AffineMap::get(nLoops, 0, outExprs, ctx), iters, [&](OpBuilder &nb2, Location nl, ValueRange a) {
-                       if (nc == 0) // an outer product: no accumulation
-                         return llvm::isa<FloatType>(et) ? fmul(nb2, nl, a[0], a[1])
-                                                         : (Value)arith::MulIOp::create(nb2, nl, a[0], a[1]);
-                       if (llvm::isa<FloatType>(et)) return faddFast(nb2, nl, a[2], fmulFast(nb2, nl, a[0], a[1]));
-                       return (Value)arith::AddIOp::create(nb2, nl, a[2], arith::MulIOp::create(nb2, nl, a[0], a[1]));
-                     });
+    Type elem = outType.getElementType();
+    Type acc = elem;
+    int64_t reduced = 1;
+    for (int64_t a : axes) reduced *= inType.getDimSize(a);
+    if (name == "sum" && llvm::isa<FloatType>(elem) && reduced > kNarrowSumLimit)
+      acc = elem.getIntOrFloatBitWidth() == 32 ? (Type)rw.getF64Type()
+            : elem.getIntOrFloatBitWidth() < 32 ? (Type)rw.getF32Type() : elem;
+    auto accType = RankedTensorType::get(outType.getShape(), acc);
+    Value init = filled(rw, l, accType, reductionInit(rw, name, nxIn, acc));
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
+    Value result = genericOp(rw, l, accType, in, {rw.getMultiDimIdentityMap(rank)}, init, outMap, iters,
+                             [&](OpBuilder &b, Location nl, ValueRange a) {
+                               Value x = acc == elem ? a[0] : (Value)arith::ExtFOp::create(b, nl, acc, a[0]);
+                               return reductionCombine(b, nl, name, nxIn, x, a[1]);
+                             });
+    if (acc != elem)
+      result = elementwise(rw, l, outType, result, [&](OpBuilder &b, Location nl, ValueRange a) {
+        return (Value)arith::TruncFOp::create(b, nl, elem, a[0]);
+      });
+    rw.replaceOp(op, result);
+    return success();
   }
 };
 
@@ -1374,7 +1430,11 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
     });
     target.addDynamicallyLegalOp<func::ReturnOp>([&](func::ReturnOp r) { return tc.isLegal(r.getOperandTypes()); });
     RewritePatternSet patterns(ctx);
-    patterns.add<NxOpLowering>(tc, ctx);
+    patterns.add<ElementwiseLowering, SimpleLowering<nx::ConstantOp>, SimpleLowering<nx::BitcastOp>,
+                 SimpleLowering<nx::AsTypeOp>, SimpleLowering<nx::SelectOp>, SimpleLowering<nx::BroadcastOp>,
+                 SimpleLowering<nx::TransposeOp>, SimpleLowering<nx::ReshapeOp>, SimpleLowering<nx::DotOp>,
+                 ReduceLowering<nx::SumOp>, ReduceLowering<nx::ProductOp>, ReduceLowering<nx::ReduceMaxOp>,
+                 ReduceLowering<nx::ReduceMinOp>, ReduceLowering<nx::AllOp>, ReduceLowering<nx::AnyOp>>(tc, ctx);
     patterns.add<CondLowering, WhileLowering, YieldLowering, SliceLowering, PutSliceLowering, ConcatenateLowering,
                  PadLowering, ReverseLowering, ArgReduceLowering<nx::ArgmaxOp, true>,
                  ArgReduceLowering<nx::ArgminOp, false>, ScanLowering<nx::CumulativeSumOp>,

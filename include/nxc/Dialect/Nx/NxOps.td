@@ -36,7 +36,7 @@ class Nx_Op<string mnemonic, list<Trait> traits = []>
 
 // Binary element-wise ops whose result has the operands' type.
 class Nx_BinaryOp<string mnemonic, string doc>
-    : Nx_Op<mnemonic, [SameTypeOperands, SameOperandsAndResultShape]> {
+    : Nx_Op<mnemonic, [SameTypeOperands, SameOperandsAndResultShape, Elementwise]> {
   let summary = doc;
   let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs);
   let results = (outs AnyStaticShapeTensor:$result);
@@ -71,7 +71,7 @@ def Nx_LogicalXorOp : Nx_BinaryOp<"logical_xor", "Nx.logical_xor, u8 result">;
 
 // Unary element-wise ops.
 class Nx_UnaryOp<string mnemonic, string doc>
-    : Nx_Op<mnemonic, [SameOperandsAndResultShape]> {
+    : Nx_Op<mnemonic, [SameOperandsAndResultShape, Elementwise]> {
   let summary = doc;
   let arguments = (ins AnyStaticShapeTensor:$operand);
   let results = (outs AnyStaticShapeTensor:$result);
