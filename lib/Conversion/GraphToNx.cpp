@@ -107,7 +107,7 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
       state.addTypes(tensorType(ctx, n.type));
     }
     if (n.op == "constant") state.addAttribute("value", constantAttr(tensorType(ctx, n.type), n));
-    if (!n.axes.empty() || n.op == "broadcast" || n.op == "transpose" || n.op == "sum" || n.op == "product" ||
+    if (!n.axes.empty() || n.op == "broadcast" || n.op == "transpose" || n.op == "sum" || n.op == "product" || n.op == "iota" ||
         n.op == "reduce_max" || n.op == "reduce_min" || n.op == "all" || n.op == "any")
       state.addAttribute("axes", b.getDenseI64ArrayAttr(n.axes));
     for (auto &[name, v] : n.attrs) state.addAttribute(name, b.getDenseI64ArrayAttr(v));

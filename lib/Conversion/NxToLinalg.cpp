@@ -646,6 +646,20 @@ Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operan
                    });
 }
 
+/// A linalg.generic with no inputs whose body computes each element from
+/// its coordinates (gathers read other tensors with tensor.extract).
+Value fromCoordinates(OpBuilder &b, Location l, RankedTensorType outType,
+                      llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
+  unsigned rank = outType.getRank();
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return genericOp(b, l, outType, ValueRange{}, {}, emptyTensor(b, l, outType), b.getMultiDimIdentityMap(rank), iters,
+                   [&](OpBuilder &nb, Location nl, ValueRange) {
+                     SmallVector<Value> coords;
+                     for (unsigned d = 0; d < rank; ++d) coords.push_back(linalg::IndexOp::create(nb, nl, d));
+                     return body(nb, nl, coords);
+                   });
+}
+
 /// The output type of `op`'s single result, converted to signless.
 RankedTensorType convertedResult(const TypeConverter *tc, Operation *op) {
   return llvm::cast<RankedTensorType>(tc->convertType(op->getResult(0).getType()));
@@ -696,6 +710,30 @@ Value SimpleLowering<nx::ConstantOp>::lower(nx::ConstantOp op, ValueRange, Conve
   // The same bits, seen with the signless element type.
   auto attr = llvm::cast<DenseElementsAttr>(op.getValue());
   return arith::ConstantOp::create(rw, op.getLoc(), outType, attr.bitcast(outType.getElementType()));
+}
+
+template <>
+Value SimpleLowering<nx::IotaOp>::lower(nx::IotaOp op, ValueRange, ConversionPatternRewriter &rw, RankedTensorType outType) {
+  // Computed from the loop indices: no table in read-only data.
+  ArrayRef<int64_t> axes = op.getAxes();
+  Type et = outType.getElementType();
+  Type nxElem = elemOf(op.getResult());
+  return fromCoordinates(rw, op.getLoc(), outType, [&](OpBuilder &b, Location nl, ArrayRef<Value> i) -> Value {
+    Value v;
+    if (!axes.empty()) {
+      v = i[axes[0]];
+    } else {
+      // The row-major flat index.
+      v = arith::ConstantIndexOp::create(b, nl, 0);
+      for (int64_t d = 0; d < outType.getRank(); ++d)
+        v = arith::AddIOp::create(b, nl, arith::MulIOp::create(b, nl, v, arith::ConstantIndexOp::create(b, nl, outType.getDimSize(d))),
+                                  i[d]);
+    }
+    Value n = arith::IndexCastUIOp::create(b, nl, b.getI64Type(), v);
+    if (llvm::isa<FloatType>(et)) return arith::UIToFPOp::create(b, nl, et, n);
+    (void)nxElem;
+    return et.getIntOrFloatBitWidth() == 64 ? n : (Value)arith::TruncIOp::create(b, nl, et, n);
+  });
 }
 
 template <>
@@ -1148,20 +1186,6 @@ Value clampedIndex(OpBuilder &b, Location l, Value v, Type nxElem, int64_t dim) 
   return arith::MaxSIOp::create(b, l, arith::ConstantIndexOp::create(b, l, 0), arith::MinSIOp::create(b, l, idx, hi));
 }
 
-/// A linalg.generic with no inputs whose body computes each element from
-/// its coordinates (gathers read other tensors with tensor.extract).
-Value fromCoordinates(OpBuilder &b, Location l, RankedTensorType outType,
-                      llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
-  unsigned rank = outType.getRank();
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  return genericOp(b, l, outType, ValueRange{}, {}, emptyTensor(b, l, outType), b.getMultiDimIdentityMap(rank), iters,
-                   [&](OpBuilder &nb, Location nl, ValueRange) {
-                     SmallVector<Value> coords;
-                     for (unsigned d = 0; d < rank; ++d) coords.push_back(linalg::IndexOp::create(nb, nl, d));
-                     return body(nb, nl, coords);
-                   });
-}
-
 template <typename OpTy>
 struct GatherLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -1433,6 +1457,7 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
     patterns.add<ElementwiseLowering, SimpleLowering<nx::ConstantOp>, SimpleLowering<nx::BitcastOp>,
                  SimpleLowering<nx::AsTypeOp>, SimpleLowering<nx::SelectOp>, SimpleLowering<nx::BroadcastOp>,
                  SimpleLowering<nx::TransposeOp>, SimpleLowering<nx::ReshapeOp>, SimpleLowering<nx::DotOp>,
+                 SimpleLowering<nx::IotaOp>,
                  ReduceLowering<nx::SumOp>, ReduceLowering<nx::ProductOp>, ReduceLowering<nx::ReduceMaxOp>,
                  ReduceLowering<nx::ReduceMinOp>, ReduceLowering<nx::AllOp>, ReduceLowering<nx::AnyOp>>(tc, ctx);
     patterns.add<CondLowering, WhileLowering, YieldLowering, SliceLowering, PutSliceLowering, ConcatenateLowering,

@@ -121,6 +121,13 @@ def Nx_ConstantOp : Nx_Op<"constant", [ConstantLike]> {
   let assemblyFormat = "$value attr-dict `:` type($result)";
 }
 
+def Nx_IotaOp : Nx_Op<"iota"> {
+  let summary = "Nx.iota: counts along axes[0], or over the whole tensor (row-major) when axes is empty";
+  let arguments = (ins DenseI64ArrayAttr:$axes);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "`axes` `=` $axes attr-dict `:` type($result)";
+}
+
 def Nx_BroadcastOp : Nx_Op<"broadcast"> {
   let summary = "Nx.broadcast: operand dim i goes to result axis axes[i]";
   let description = [{
