@@ -1,6 +1,8 @@
 //===- Lexer.cpp - tokens of defn source ----------------------------------===//
 #include "nxc/Frontend/Lexer.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -67,7 +69,8 @@ Result<std::pair<Token, size_t>> number(const std::shared_ptr<const SourceFile> 
   auto locAt = [&](size_t j) { return Loc{src, line, col + (int)(j - i)}; };
   auto tail = [&](size_t j) -> Status {
     // A number may not run into letters: 12abc, 0xffg.
-    if (j < s.size() && identChar(s[j])) return error(locAt(j), "malformed number '" + s.substr(i, j - i + 1) + "'");
+    if (j < s.size() && identChar(s[j]))
+      return error(locAt(j), fmt::format(FMT_STRING("malformed number '{}'"), s.substr(i, j - i + 1)));
     return okStatus();
   };
   std::string digits;
@@ -77,15 +80,17 @@ Result<std::pair<Token, size_t>> number(const std::shared_ptr<const SourceFile> 
     bool (*pred)(char) = kind == 'x' ? isHex : kind == 'b' ? isBin : isOct;
     size_t j = i + 2;
     if (j >= s.size() || !pred(s[j])) {
-      if (j < s.size() && (identChar(s[j]))) return error(loc, "malformed number '" + s.substr(i, 3) + "'");
-      return error(loc, "malformed number: expected digits after '" + s.substr(i, 2) + "'");
+      if (j < s.size() && (identChar(s[j])))
+        return error(loc, fmt::format(FMT_STRING("malformed number '{}'"), s.substr(i, 3)));
+      return error(loc, fmt::format(FMT_STRING("malformed number: expected digits after '{}'"), s.substr(i, 2)));
     }
     NXC_TRY(end, digitRun(s, j, pred, digits, locAt(j)));
     NXC_CHECK(tail(end));
     errno = 0;
     char *stop = nullptr;
     unsigned long long v = std::strtoull(digits.c_str(), &stop, base);
-    if (errno || v > (unsigned long long)INT64_MAX) return error(loc, "integer literal " + s.substr(i, end - i) + " does not fit in 64 bits");
+    if (errno || v > (unsigned long long)INT64_MAX)
+      return error(loc, fmt::format(FMT_STRING("integer literal {} does not fit in 64 bits"), s.substr(i, end - i)));
     return std::make_pair(Token{Tok::Int, std::to_string(v), loc}, end - i);
   }
   NXC_TRY(j, digitRun(s, i, isDec, digits, loc));
@@ -109,8 +114,9 @@ Result<std::pair<Token, size_t>> number(const std::shared_ptr<const SourceFile> 
     size_t k = j + 1;
     if (s[k] == '-' || s[k] == '+') ++k;
     while (k < s.size() && isDec(s[k])) ++k;
-    return error(locAt(j), "malformed float: Elixir floats need digits on both sides of the dot (write " +
-                               s.substr(i, j - i) + ".0" + s.substr(j, k - j) + ")");
+    return error(locAt(j), fmt::format(FMT_STRING("malformed float: Elixir floats need digits on both sides of the dot "
+                                                  "(write {}.0{})"),
+                                       s.substr(i, j - i), s.substr(j, k - j)));
   }
   NXC_CHECK(tail(j));
   return std::make_pair(Token{isFloat ? Tok::Float : Tok::Int, digits, loc}, j - i);
@@ -255,7 +261,7 @@ Result<std::vector<Token>> lex(std::shared_ptr<const SourceFile> source) {
       // Strings, charlists and their heredocs: tokens of plain Elixir.
       size_t end = s.compare(i, 3, std::string(3, c)) == 0 ? heredocEnd(s, i) : quotedEnd(s, i, c, true);
       if (end == std::string::npos)
-        return error(loc, std::string("missing terminator for this ") + (c == '"' ? "string" : "charlist"));
+        return error(loc, fmt::format(FMT_STRING("missing terminator for this {}"), c == '"' ? "string" : "charlist"));
       std::string text = s.substr(i, end - i);
       advance(end - i);
       // "key": value is a keyword key.
@@ -314,10 +320,9 @@ Result<std::vector<Token>> lex(std::shared_ptr<const SourceFile> source) {
     }
     if (!matched) {
       std::string shown = (unsigned char)c < 0x20 || (unsigned char)c >= 0x7f
-                              ? "byte 0x" + std::string(1, "0123456789abcdef"[((unsigned char)c) >> 4]) +
-                                    std::string(1, "0123456789abcdef"[c & 15])
-                              : "'" + std::string(1, c) + "'";
-      return error(loc, "unexpected character " + shown);
+                              ? fmt::format(FMT_STRING("byte 0x{:02x}"), (unsigned char)c)
+                              : fmt::format(FMT_STRING("'{}'"), c);
+      return error(loc, fmt::format(FMT_STRING("unexpected character {}"), shown));
     }
   }
   pushNewline(here());

@@ -8,6 +8,8 @@
 #include "nxc/Frontend/Parser.h"
 #include "nxc/Frontend/Lexer.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -58,7 +60,8 @@ public:
     Loc first = peek().loc;
     while (!at(Tok::Eof)) {
       if (isWord("defn") || isWord("defnp"))
-        return error(peek().loc, "expected 'defmodule' at the top level, found " + describe(peek()));
+        return error(peek().loc,
+                     fmt::format(FMT_STRING("expected 'defmodule' at the top level, found {}"), describe(peek())));
       if (!isWord("defmodule")) {
         // Plain Elixir around the modules (Mix.install, script code): skipped.
         NXC_CHECK(skipExpression());
@@ -70,8 +73,8 @@ public:
       skipNewlines();
     }
     if (f.modules.empty())
-      return error(first, std::string("expected a 'defmodule', the file ") +
-                              (toks_.size() <= 2 ? "is empty" : "defines no module"));
+      return error(first, fmt::format(FMT_STRING("expected a 'defmodule', the file {}"),
+                                      toks_.size() <= 2 ? "is empty" : "defines no module"));
     return f;
   }
 
@@ -79,7 +82,7 @@ public:
     skipNewlines();
     Loc loc = peek().loc;
     NXC_TRY(b, block({}));
-    if (!at(Tok::Eof)) return error(peek().loc, "unexpected " + describe(peek()));
+    if (!at(Tok::Eof)) return error(peek().loc, fmt::format(FMT_STRING("unexpected {}"), describe(peek())));
     (void)loc;
     return std::move(b);
   }
@@ -100,26 +103,30 @@ private:
     switch (t.kind) {
     case Tok::Eof: return "end of file";
     case Tok::Newline: return "end of line";
-    case Tok::KwKey: return "keyword '" + t.text + ":'";
-    case Tok::Atom: return "atom ':" + t.text + "'";
-    case Tok::Attr: return "'@" + t.text + "'";
-    default: return "'" + t.text + "'";
+    case Tok::KwKey: return fmt::format(FMT_STRING("keyword '{}:'"), t.text);
+    case Tok::Atom: return fmt::format(FMT_STRING("atom ':{}'"), t.text);
+    case Tok::Attr: return fmt::format(FMT_STRING("'@{}'"), t.text);
+    default: return fmt::format(FMT_STRING("'{}'"), t.text);
     }
   }
 
   Status expectPunct(const char *p, const std::string &context) {
-    if (!isPunct(p)) return error(peek().loc, std::string("expected '") + p + "' " + context + ", found " + describe(peek()));
+    if (!isPunct(p))
+      return error(peek().loc, fmt::format(FMT_STRING("expected '{}' {}, found {}"), p, context, describe(peek())));
     take();
     return okStatus();
   }
   Status expectWord(const char *w, const std::string &context) {
-    if (!isWord(w)) return error(peek().loc, std::string("expected '") + w + "' " + context + ", found " + describe(peek()));
+    if (!isWord(w))
+      return error(peek().loc, fmt::format(FMT_STRING("expected '{}' {}, found {}"), w, context, describe(peek())));
     take();
     return okStatus();
   }
 
   Result<std::string> aliasPath(const std::string &context) {
-    if (!at(Tok::Alias)) return error(peek().loc, "expected a module name " + context + ", found " + describe(peek()));
+    if (!at(Tok::Alias))
+      return error(peek().loc,
+                   fmt::format(FMT_STRING("expected a module name {}, found {}"), context, describe(peek())));
     std::string name = take().text;
     while (isPunct(".") && peek(1).kind == Tok::Alias) {
       take();
@@ -145,7 +152,7 @@ private:
   /// brackets and do/fn ... end blocks balanced.
   Status skipExpression() {
     std::vector<Token> stack;
-    if (closes(peek())) return error(peek().loc, "unexpected " + describe(peek()));
+    if (closes(peek())) return error(peek().loc, fmt::format(FMT_STRING("unexpected {}"), describe(peek())));
     while (!at(Tok::Eof)) {
       const Token &t = peek();
       if (stack.empty() && (at(Tok::Newline) || closes(t))) break;
@@ -157,7 +164,7 @@ private:
       const Token &open = stack.back();
       std::string closer = open.kind == Tok::Ident ? "end" : open.text == "(" ? ")" : open.text == "[" ? "]"
                                                               : open.text == "{" ? "}" : ">>";
-      return error(open.loc, "missing '" + closer + "' for this '" + open.text + "'");
+      return error(open.loc, fmt::format(FMT_STRING("missing '{}' for this '{}'"), closer, open.text));
     }
     return okStatus();
   }
@@ -177,7 +184,8 @@ private:
       if (at(Tok::Eof)) return error(m.loc, "missing 'end' for this 'defmodule'");
       NXC_CHECK(moduleItem(m));
       if (!at(Tok::Newline) && !isWord("end"))
-        return error(peek().loc, "unexpected " + describe(peek()) + " after a module item; expected a new line");
+        return error(peek().loc, fmt::format(FMT_STRING("unexpected {} after a module item; expected a new line"),
+                                             describe(peek())));
       skipNewlines();
     }
     take();
@@ -188,7 +196,7 @@ private:
     const Token &t = peek();
     if (t.kind == Tok::Ident && (t.text == "import" || t.text == "alias" || t.text == "require" || t.text == "use")) {
       std::string what = take().text;
-      NXC_TRY(target, aliasPath("after '" + what + "'"));
+      NXC_TRY(target, aliasPath(fmt::format(FMT_STRING("after '{}'"), what)));
       if (what == "import") m.imports.push_back(target);
       // Options such as `only: [...]` or `as: LA` are accepted and ignored.
       while (isPunct(",")) {
@@ -272,13 +280,15 @@ private:
       NXC_TRY(f, function());
       for (auto &other : m.functions)
         if (other.name == f.name && other.params.size() == f.params.size())
-          return error(f.loc, "cannot compile " + f.kind + " " + f.name + "/" + std::to_string(f.params.size()) +
-                                  " with multiple clauses (first defined at line " + std::to_string(other.loc.line) + ")");
+          return error(f.loc, fmt::format(FMT_STRING("cannot compile {} {}/{} with multiple clauses (first defined at "
+                                                     "line {})"),
+                                          f.kind, f.name, f.params.size(), other.loc.line));
       m.functions.push_back(std::move(f));
       return okStatus();
     }
     if (t.kind == Tok::Ident && (t.text == "deftransform" || t.text == "deftransformp"))
-      return error(t.loc, "'" + t.text + "' is not supported by nxc (only defn, defnp, def and defp)");
+      return error(t.loc,
+                   fmt::format(FMT_STRING("'{}' is not supported by nxc (only defn, defnp, def and defp)"), t.text));
     if (t.kind == Tok::Ident && (t.text == "defmacro" || t.text == "defmacrop" || t.text == "defstruct" ||
                                  t.text == "defdelegate" || t.text == "defguard" || t.text == "defimpl" ||
                                  t.text == "defprotocol" || t.text == "defexception" || t.text == "defmodule" ||
@@ -287,7 +297,9 @@ private:
       take();
       return skipExpression();
     }
-    return error(t.loc, "expected defn, defnp, def, defp, import, alias or @attribute in module body, found " + describe(t));
+    return error(t.loc, fmt::format(FMT_STRING("expected defn, defnp, def, defp, import, alias or @attribute in module "
+                                               "body, found {}"),
+                                    describe(t)));
   }
 
   Result<Function> function() {
@@ -302,7 +314,8 @@ private:
       parenthesised = true;
     }
     if (peek().kind != Tok::Ident || reservedWords().count(peek().text))
-      return error(peek().loc, "expected a function name after '" + f.kind + "', found " + describe(peek()));
+      return error(peek().loc,
+                   fmt::format(FMT_STRING("expected a function name after '{}', found {}"), f.kind, describe(peek())));
     f.name = take().text;
     if (isPunct("(")) {
       take();
@@ -319,7 +332,9 @@ private:
         f.defaults.push_back(std::move(def));
         skipNewlines();
         if (isPunct(",")) { take(); skipNewlines(); continue; }
-        if (!isPunct(")")) return error(peek().loc, "expected ',' or ')' in the parameter list, found " + describe(peek()));
+        if (!isPunct(")"))
+          return error(peek().loc, fmt::format(FMT_STRING("expected ',' or ')' in the parameter list, found {}"),
+                                               describe(peek())));
       }
       take();
     }
@@ -337,11 +352,14 @@ private:
       }
       return f;
     }
-    if (parenthesised) return error(peek().loc, "expected ', do:' in a parenthesised definition, found " + describe(peek()));
+    if (parenthesised)
+      return error(peek().loc, fmt::format(FMT_STRING("expected ', do:' in a parenthesised definition, found {}"),
+                                           describe(peek())));
     if (!isWord("do"))
-      return error(peek().loc, "expected 'do' or ', do:' after the parameters of " + f.name + ", found " + describe(peek()));
+      return error(peek().loc, fmt::format(FMT_STRING("expected 'do' or ', do:' after the parameters of {}, found {}"),
+                                           f.name, describe(peek())));
     Loc doLoc = take().loc;
-    std::string missingEnd = "missing 'end' for this 'do' of " + f.kind + " " + f.name;
+    std::string missingEnd = fmt::format(FMT_STRING("missing 'end' for this 'do' of {} {}"), f.kind, f.name);
     NXC_TRY(b, block({"end"}, &doLoc, missingEnd));
     if (!isWord("end")) return error(doLoc, missingEnd);
     take();
@@ -377,12 +395,16 @@ private:
         tup->children.push_back(std::move(p));
         skipNewlines();
         if (isPunct(",")) { take(); skipNewlines(); continue; }
-        if (!isPunct("}")) return error(peek().loc, "expected ',' or '}' in a tuple pattern, found " + describe(peek()));
+        if (!isPunct("}"))
+          return error(peek().loc,
+                       fmt::format(FMT_STRING("expected ',' or '}}' in a tuple pattern, found {}"), describe(peek())));
       }
       take();
       return std::move(tup);
     }
-    return error(t.loc, "only variables and tuples are allowed as patterns in defn (nxc does not support maps and structs yet), found " + describe(t));
+    return error(t.loc, fmt::format(FMT_STRING("only variables and tuples are allowed as patterns in defn (nxc does "
+                                               "not support maps and structs yet), found {}"),
+                                    describe(t)));
   }
 
   /// Expressions separated by newlines, up to one of `terminators` (or EOF).
@@ -400,7 +422,8 @@ private:
       NXC_TRY(e, expression());
       b->children.push_back(std::move(e));
       if (!at(Tok::Newline) && !at(Tok::Eof) && !(peek().kind == Tok::Ident && terminators.count(peek().text)))
-        return error(peek().loc, "unexpected " + describe(peek()) + "; expected an operator or a new line");
+        return error(peek().loc,
+                     fmt::format(FMT_STRING("unexpected {}; expected an operator or a new line"), describe(peek())));
       skipNewlines();
     }
     if (b->children.empty()) return error(b->loc, "expected an expression");
@@ -539,7 +562,8 @@ private:
                         "containing at least one argument as &1");
     int64_t arity = *used.rbegin();
     for (int64_t i = 1; i <= arity; ++i) {
-      if (!used.count(i)) return error(loc, "capture argument &" + std::to_string(i) + " must be used within the capture");
+      if (!used.count(i))
+        return error(loc, fmt::format(FMT_STRING("capture argument &{} must be used within the capture"), i));
       auto p = node(ExprKind::Var, loc);
       p->name = "&" + std::to_string(i);
       fn->children.push_back(std::move(p));
@@ -611,7 +635,9 @@ private:
       skipNewlines();
       if (isPunct(",")) { take(); skipNewlines(); continue; }
       if (at(Tok::Eof)) return error(open, "missing ')' for this '('");
-      if (!isPunct(")")) return error(peek().loc, "expected ',' or ')' in the arguments of " + call.name + ", found " + describe(peek()));
+      if (!isPunct(")"))
+        return error(peek().loc, fmt::format(FMT_STRING("expected ',' or ')' in the arguments of {}, found {}"),
+                                             call.name, describe(peek())));
     }
     take();
     if (kw) call.children.push_back(std::move(kw));
@@ -652,12 +678,13 @@ private:
     skipNewlines();
     auto b = node(ExprKind::Block, peek().loc);
     while (!isWord("end")) {
-      if (at(Tok::Eof)) return error(opener, "missing 'end' for this '" + what + "'");
+      if (at(Tok::Eof)) return error(opener, fmt::format(FMT_STRING("missing 'end' for this '{}'"), what));
       if (!b->children.empty() && lineStartsClause()) break;
       NXC_TRY(e, expression());
       b->children.push_back(std::move(e));
       if (!at(Tok::Newline) && !isWord("end"))
-        return error(peek().loc, "unexpected " + describe(peek()) + "; expected an operator or a new line");
+        return error(peek().loc,
+                     fmt::format(FMT_STRING("unexpected {}; expected an operator or a new line"), describe(peek())));
       skipNewlines();
     }
     if (b->children.empty()) return error(b->loc, "expected an expression after '->'");
@@ -667,10 +694,10 @@ private:
   /// `do` clauses `lhs -> body` up to `end` (cond, case). With `guards`, a
   /// clause head may be `pattern when guard`.
   Status clauses(Expr &out, const Loc &opener, const std::string &what, bool guards) {
-    NXC_CHECK(expectWord("do", "after '" + what + "'"));
+    NXC_CHECK(expectWord("do", fmt::format(FMT_STRING("after '{}'"), what)));
     skipNewlines();
     while (!isWord("end")) {
-      if (at(Tok::Eof)) return error(opener, "missing 'end' for this '" + what + "'");
+      if (at(Tok::Eof)) return error(opener, fmt::format(FMT_STRING("missing 'end' for this '{}'"), what));
       NXC_TRY(head, expression());
       if (guards && isWord("when")) {
         Loc wl = take().loc;
@@ -681,14 +708,16 @@ private:
         w->children.push_back(std::move(guard));
         head = std::move(w);
       }
-      if (!isPunct("->")) return error(peek().loc, "expected '->' in a '" + what + "' clause, found " + describe(peek()));
+      if (!isPunct("->"))
+        return error(peek().loc,
+                     fmt::format(FMT_STRING("expected '->' in a '{}' clause, found {}"), what, describe(peek())));
       take();
       NXC_TRY(body, clauseBody(opener, what));
       out.children.push_back(std::move(head));
       out.children.push_back(std::move(body));
     }
     take();
-    if (out.children.size() < 2) return error(opener, "'" + what + "' needs at least one clause");
+    if (out.children.size() < 2) return error(opener, fmt::format(FMT_STRING("'{}' needs at least one clause"), what));
     return okStatus();
   }
 
@@ -709,9 +738,11 @@ private:
       }
       return okStatus();
     }
-    if (!isWord("do")) return error(peek().loc, "expected 'do' or ', do:' after the '" + what + "' head, found " + describe(peek()));
+    if (!isWord("do"))
+      return error(peek().loc, fmt::format(FMT_STRING("expected 'do' or ', do:' after the '{}' head, found {}"), what,
+                                           describe(peek())));
     take();
-    std::string missing = "missing 'end' for this '" + what + "'";
+    std::string missing = fmt::format(FMT_STRING("missing 'end' for this '{}'"), what);
     NXC_TRY(a, block(allowElse ? std::set<std::string>{"end", "else"} : std::set<std::string>{"end"}, &opener, missing));
     out.children.push_back(std::move(a));
     if (allowElse && isWord("else")) {
@@ -738,7 +769,7 @@ private:
       NXC_CHECK(doElse(*e, kw.loc, kw.text, true));
       skipNewlines();
       if (at(Tok::Eof)) return error(open, "missing ')' for this '('");
-      NXC_CHECK(expectPunct(")", "to close '" + kw.text + "('"));
+      NXC_CHECK(expectPunct(")", fmt::format(FMT_STRING("to close '{}('"), kw.text)));
       return std::move(e);
     }
     NXC_TRY(c, expression());
@@ -765,7 +796,10 @@ private:
     auto e = node(ExprKind::While, take().loc);
     NXC_TRY(init, expression());
     e->children.push_back(std::move(init));
-    if (!isPunct(",")) return error(peek().loc, "expected ',' and a condition or generator after the initial state of 'while', found " + describe(peek()));
+    if (!isPunct(","))
+      return error(peek().loc, fmt::format(FMT_STRING("expected ',' and a condition or generator after the initial "
+                                                      "state of 'while', found {}"),
+                                           describe(peek())));
     take();
     skipNewlines();
     NXC_TRY(cond, expression());
@@ -786,7 +820,9 @@ private:
       NXC_TRY(p, pair());
       opts->children.push_back(std::move(p));
     }
-    if (!isWord("do")) return error(peek().loc, "expected 'do' after the condition of 'while', found " + describe(peek()));
+    if (!isWord("do"))
+      return error(peek().loc,
+                   fmt::format(FMT_STRING("expected 'do' after the condition of 'while', found {}"), describe(peek())));
     Loc doLoc = take().loc;
     NXC_TRY(body, block({"end"}, &e->loc, "missing 'end' for this 'while'"));
     if (!isWord("end")) return error(e->loc, "missing 'end' for this 'while'");
@@ -810,7 +846,9 @@ private:
       }
     }
     if (isWord("when")) return error(peek().loc, "guards are not allowed in defn");
-    if (!isPunct("->")) return error(peek().loc, "expected '->' after the parameters of 'fn', found " + describe(peek()));
+    if (!isPunct("->"))
+      return error(peek().loc,
+                   fmt::format(FMT_STRING("expected '->' after the parameters of 'fn', found {}"), describe(peek())));
     take();
     fn->intValue = (int64_t)fn->children.size();
     NXC_TRY(body, clauseBody(loc, "fn"));
@@ -838,7 +876,8 @@ private:
       errno = 0;
       char *end = nullptr;
       unsigned long long v = std::strtoull(tok.text.c_str(), &end, 10);
-      if (errno || v > (unsigned long long)INT64_MAX) return error(tok.loc, "integer literal " + tok.text + " does not fit in 64 bits");
+      if (errno || v > (unsigned long long)INT64_MAX)
+        return error(tok.loc, fmt::format(FMT_STRING("integer literal {} does not fit in 64 bits"), tok.text));
       auto n = node(ExprKind::Int, tok.loc);
       n->intValue = (int64_t)v;
       n->floatValue = (double)v;
@@ -864,7 +903,8 @@ private:
       Loc loc = t.loc;
       NXC_TRY(mod, aliasPath(""));
       if (!isPunct(".") || peek(1).kind != Tok::Ident)
-        return error(loc, "expected a function call on module " + mod + ", as in " + mod + ".fun(...)");
+        return error(loc,
+                     fmt::format(FMT_STRING("expected a function call on module {}, as in {}.fun(...)"), mod, mod));
       take();
       Token fn = take();
       auto c = node(ExprKind::Call, loc);
@@ -889,7 +929,7 @@ private:
       if (t.text == "cond") return condExpr();
       if (t.text == "case") return caseExpr();
       if (t.text == "while") return whileExpr();
-      if (reservedWords().count(t.text)) return error(t.loc, "unexpected '" + t.text + "'");
+      if (reservedWords().count(t.text)) return error(t.loc, fmt::format(FMT_STRING("unexpected '{}'"), t.text));
       Token id = take();
       if (isPunct("(") && peek().loc.line == id.loc.line && peek().loc.col == id.loc.col + (int)id.text.size()) {
         Loc open = take().loc;
@@ -915,7 +955,9 @@ private:
         NXC_TRY(e, expression());
         skipNewlines();
         if (at(Tok::Eof)) return error(open, "missing ')' for this '('");
-        if (!isPunct(")")) return error(peek().loc, "expected ')' to close the '(' at line " + std::to_string(open.line) + ", found " + describe(peek()));
+        if (!isPunct(")"))
+          return error(peek().loc, fmt::format(FMT_STRING("expected ')' to close the '(' at line {}, found {}"),
+                                               open.line, describe(peek())));
         take();
         return std::move(e);
       }
@@ -926,7 +968,7 @@ private:
         auto c = node(tuple ? ExprKind::Tuple : ExprKind::List, open);
         skipNewlines();
         while (!isPunct(close)) {
-          if (at(Tok::Eof)) return error(open, std::string("missing '") + close + "' for this '" + t.text + "'");
+          if (at(Tok::Eof)) return error(open, fmt::format(FMT_STRING("missing '{}' for this '{}'"), close, t.text));
           if (at(Tok::KwKey)) {
             NXC_TRY(p, pair());
             c->children.push_back(std::move(p));
@@ -936,9 +978,11 @@ private:
           }
           skipNewlines();
           if (isPunct(",")) { take(); skipNewlines(); continue; }
-          if (at(Tok::Eof)) return error(open, std::string("missing '") + close + "' for this '" + (tuple ? "{" : "[") + "'");
+          if (at(Tok::Eof))
+            return error(open, fmt::format(FMT_STRING("missing '{}' for this '{}'"), close, tuple ? "{" : "["));
           if (!isPunct(close))
-            return error(peek().loc, std::string("expected ',' or '") + close + "', found " + describe(peek()));
+            return error(peek().loc,
+                         fmt::format(FMT_STRING("expected ',' or '{}', found {}"), close, describe(peek())));
         }
         take();
         return std::move(c);
@@ -950,7 +994,7 @@ private:
     default:
       break;
     }
-    return error(t.loc, "expected an expression, found " + describe(t));
+    return error(t.loc, fmt::format(FMT_STRING("expected an expression, found {}"), describe(t)));
   }
 };
 

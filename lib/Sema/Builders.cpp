@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -34,7 +36,8 @@ const Node *Tracer::constantNode(int id) const {
 
 Result<int64_t> Tracer::intArg(const std::string &fn, const Value &v, const std::string &what, const Loc &loc) {
   if (v.kind == Value::Int) return v.i;
-  return error(v.loc.valid() ? v.loc : loc, fn + " expects " + what + " to be an integer, got " + describeValue(v));
+  return error(v.loc.valid() ? v.loc : loc,
+               fmt::format(FMT_STRING("{} expects {} to be an integer, got {}"), fn, what, describeValue(v)));
 }
 
 int Tracer::constant(ElemType t, Shape shape, std::vector<double> fv, std::vector<int64_t> iv, const Loc &loc) {
@@ -58,7 +61,7 @@ Result<int> Tracer::toTensor(const Value &v, const Loc &loc) {
   if (v.kind == Value::Int) return numberConstant(v, ElemType::s32());
   if (v.kind == Value::Float) return numberConstant(v, ElemType::f32());
   if (v.isNumber()) return numberConstant(v, ElemType::u8());
-  return error(loc, "expected a tensor or a number, got " + describeValue(v));
+  return error(loc, fmt::format(FMT_STRING("expected a tensor or a number, got {}"), describeValue(v)));
 }
 
 std::vector<std::string> Tracer::namesOf(int x) const {
@@ -93,8 +96,8 @@ Result<std::vector<std::string>> Tracer::mergeNames(const std::vector<std::strin
     std::string x = i + a.size() >= rank ? a[i + a.size() - rank] : "";
     std::string y = i + b.size() >= rank ? b[i + b.size() - rank] : "";
     if (!x.empty() && !y.empty() && x != y)
-      return error(loc, "cannot merge name :" + x + " on axis " + std::to_string(i) + " with name :" + y +
-                            " on axis " + std::to_string(i));
+      return error(loc,
+                   fmt::format(FMT_STRING("cannot merge name :{} on axis {} with name :{} on axis {}"), x, i, y, i));
     out[i] = x.empty() ? y : x;
   }
   return out;
@@ -146,9 +149,9 @@ Result<Shape> Tracer::broadcastShapes(const Shape &a, const Shape &b, const std:
     int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
     int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
     if (da != db && da != 1 && db != 1) {
-      return error(loc, "cannot broadcast tensors of shapes " + shapeString(a) + " and " + shapeString(b) +
-                            " in Nx." + fn + ": dimension " + std::to_string(i) + " is " + std::to_string(da) +
-                            " on the left and " + std::to_string(db) + " on the right");
+      return error(loc, fmt::format(FMT_STRING("cannot broadcast tensors of shapes {} and {} in Nx.{}: dimension {} is "
+                                               "{} on the left and {} on the right"),
+                                    shapeString(a), shapeString(b), fn, i, da, db));
     }
     out[i] = da == 1 ? db : da;
   }
@@ -184,11 +187,15 @@ int Tracer::operand(const Value &v, ElemType t, const Shape &shape, const Loc &l
 Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc) {
   for (const Value *v : {&a, &b})
     if (v->kind != Value::Tensor && !v->isNumber())
-      return error(v->loc.valid() ? v->loc : loc, "Nx." + op + " expects tensors or numbers, got " + describeValue(*v));
+      return error(v->loc.valid() ? v->loc : loc,
+                   fmt::format(FMT_STRING("Nx.{} expects tensors or numbers, got {}"), op, describeValue(*v)));
   ElemType t = binaryType(a, b);
   if (rule == BinaryRule::IntOnly && t.isFloat()) {
-    if (op == "quotient") return error(loc, "quotient expects integer tensors, got: " + t.name());
-    return error(loc, "bitwise operators expect integer tensors as inputs and outputs an integer tensor, got: " + t.name());
+    if (op == "quotient")
+      return error(loc, fmt::format(FMT_STRING("quotient expects integer tensors, got: {}"), t.name()));
+    return error(loc, fmt::format(FMT_STRING("bitwise operators expect integer tensors as inputs and outputs an "
+                                             "integer tensor, got: {}"),
+                                  t.name()));
   }
   if (rule == BinaryRule::Float) t = toFloating(t);
   NXC_TRY(shape, broadcastShapes(shapeOfValue(a), shapeOfValue(b), op, loc));
@@ -206,14 +213,16 @@ Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value 
 Result<std::map<std::string, Value>> Tracer::options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn) {
   std::map<std::string, Value> out;
   if (v.kind == Value::List && v.elems.empty()) return out;
-  if (!v.isKeywordList()) return error(v.loc, fn + " expects a keyword list of options, got " + describeValue(v));
-  std::string allowedStr;
-  for (auto &a : allowed) allowedStr += (allowedStr.empty() ? ":" : ", :") + a;
+  if (!v.isKeywordList())
+    return error(v.loc, fmt::format(FMT_STRING("{} expects a keyword list of options, got {}"), fn, describeValue(v)));
+  std::string allowedStr = allowed.empty() ? "" : fmt::format(FMT_STRING(":{}"), fmt::join(allowed, ", :"));
   for (size_t i = 0; i < v.elems.size(); ++i) {
     Loc at = i < v.keyLocs.size() && v.keyLocs[i].valid() ? v.keyLocs[i] : v.loc;
     if (std::find(allowed.begin(), allowed.end(), v.keys[i]) == allowed.end())
-      return error(at, "unknown key :" + v.keys[i] + " in the options of " + fn + ", expected one of [" + allowedStr + "]");
-    if (out.count(v.keys[i])) return error(at, "duplicate key :" + v.keys[i] + " in the options of " + fn);
+      return error(at, fmt::format(FMT_STRING("unknown key :{} in the options of {}, expected one of [{}]"), v.keys[i],
+                                   fn, allowedStr));
+    if (out.count(v.keys[i]))
+      return error(at, fmt::format(FMT_STRING("duplicate key :{} in the options of {}"), v.keys[i], fn));
     out[v.keys[i]] = v.elems[i];
   }
   return out;
@@ -221,7 +230,7 @@ Result<std::map<std::string, Value>> Tracer::options(const Value &v, const std::
 
 Result<bool> Tracer::boolOption(const Value &v, const std::string &key) {
   if (v.kind == Value::Atom && (v.atom == "true" || v.atom == "false")) return v.atom == "true";
-  return error(v.loc, "option " + key + ": expects true or false, got " + describeValue(v));
+  return error(v.loc, fmt::format(FMT_STRING("option {}: expects true or false, got {}"), key, describeValue(v)));
 }
 
 Result<int64_t> Tracer::normalizeAxis(const Value &v, int64_t rank, const Loc &loc, int node) {
@@ -229,24 +238,31 @@ Result<int64_t> Tracer::normalizeAxis(const Value &v, int64_t rank, const Loc &l
     std::vector<std::string> names = node >= 0 ? namesOf(node) : std::vector<std::string>{};
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == v.atom) return (int64_t)i;
-    std::string known;
-    for (auto &n : names) known += (known.empty() ? "" : ", ") + (n.empty() ? std::string("nil") : ":" + n);
-    return error(v.loc.valid() ? v.loc : loc, "key :" + v.atom + " not found in tensor with names [" + known + "]");
+    std::vector<std::string> known;
+    for (auto &n : names) known.push_back(n.empty() ? std::string("nil") : fmt::format(FMT_STRING(":{}"), n));
+    return error(v.loc.valid() ? v.loc : loc, fmt::format(FMT_STRING("key :{} not found in tensor with names [{}]"),
+                                                          v.atom, fmt::join(known, ", ")));
   }
-  if (v.kind != Value::Int) return error(v.loc.valid() ? v.loc : loc, "expected an integer axis, got " + describeValue(v));
+  if (v.kind != Value::Int)
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("expected an integer axis, got {}"), describeValue(v)));
   int64_t a = v.i < 0 ? v.i + rank : v.i;
   if (a < 0 || a >= rank)
-    return error(v.loc.valid() ? v.loc : loc, "given axis (" + std::to_string(v.i) + ") invalid for shape with rank " + std::to_string(rank));
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("given axis ({}) invalid for shape with rank {}"), v.i, rank));
   return a;
 }
 
 Result<std::vector<int64_t>> Tracer::axesOption(const Value &v, int64_t rank, const Loc &loc, int node) {
-  if (v.kind != Value::List) return error(v.loc.valid() ? v.loc : loc, "axes: expects a list of integers, got " + describeValue(v));
+  if (v.kind != Value::List)
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("axes: expects a list of integers, got {}"), describeValue(v)));
   std::vector<int64_t> axes;
   for (auto &e : v.elems) {
     NXC_TRY(a, normalizeAxis(e, rank, v.loc, node));
     if (std::find(axes.begin(), axes.end(), a) != axes.end())
-      return error(e.loc.valid() ? e.loc : v.loc, "axes must be unique, axis " + std::to_string(a) + " is repeated");
+      return error(e.loc.valid() ? e.loc : v.loc,
+                   fmt::format(FMT_STRING("axes must be unique, axis {} is repeated"), a));
     axes.push_back(a);
   }
   return axes;
@@ -266,12 +282,15 @@ Result<Shape> Tracer::shapeArg(const Value &v, const std::string &fn) {
   if (v.kind == Value::Tuple) {
     Shape s;
     for (auto &e : v.elems) {
-      if (e.kind != Value::Int || e.i < 0) return error(e.loc.valid() ? e.loc : v.loc, fn + " expects a shape of non-negative integers");
+      if (e.kind != Value::Int || e.i < 0)
+        return error(e.loc.valid() ? e.loc : v.loc,
+                     fmt::format(FMT_STRING("{} expects a shape of non-negative integers"), fn));
       s.push_back(e.i);
     }
     return s;
   }
-  return error(v.loc, fn + " expects a shape (a tuple such as {2, 3}) or a tensor, got " + describeValue(v));
+  return error(v.loc, fmt::format(FMT_STRING("{} expects a shape (a tuple such as {{2, 3}}) or a tensor, got {}"), fn,
+                                  describeValue(v)));
 }
 
 /// Splits trailing keyword options off the positional arguments.
@@ -287,15 +306,16 @@ Value Tracer::takeOptions(std::vector<Value> &args, size_t minPositional) {
 
 Status Tracer::arity(const std::string &fn, const std::vector<Value> &args, size_t lo, size_t hi, const Loc &loc) {
   if (args.size() < lo || args.size() > hi)
-    return error(loc, "wrong number of arguments to Nx." + fn + ": expected " +
-                          (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
-                          ", got " + std::to_string(args.size()));
+    return error(loc, fmt::format(FMT_STRING("wrong number of arguments to Nx.{}: expected {}, got {}"), fn,
+                                  lo == hi ? fmt::to_string(lo) : fmt::format(FMT_STRING("{} to {}"), lo, hi),
+                                  args.size()));
   return okStatus();
 }
 
 Result<int> Tracer::tensorArg(const std::string &fn, const Value &v, const Loc &loc) {
   if (v.kind == Value::Tensor || v.isNumber()) return toTensor(v, loc);
-  return error(v.loc.valid() ? v.loc : loc, "Nx." + fn + " expects a tensor, got " + describeValue(v));
+  return error(v.loc.valid() ? v.loc : loc,
+               fmt::format(FMT_STRING("Nx.{} expects a tensor, got {}"), fn, describeValue(v)));
 }
 
 } // namespace nxc::sema
@@ -303,14 +323,18 @@ Result<int> Tracer::tensorArg(const std::string &fn, const Value &v, const Loc &
 namespace nxc::sema {
 
 Result<std::vector<std::string>> Tracer::namesOption(const Value &v, size_t rank, const Loc &loc) {
-  if (v.kind != Value::List) return error(v.loc.valid() ? v.loc : loc, "names: expects a list of atoms, got " + describeValue(v));
+  if (v.kind != Value::List)
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("names: expects a list of atoms, got {}"), describeValue(v)));
   if (v.elems.size() != rank)
-    return error(v.loc.valid() ? v.loc : loc, "invalid names for tensor of rank " + std::to_string(rank) +
-                                                  ": expected " + std::to_string(rank) + " names, got " +
-                                                  std::to_string(v.elems.size()));
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("invalid names for tensor of rank {}: expected {} names, got {}"), rank, rank,
+                             v.elems.size()));
   std::vector<std::string> out;
   for (auto &e : v.elems) {
-    if (e.kind != Value::Atom) return error(e.loc.valid() ? e.loc : loc, "names: expects atoms or nil, got " + describeValue(e));
+    if (e.kind != Value::Atom)
+      return error(e.loc.valid() ? e.loc : loc,
+                   fmt::format(FMT_STRING("names: expects atoms or nil, got {}"), describeValue(e)));
     out.push_back(e.isNil() ? "" : e.atom);
   }
   return out;

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 
@@ -113,10 +115,13 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
   if (truth == std::optional<bool>(true)) return branch(clause.body, local);
   if (truth == std::optional<bool>(false)) return traceClauses(clauses, k + 1, scope, loc);
   if (pred.kind != Value::Tensor)
-    return error(predLoc, "cond/if expects a scalar tensor, a number or a boolean as condition, got " + describeValue(pred));
+    return error(predLoc,
+                 fmt::format(FMT_STRING("cond/if expects a scalar tensor, a number or a boolean as condition, got {}"),
+                             describeValue(pred)));
   if (g_.typeOf(pred.node).rank() != 0)
-    return error(predLoc, "condition must be a scalar tensor, got: " + g_.typeOf(pred.node).str() +
-                                   ", consider using Nx.all/1 or Nx.any/1 to obtain a scalar predicate from tensor");
+    return error(predLoc, fmt::format(FMT_STRING("condition must be a scalar tensor, got: {}, consider using "
+                                                 "Nx.all/1 or Nx.any/1 to obtain a scalar predicate from tensor"),
+                                      g_.typeOf(pred.node).str()));
   // Runtime: then = this body, else = the remaining clauses.
   Node n;
   n.op = "cond";
@@ -249,7 +254,7 @@ Result<Value> Tracer::caseExpr(const Expr &e, Env &env) {
     }
     return eval(*e.children[k + 1], local);
   }
-  return error(e.loc, "no case clause matching " + describeValue(subject));
+  return error(e.loc, fmt::format(FMT_STRING("no case clause matching {}"), describeValue(subject)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -313,7 +318,9 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   std::vector<int> initNodes;
   for (auto &l : leaves) {
     if (l.kind != Value::Tensor && !l.isNumber())
-      return error(l.loc.valid() ? l.loc : init.loc, "the initial state of while must hold tensors or numbers, got " + describeValue(l));
+      return error(l.loc.valid() ? l.loc : init.loc,
+                   fmt::format(FMT_STRING("the initial state of while must hold tensors or numbers, got {}"),
+                               describeValue(l)));
     NXC_TRY(t, toTensor(l, init.loc));
     initNodes.push_back(t);
   }
@@ -335,7 +342,8 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       count = g_.typeOf(g.node).shape[0];
       genTensor = g;
     } else {
-      return error(condOrGen.loc, "while expects a range or a tensor as generator, got " + describeValue(g));
+      return error(condOrGen.loc,
+                   fmt::format(FMT_STRING("while expects a range or a tensor as generator, got {}"), describeValue(g)));
     }
   }
   int64_t unroll = 0;
@@ -346,7 +354,9 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       const Value &u = o["unroll"];
       if (u.kind == Value::Atom && (u.atom == "true" || u.atom == "false")) unroll = u.atom == "true" ? std::max<int64_t>(count, 1) : 0;
       else if (u.kind == Value::Int && u.i > 0) unroll = u.i;
-      else return error(u.loc, "while: :unroll must be a boolean or a positive integer, got " + describeValue(u));
+      else
+        return error(u.loc, fmt::format(FMT_STRING("while: :unroll must be a boolean or a positive integer, got {}"),
+                                        describeValue(u)));
     }
   }
   // The generated value for iteration `k` (a scalar s32 tensor).
@@ -374,8 +384,9 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       NXC_TRY(t, toTensor(rl[i], body.loc));
       const TensorType &want = g_.typeOf(initNodes[i]), &got = g_.typeOf(t);
       if (!want.sameTypeAndShape(got))
-        return error(body.loc, std::string(kWhileMismatch) + " (state element " + std::to_string(i) + ": the initial value is " +
-                                   want.str() + ", the body returns " + got.str() + ")");
+        return error(body.loc,
+                     fmt::format(FMT_STRING("{} (state element {}: the initial value is {}, the body returns {})"),
+                                 kWhileMismatch, i, want.str(), got.str()));
       out.push_back(t);
     }
     return okStatus();
@@ -442,11 +453,15 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       pred = p;
     }
     if (pred.kind != Value::Tensor && !pred.isNumber())
-      return error(condOrGen.loc, "the condition of while must be a scalar tensor or a number, got " + describeValue(pred));
+      return error(condOrGen.loc,
+                   fmt::format(FMT_STRING("the condition of while must be a scalar tensor or a number, got {}"),
+                               describeValue(pred)));
     NXC_TRY(pt, toTensor(pred, condOrGen.loc));
     if (g_.typeOf(pt).rank() != 0)
-      return error(condOrGen.loc, "condition must be a scalar tensor, got: " + g_.typeOf(pt).str() +
-                                      ", consider using Nx.all/1 or Nx.any/1 to obtain a scalar predicate from tensor");
+      return error(condOrGen.loc, fmt::format(FMT_STRING("condition must be a scalar tensor, got: {}, consider using "
+                                                         "Nx.all/1 or Nx.any/1 to obtain a scalar predicate from "
+                                                         "tensor"),
+                                              g_.typeOf(pt).str()));
     n.regions[0].results = {pt};
   }
   {

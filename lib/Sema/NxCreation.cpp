@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -60,7 +62,8 @@ Result<Value> Tracer::nxEye(const std::string &fn, std::vector<Value> &args, con
     NXC_TRY(s, shapeArg(args[0], "Nx.eye"));
     shape = s;
   }
-  if (shape.size() < 2) return error(loc, "Nx.eye expects a shape of rank 2 or more, got " + shapeString(shape));
+  if (shape.size() < 2)
+    return error(loc, fmt::format(FMT_STRING("Nx.eye expects a shape of rank 2 or more, got {}"), shapeString(shape)));
   ElemType t = ElemType::s32();
   if (o.count("type")) {
     NXC_TRY(tt, parseType(o["type"]));
@@ -83,13 +86,16 @@ Status Tracer::flattenLiteral(const Value &v, size_t depth, Shape &shape, std::v
       return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular; found a list where a number was expected");
     if (depth == shape.size()) shape.push_back((int64_t)v.elems.size());
     else if (shape[depth] != (int64_t)v.elems.size())
-      return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular; expected " + std::to_string(shape[depth]) + " elements at depth " + std::to_string(depth));
+      return error(v.loc.valid() ? v.loc : loc,
+                   fmt::format(FMT_STRING("Nx.tensor: lists must be rectangular; expected {} elements at depth {}"),
+                               shape[depth], depth));
     for (auto &e : v.elems) NXC_CHECK(flattenLiteral(e, depth + 1, shape, leaves, loc));
     return okStatus();
   }
   if (depth != shape.size()) return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular");
   if (!(v.isNumber() || (v.kind == Value::Atom && (v.atom == "nan" || v.atom == "infinity" || v.atom == "neg_infinity"))))
-    return error(v.loc.valid() ? v.loc : loc, "Nx.tensor expects numbers, got " + describeValue(v));
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("Nx.tensor expects numbers, got {}"), describeValue(v)));
   leaves.push_back(&v);
   return okStatus();
 }
@@ -117,7 +123,10 @@ Result<Value> Tracer::tensorLiteral(std::vector<Value> args, const Loc &loc) {
     if (t.isFloat()) fv.push_back(d);
     else {
       if (l->kind != Value::Int && !l->isNumber()) return error(l->loc, "Nx.tensor: cannot store a non-finite value in an integer tensor");
-      if (l->kind == Value::Float) return error(l->loc, "Nx.tensor: a float cannot be stored in an integer tensor of type " + t.name());
+      if (l->kind == Value::Float)
+        return error(l->loc,
+                     fmt::format(FMT_STRING("Nx.tensor: a float cannot be stored in an integer tensor of type {}"),
+                                 t.name()));
       iv.push_back(l->asInt());
     }
   }

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 namespace nxc::sema {
@@ -94,7 +96,7 @@ Result<Value> Tracer::nxIntUnary(const std::string &fn, std::vector<Value> &args
   NXC_CHECK(arity(fn, args, 1, 1, loc));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   ElemType in = g_.typeOf(x).elem;
-  if (in.isFloat()) return error(loc, kIntOnly + in.name());
+  if (in.isFloat()) return error(loc, fmt::format(FMT_STRING("{}{}"), kIntOnly, in.name()));
   return Value::tensor(unaryNode(fn, x, in, loc), loc);
 }
 
@@ -116,8 +118,9 @@ Result<Value> Tracer::nxAsType(const std::string &fn, std::vector<Value> &args, 
   if (fn == "bitcast") {
     ElemType in = g_.typeOf(x).elem;
     if (in.bits != t.bits)
-      return error(loc, "input type width must match new type width, got input type " + in.name() +
-                            " and output type " + t.name());
+      return error(loc, fmt::format(FMT_STRING("input type width must match new type width, got input type {} and "
+                                               "output type {}"),
+                                    in.name(), t.name()));
     if (in == t) return Value::tensor(x, loc);
     return Value::tensor(unaryNode("bitcast", x, t, loc), loc);
   }
@@ -138,8 +141,8 @@ Result<Value> Tracer::nxSelect(const std::string &fn, std::vector<Value> &args, 
     for (int k = 1; k <= 2; ++k) {
       NXC_TRY(s, broadcastShapes(shapeOfValue(args[k]), ps, fn, loc));
       if (s != ps)
-        return error(loc, "Nx.select: cannot broadcast " + shapeString(shapeOfValue(args[k])) +
-                              " to the predicate's shape " + shapeString(ps));
+        return error(loc, fmt::format(FMT_STRING("Nx.select: cannot broadcast {} to the predicate's shape {}"),
+                                      shapeString(shapeOfValue(args[k])), shapeString(ps)));
     }
   }
   std::vector<std::string> names = namesOf(pred);

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include <cmath>
@@ -51,9 +53,10 @@ Result<int> Tracer::slice(int x, const std::vector<Value> &starts, const Shape &
   bool whole = true;
   for (size_t d = 0; d < in.size(); ++d) {
     if (lengths[d] < 0 || lengths[d] > in[d])
-      return error(loc, "Nx.slice: length " + std::to_string(lengths[d]) + " is out of bounds for axis " +
-                            std::to_string(d) + " of size " + std::to_string(in[d]));
-    if (strides[d] < 1) return error(loc, "Nx.slice: strides must be positive, got " + std::to_string(strides[d]));
+      return error(loc, fmt::format(FMT_STRING("Nx.slice: length {} is out of bounds for axis {} of size {}"),
+                                    lengths[d], d, in[d]));
+    if (strides[d] < 1)
+      return error(loc, fmt::format(FMT_STRING("Nx.slice: strides must be positive, got {}"), strides[d]));
     const Value &s = starts[d];
     if (s.kind == Value::Int || (s.kind == Value::Tensor && constantNode(s.node) && g_.typeOf(s.node).rank() == 0 &&
                                  g_.typeOf(s.node).elem.isInteger())) {
@@ -64,14 +67,18 @@ Result<int> Tracer::slice(int x, const std::vector<Value> &starts, const Shape &
     } else if (s.kind == Value::Tensor) {
       const TensorType &t = g_.typeOf(s.node);
       if (t.rank() != 0 || t.elem.isFloat())
-        return error(s.loc.valid() ? s.loc : loc, "Nx.slice: a start index must be an integer or a scalar integer tensor, got " +
-                                                      t.str());
+        return error(s.loc.valid() ? s.loc : loc,
+                     fmt::format(FMT_STRING("Nx.slice: a start index must be an integer or a scalar integer tensor, "
+                                            "got {}"),
+                                 t.str()));
       st.values.push_back(kDynamicStart);
       st.dynamic.push_back(s.node);
       whole = false;
     } else {
-      return error(s.loc.valid() ? s.loc : loc, "Nx.slice: a start index must be an integer or a scalar integer tensor, got " +
-                                                    describeValue(s));
+      return error(s.loc.valid() ? s.loc : loc,
+                   fmt::format(FMT_STRING("Nx.slice: a start index must be an integer or a scalar integer tensor, "
+                                          "got {}"),
+                               describeValue(s)));
     }
     out.push_back(lengths[d] == 0 ? 0 : (lengths[d] + strides[d] - 1) / strides[d]);
     whole &= lengths[d] == in[d] && strides[d] == 1;
@@ -94,9 +101,11 @@ Result<Value> Tracer::nxSlice(const std::string &fn, std::vector<Value> &args, c
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   size_t rank = (size_t)g_.typeOf(x).rank();
   if (args[1].kind != Value::List || args[1].elems.size() != rank)
-    return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.slice expects a list of " + std::to_string(rank) + " start indices");
+    return error(args[1].loc.valid() ? args[1].loc : loc,
+                 fmt::format(FMT_STRING("Nx.slice expects a list of {} start indices"), rank));
   if (args[2].kind != Value::List || args[2].elems.size() != rank)
-    return error(args[2].loc.valid() ? args[2].loc : loc, "Nx.slice expects a list of " + std::to_string(rank) + " lengths");
+    return error(args[2].loc.valid() ? args[2].loc : loc,
+                 fmt::format(FMT_STRING("Nx.slice expects a list of {} lengths"), rank));
   Shape lengths;
   for (auto &l : args[2].elems) {
     NXC_TRY(v, intArg("Nx.slice", l, "each length", loc));
@@ -111,7 +120,8 @@ Result<Value> Tracer::nxSlice(const std::string &fn, std::vector<Value> &args, c
         NXC_TRY(v, intArg("Nx.slice", s.elems[d], "each stride", loc));
         strides[d] = v;
       }
-    else return error(s.loc, "Nx.slice: strides must be an integer or a list of " + std::to_string(rank) + " integers");
+    else return error(s.loc,
+                      fmt::format(FMT_STRING("Nx.slice: strides must be an integer or a list of {} integers"), rank));
   }
   NXC_TRY(r, slice(x, args[1].elems, lengths, strides, loc));
   return Value::tensor(r, loc);
@@ -148,12 +158,16 @@ Result<Value> Tracer::nxPutSlice(const std::string &fn, std::vector<Value> &args
   NXC_TRY(u, tensorArg(fn, args[2], loc));
   Shape s = g_.typeOf(x).shape, us = g_.typeOf(u).shape;
   if (us.size() != s.size())
-    return error(loc, "Nx.put_slice: the slice must have the same rank as the tensor, got " + shapeString(us) + " for " +
-                          shapeString(s));
+    return error(loc,
+                 fmt::format(FMT_STRING("Nx.put_slice: the slice must have the same rank as the tensor, got {} for {}"),
+                             shapeString(us), shapeString(s)));
   if (args[1].kind != Value::List || args[1].elems.size() != s.size())
-    return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.put_slice expects a list of " + std::to_string(s.size()) + " start indices");
+    return error(args[1].loc.valid() ? args[1].loc : loc,
+                 fmt::format(FMT_STRING("Nx.put_slice expects a list of {} start indices"), s.size()));
   for (size_t d = 0; d < s.size(); ++d)
-    if (us[d] > s[d]) return error(loc, "Nx.put_slice: the slice " + shapeString(us) + " does not fit in " + shapeString(s));
+    if (us[d] > s[d])
+      return error(loc, fmt::format(FMT_STRING("Nx.put_slice: the slice {} does not fit in {}"), shapeString(us),
+                                    shapeString(s)));
   ElemType t = mergeTypes(g_.typeOf(x).elem, g_.typeOf(u).elem);
   Starts st;
   for (size_t d = 0; d < s.size(); ++d) {
@@ -184,7 +198,9 @@ Result<Value> Tracer::nxTake(const std::string &fn, std::vector<Value> &args, co
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(idx, tensorArg(fn, args[1], loc));
   const TensorType &t = g_.typeOf(x), &it = g_.typeOf(idx);
-  if (it.elem.isFloat()) return error(args[1].loc.valid() ? args[1].loc : loc, "Nx." + fn + " expects integer indices, got " + it.elem.name());
+  if (it.elem.isFloat())
+    return error(args[1].loc.valid() ? args[1].loc : loc,
+                 fmt::format(FMT_STRING("Nx.{} expects integer indices, got {}"), fn, it.elem.name()));
   Shape out;
   std::vector<std::string> names;
   std::vector<int64_t> axes;
@@ -199,8 +215,9 @@ Result<Value> Tracer::nxTake(const std::string &fn, std::vector<Value> &args, co
       for (int64_t d = 0; d < k && d < t.rank(); ++d) axes.push_back(d);
     }
     if ((int64_t)axes.size() != k)
-      return error(loc, "Nx.gather: the last dimension of the indices (" + std::to_string(k) + ") must match the number of axes (" +
-                            std::to_string(axes.size()) + ")");
+      return error(loc, fmt::format(FMT_STRING("Nx.gather: the last dimension of the indices ({}) must match the "
+                                               "number of axes ({})"),
+                                    k, axes.size()));
     for (int64_t d = 0; d + 1 < it.rank(); ++d) {
       out.push_back(it.shape[d]);
       names.push_back(in[d]);
@@ -211,7 +228,7 @@ Result<Value> Tracer::nxTake(const std::string &fn, std::vector<Value> &args, co
         names.push_back(tn[d]);
       }
   } else {
-    if (t.rank() == 0) return error(loc, "Nx." + fn + " expects a tensor of rank 1 or more");
+    if (t.rank() == 0) return error(loc, fmt::format(FMT_STRING("Nx.{} expects a tensor of rank 1 or more"), fn));
     int64_t axis = 0;
     if (o.count("axis")) {
       NXC_TRY(a, normalizeAxis(o["axis"], t.rank(), loc, x));
@@ -227,18 +244,20 @@ Result<Value> Tracer::nxTake(const std::string &fn, std::vector<Value> &args, co
       names.insert(names.end(), tn.begin() + axis + 1, tn.end());
     } else {
       if (it.rank() != t.rank())
-        return error(loc, "Nx.take_along_axis expects indices of the same rank as the tensor, got " + shapeString(it.shape) +
-                              " for " + shapeString(t.shape));
+        return error(loc, fmt::format(FMT_STRING("Nx.take_along_axis expects indices of the same rank as the tensor, "
+                                                 "got {} for {}"),
+                                      shapeString(it.shape), shapeString(t.shape)));
       for (int64_t d = 0; d < t.rank(); ++d)
         if (d != axis && it.shape[d] != t.shape[d])
-          return error(loc, "Nx.take_along_axis: the indices' shape " + shapeString(it.shape) + " must match the tensor's " +
-                                shapeString(t.shape) + " except on axis " + std::to_string(axis));
+          return error(loc, fmt::format(FMT_STRING("Nx.take_along_axis: the indices' shape {} must match the "
+                                                   "tensor's {} except on axis {}"),
+                                        shapeString(it.shape), shapeString(t.shape), axis));
       out = it.shape;
       names = tn;
     }
   }
   for (int64_t d : axes)
-    if (t.shape[d] == 0) return error(loc, "Nx." + fn + ": cannot take from an empty axis");
+    if (t.shape[d] == 0) return error(loc, fmt::format(FMT_STRING("Nx.{}: cannot take from an empty axis"), fn));
   Node n;
   n.op = fn;
   n.operands = {x, idx};
@@ -256,8 +275,10 @@ Result<Value> Tracer::nxIndexed(const std::string &fn, std::vector<Value> &args,
   NXC_TRY(idx, tensorArg(fn, args[1], loc));
   NXC_TRY(upd, tensorArg(fn, args[2], loc));
   const TensorType &t = g_.typeOf(x), &it = g_.typeOf(idx), &ut = g_.typeOf(upd);
-  if (it.elem.isFloat()) return error(loc, "Nx." + fn + " expects integer indices, got " + it.elem.name());
-  if (it.rank() != 2) return error(loc, "Nx." + fn + " expects indices of rank 2, got " + shapeString(it.shape));
+  if (it.elem.isFloat())
+    return error(loc, fmt::format(FMT_STRING("Nx.{} expects integer indices, got {}"), fn, it.elem.name()));
+  if (it.rank() != 2)
+    return error(loc, fmt::format(FMT_STRING("Nx.{} expects indices of rank 2, got {}"), fn, shapeString(it.shape)));
   std::vector<int64_t> axes;
   if (o.count("axes")) {
     NXC_TRY(ax, axesOption(o["axes"], t.rank(), loc, x));
@@ -266,10 +287,12 @@ Result<Value> Tracer::nxIndexed(const std::string &fn, std::vector<Value> &args,
     for (int64_t d = 0; d < it.shape[1] && d < t.rank(); ++d) axes.push_back(d);
   }
   if ((int64_t)axes.size() != it.shape[1] || (int64_t)axes.size() != t.rank())
-    return error(loc, "Nx." + fn + ": nxc supports indices that address single elements (" + std::to_string(t.rank()) +
-                          " per row), got " + shapeString(it.shape));
+    return error(loc, fmt::format(FMT_STRING("Nx.{}: nxc supports indices that address single elements ({} per row), "
+                                             "got {}"),
+                                  fn, t.rank(), shapeString(it.shape)));
   if (ut.shape != Shape{it.shape[0]})
-    return error(loc, "Nx." + fn + " expects updates of shape " + shapeString({it.shape[0]}) + ", got " + shapeString(ut.shape));
+    return error(loc, fmt::format(FMT_STRING("Nx.{} expects updates of shape {}, got {}"), fn,
+                                  shapeString({it.shape[0]}), shapeString(ut.shape)));
   ElemType type = mergeTypes(t.elem, ut.elem);
   Node n;
   n.op = fn;
@@ -289,7 +312,7 @@ Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, co
   NXC_TRY(o, options(opts, allowed, "Nx." + fn));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   const TensorType t = g_.typeOf(x);
-  if (t.rank() == 0) return error(loc, "Nx." + fn + " expects a tensor of rank 1 or more");
+  if (t.rank() == 0) return error(loc, fmt::format(FMT_STRING("Nx.{} expects a tensor of rank 1 or more"), fn));
   int64_t axis = t.rank() - (fn == "top_k" ? 1 : t.rank());
   if (o.count("axis")) {
     NXC_TRY(a, normalizeAxis(o["axis"], t.rank(), loc, x));
@@ -299,7 +322,8 @@ Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, co
   if (o.count("direction")) {
     const Value &d = o["direction"];
     if (d.kind != Value::Atom || (d.atom != "asc" && d.atom != "desc"))
-      return error(d.loc, "Nx." + fn + ": :direction must be :asc or :desc, got " + describeValue(d));
+      return error(d.loc,
+                   fmt::format(FMT_STRING("Nx.{}: :direction must be :asc or :desc, got {}"), fn, describeValue(d)));
     desc = d.atom == "desc";
   }
   if (o.count("stable")) {
@@ -336,7 +360,7 @@ Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, co
     k = kv;
   }
   if (k < 1 || k > t.shape.back())
-    return error(loc, "Nx.top_k: :k must be between 1 and " + std::to_string(t.shape.back()) + ", got " + std::to_string(k));
+    return error(loc, fmt::format(FMT_STRING("Nx.top_k: :k must be between 1 and {}, got {}"), t.shape.back(), k));
   std::vector<Value> starts(t.rank(), Value::number(0, loc));
   Shape lengths = t.shape;
   lengths.back() = k;
@@ -348,7 +372,7 @@ Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, co
 
 Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc) {
   if (t.kind != Value::Tensor && !t.isNumber())
-    return error(loc, "access (t[...]) expects a tensor, got " + describeValue(t));
+    return error(loc, fmt::format(FMT_STRING("access (t[...]) expects a tensor, got {}"), describeValue(t)));
   NXC_TRY(x, toTensor(t, loc));
   Shape s = g_.typeOf(x).shape;
   std::vector<Value> items;
@@ -360,8 +384,9 @@ Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc)
     items = {index};
   }
   if (items.size() > s.size())
-    return error(index.loc.valid() ? index.loc : loc, "too many indices (" + std::to_string(items.size()) +
-                                                          ") for a tensor of shape " + shapeString(s));
+    return error(index.loc.valid() ? index.loc : loc,
+                 fmt::format(FMT_STRING("too many indices ({}) for a tensor of shape {}"), items.size(),
+                             shapeString(s)));
   std::vector<Value> starts;
   Shape lengths;
   std::vector<int64_t> strides;
@@ -378,15 +403,17 @@ Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc)
     if (i.kind == Value::Int) {
       int64_t v = i.i < 0 ? i.i + s[d] : i.i;
       if (v < 0 || v >= s[d])
-        return error(at, "index " + std::to_string(i.i) + " is out of bounds for axis " + std::to_string(d) +
-                             " in shape " + shapeString(s));
+        return error(at, fmt::format(FMT_STRING("index {} is out of bounds for axis {} in shape {}"), i.i, d,
+                                     shapeString(s)));
       starts.push_back(Value::number(v, at));
       lengths.push_back(1);
       strides.push_back(1);
       squeeze.push_back((int64_t)d);
     } else if (i.kind == Value::Tensor) {
       const TensorType &it = g_.typeOf(i.node);
-      if (it.elem.isFloat()) return error(at, "access expects integer indices, got a tensor of type " + it.elem.name());
+      if (it.elem.isFloat())
+        return error(at, fmt::format(FMT_STRING("access expects integer indices, got a tensor of type {}"),
+                                     it.elem.name()));
       if (it.rank() != 0)
         return error(at, "access with a tensor of indices (Nx.take) is not supported yet by nxc");
       starts.push_back(i);
@@ -400,16 +427,18 @@ Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc)
         last = i.last < 0 ? i.last + s[d] : i.last;
         step = i.step;
       }
-      if (step < 1) return error(at, "access expects ranges with a positive step, got " + std::to_string(step));
+      if (step < 1)
+        return error(at, fmt::format(FMT_STRING("access expects ranges with a positive step, got {}"), step));
       int64_t len = last >= first ? last - first + 1 : 0;
       if (len > 0 && (first < 0 || first >= s[d] || last >= s[d]))
-        return error(at, "range " + std::to_string(i.i) + ".." + std::to_string(i.last) + " is out of bounds for axis " +
-                             std::to_string(d) + " in shape " + shapeString(s));
+        return error(at, fmt::format(FMT_STRING("range {}..{} is out of bounds for axis {} in shape {}"), i.i, i.last,
+                                     d, shapeString(s)));
       starts.push_back(Value::number(len > 0 ? first : 0, at));
       lengths.push_back(len);
       strides.push_back(step);
     } else {
-      return error(at, "access expects integers, scalar tensors or ranges, got " + describeValue(i));
+      return error(at, fmt::format(FMT_STRING("access expects integers, scalar tensors or ranges, got {}"),
+                                   describeValue(i)));
     }
   }
   NXC_TRY(r, slice(x, starts, lengths, strides, loc));

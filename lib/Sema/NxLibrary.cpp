@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <unordered_map>
 
 namespace nxc::sema {
@@ -32,10 +34,10 @@ Result<Value> Tracer::callNx(const std::string &fn, std::vector<Value> args, con
       "to_flat_list", "to_heatmap", "to_batched", "load_numpy", "load_numpy_archive!", "compatible?",
       "default_backend", "serialize", "deserialize", "from_pointer", "to_pointer"};
   if (forbidden.count(fn))
-    return error(loc, "Nx." + fn + "/" + std::to_string(args.size()) + " is not allowed inside defn");
+    return error(loc, fmt::format(FMT_STRING("Nx.{}/{} is not allowed inside defn"), fn, args.size()));
   auto it = table().find(fn);
   if (it == table().end())
-    return error(loc, "Nx." + fn + "/" + std::to_string(args.size()) + " is unknown or not supported yet by nxc");
+    return error(loc, fmt::format(FMT_STRING("Nx.{}/{} is unknown or not supported yet by nxc"), fn, args.size()));
   return (this->*(it->second))(fn, args, loc);
 }
 

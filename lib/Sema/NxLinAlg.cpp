@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -30,7 +32,9 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
   }
   if (axes.empty() || axes.size() > 2)
-    return error(loc, "Nx.LinAlg.norm expects a vector or a matrix (one or two axes), got " + std::to_string(axes.size()) + " axes");
+    return error(loc,
+                 fmt::format(FMT_STRING("Nx.LinAlg.norm expects a vector or a matrix (one or two axes), got {} axes"),
+                             axes.size()));
   bool keep = false;
   if (o.count("keep_axes")) {
     NXC_TRY(k, boolOption(o["keep_axes"], "keep_axes"));
@@ -84,15 +88,18 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
       NXC_TRY(s, reduceOver("sum", pw, axes, keep));
       return binary("pow", s, Value::real(1.0 / p, loc), BinaryRule::Arith, loc);
     }
-    return error(ord.loc.valid() ? ord.loc : loc, "Nx.LinAlg.norm: invalid :ord for a vector, got " + describeValue(ord));
+    return error(ord.loc.valid() ? ord.loc : loc,
+                 fmt::format(FMT_STRING("Nx.LinAlg.norm: invalid :ord for a vector, got {}"), describeValue(ord)));
   }
   // Matrices: 1 / -1 are max/min column sums, :inf / :neg_infinity max/min row sums.
   int64_t rows = axes[0], cols = axes[1];
   bool colSums = ord.kind == Value::Int && (ord.i == 1 || ord.i == -1);
   bool rowSums = ordName == "inf" || ordName == "neg_infinity";
   if (!colSums && !rowSums)
-    return error(ord.loc.valid() ? ord.loc : loc, "Nx.LinAlg.norm: :ord " + describeValue(ord) +
-                                                      " needs a singular value decomposition, which nxc does not support yet");
+    return error(ord.loc.valid() ? ord.loc : loc,
+                 fmt::format(FMT_STRING("Nx.LinAlg.norm: :ord {} needs a singular value decomposition, which nxc "
+                                        "does not support yet"),
+                             describeValue(ord)));
   NXC_TRY(sums, reduceOver("sum", absX, {colSums ? rows : cols}, true));
   bool max = colSums ? ord.i == 1 : ordName == "inf";
   return reduceOver(max ? "reduce_max" : "reduce_min", sums, axes, keep);
@@ -108,15 +115,17 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
   NXC_TRY(k0, tensorArg(fn, args[1], loc));
   int64_t rank = g_.typeOf(x0).rank();
   if (rank < 3 || g_.typeOf(k0).rank() != rank)
-    return error(loc, "Nx.conv expects an input and a kernel of the same rank, at least 3, got " +
-                          shapeString(g_.typeOf(x0).shape) + " and " + shapeString(g_.typeOf(k0).shape));
+    return error(loc, fmt::format(FMT_STRING("Nx.conv expects an input and a kernel of the same rank, at least 3, "
+                                             "got {} and {}"),
+                                  shapeString(g_.typeOf(x0).shape), shapeString(g_.typeOf(k0).shape)));
   size_t spatial = (size_t)rank - 2;
   auto permutation = [&](const char *key, int node, std::vector<int64_t> &perm) -> Status {
     perm.clear();
     for (int64_t d = 0; d < rank; ++d) perm.push_back(d);
     if (!o.count(key)) return okStatus();
     NXC_TRY(p, axesOption(o[key], rank, loc, node));
-    if ((int64_t)p.size() != rank) return error(o[key].loc, std::string("Nx.conv: :") + key + " must permute all axes");
+    if ((int64_t)p.size() != rank)
+      return error(o[key].loc, fmt::format(FMT_STRING("Nx.conv: :{} must permute all axes"), key));
     perm = p;
     return okStatus();
   };
@@ -137,10 +146,12 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
         NXC_TRY(n, intArg("Nx.conv", v.elems[d], std::string(":") + key, loc));
         out[d] = n;
       }
-    else return error(v.loc.valid() ? v.loc : loc, std::string("Nx.conv: :") + key + " must be an integer or a list of " +
-                                                       std::to_string(spatial) + " integers");
+    else return error(v.loc.valid() ? v.loc : loc,
+                      fmt::format(FMT_STRING("Nx.conv: :{} must be an integer or a list of {} integers"), key,
+                                  spatial));
     for (auto n : out)
-      if (n < 1) return error(v.loc.valid() ? v.loc : loc, std::string("Nx.conv: :") + key + " must be positive");
+      if (n < 1)
+        return error(v.loc.valid() ? v.loc : loc, fmt::format(FMT_STRING("Nx.conv: :{} must be positive"), key));
     return okStatus();
   };
   std::vector<int64_t> strides, inDil, kDil;
@@ -157,8 +168,9 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
     if (g != 1) return error(o["batch_group_size"].loc, "Nx.conv: :batch_group_size other than 1 is not supported yet by nxc");
   }
   if (groups < 1 || xs[1] % groups || ks[0] % groups || xs[1] / groups != ks[1])
-    return error(loc, "Nx.conv: the input's " + std::to_string(xs[1]) + " channels in " + std::to_string(groups) +
-                          " groups do not match the kernel's " + shapeString(ks));
+    return error(loc,
+                 fmt::format(FMT_STRING("Nx.conv: the input's {} channels in {} groups do not match the kernel's {}"),
+                             xs[1], groups, shapeString(ks)));
   // Input dilation (interior padding) and padding, as one pad with zeros.
   std::vector<int64_t> lo(spatial, 0), hi(spatial, 0);
   if (o.count("padding")) {
@@ -206,8 +218,9 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
   for (size_t d = 0; d < spatial; ++d) {
     int64_t kk = (ks[2 + d] - 1) * kDil[d] + 1;
     if (xs[2 + d] < kk)
-      return error(loc, "Nx.conv: the (dilated) kernel " + shapeString(ks) + " does not fit in the (padded) input " +
-                            shapeString(xs));
+      return error(loc,
+                   fmt::format(FMT_STRING("Nx.conv: the (dilated) kernel {} does not fit in the (padded) input {}"),
+                               shapeString(ks), shapeString(xs)));
     out.push_back((xs[2 + d] - kk) / strides[d] + 1);
   }
   Node n;
@@ -237,11 +250,14 @@ Result<Value> Tracer::nxOuter(const std::string &fn, std::vector<Value> &args, c
 }
 
 Result<std::vector<int64_t>> Tracer::axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node) {
-  if (v.kind != Value::List) return error(v.loc.valid() ? v.loc : loc, "Nx.dot expects a list of " + what + " axes, got " + describeValue(v));
+  if (v.kind != Value::List)
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("Nx.dot expects a list of {} axes, got {}"), what, describeValue(v)));
   std::vector<int64_t> out;
   for (auto &e : v.elems) {
     NXC_TRY(a, normalizeAxis(e, rank, v.loc, node));
-    if (std::find(out.begin(), out.end(), a) != out.end()) return error(v.loc, "Nx.dot: repeated axis " + std::to_string(a) + " in " + what + " axes");
+    if (std::find(out.begin(), out.end(), a) != out.end())
+      return error(v.loc, fmt::format(FMT_STRING("Nx.dot: repeated axis {} in {} axes"), a, what));
     out.push_back(a);
   }
   return out;
@@ -249,7 +265,8 @@ Result<std::vector<int64_t>> Tracer::axisList(const Value &v, int64_t rank, cons
 
 Result<Value> Tracer::dot(std::vector<Value> args, const Loc &loc) {
   if (args.size() != 2 && args.size() != 4 && args.size() != 6)
-    return error(loc, "wrong number of arguments to Nx.dot: expected 2, 4 or 6, got " + std::to_string(args.size()));
+    return error(loc, fmt::format(FMT_STRING("wrong number of arguments to Nx.dot: expected 2, 4 or 6, got {}"),
+                                  args.size()));
   size_t ia = 0, ib = args.size() / 2;
   NXC_TRY(a, tensorArg("dot", args[ia], loc));
   NXC_TRY(b, tensorArg("dot", args[ib], loc));
@@ -271,23 +288,38 @@ Result<Value> Tracer::dot(std::vector<Value> args, const Loc &loc) {
       bb = q;
       if (ba.size() != bb.size()) return error(loc, "right tensor must be batched if left tensor is batched");
       for (size_t i = 0; i < ba.size(); ++i) {
-        if (ba[i] != (int64_t)i) return error(loc, "invalid dot batch axis for the left tensor, batch axes must be successive dimensions starting from 0, got " + shapeString(ba));
-        if (bb[i] != (int64_t)i) return error(loc, "invalid dot batch axis for the right tensor, batch axes must be successive dimensions starting from 0, got " + shapeString(bb));
-        if (sa[i] != sb[i]) return error(loc, "dot batch dimension " + std::to_string(i) + " does not match: " + std::to_string(sa[i]) + " on the left and " + std::to_string(sb[i]) + " on the right");
+        if (ba[i] != (int64_t)i)
+          return error(loc, fmt::format(FMT_STRING("invalid dot batch axis for the left tensor, batch axes must be "
+                                                   "successive dimensions starting from 0, got {}"),
+                                        shapeString(ba)));
+        if (bb[i] != (int64_t)i)
+          return error(loc, fmt::format(FMT_STRING("invalid dot batch axis for the right tensor, batch axes must be "
+                                                   "successive dimensions starting from 0, got {}"),
+                                        shapeString(bb)));
+        if (sa[i] != sb[i])
+          return error(loc, fmt::format(FMT_STRING("dot batch dimension {} does not match: {} on the left and {} on "
+                                                   "the right"),
+                                        i, sa[i], sb[i]));
         if (std::find(ca.begin(), ca.end(), ba[i]) != ca.end())
-          return error(loc, "dot batch axes for left tensor (" + shapeString(ba) + ") cannot be in contract axes (" + shapeString(ca) + ")");
+          return error(loc,
+                       fmt::format(FMT_STRING("dot batch axes for left tensor ({}) cannot be in contract axes ({})"),
+                                   shapeString(ba), shapeString(ca)));
         if (std::find(cb.begin(), cb.end(), bb[i]) != cb.end())
-          return error(loc, "dot batch axes for right tensor (" + shapeString(bb) + ") cannot be in contract axes (" + shapeString(cb) + ")");
+          return error(loc,
+                       fmt::format(FMT_STRING("dot batch axes for right tensor ({}) cannot be in contract axes ({})"),
+                                   shapeString(bb), shapeString(cb)));
       }
     }
     if (ca.size() != cb.size())
-      return error(loc, "Nx.dot: contraction axes must pair up, got " + std::to_string(ca.size()) + " on the left and " + std::to_string(cb.size()) + " on the right");
+      return error(loc, fmt::format(FMT_STRING("Nx.dot: contraction axes must pair up, got {} on the left and {} on "
+                                               "the right"),
+                                    ca.size(), cb.size()));
   }
   for (size_t i = 0; i < ca.size(); ++i)
     if (sa[ca[i]] != sb[cb[i]])
-      return error(loc, "dot/zip expects shapes to be compatible, dimension " + std::to_string(ca[i]) + " of left-side (" +
-                            std::to_string(sa[ca[i]]) + ") does not equal dimension " + std::to_string(cb[i]) +
-                            " of right-side (" + std::to_string(sb[cb[i]]) + ")");
+      return error(loc, fmt::format(FMT_STRING("dot/zip expects shapes to be compatible, dimension {} of left-side "
+                                               "({}) does not equal dimension {} of right-side ({})"),
+                                    ca[i], sa[ca[i]], cb[i], sb[cb[i]]));
   Shape out;
   for (auto d : ba) out.push_back(sa[d]);
   for (size_t i = 0; i < sa.size(); ++i)

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
 
@@ -41,10 +43,13 @@ Result<int> Tracer::checkKey(const Value &key, const std::string &fn, const Loc 
   NXC_TRY(k, tensorArg(fn, key, loc));
   const TensorType &t = g_.typeOf(k);
   if (t.shape != Shape{2})
-    return error(key.loc.valid() ? key.loc : loc, "expected key to have shape {2}, got tensor with shape " + shapeString(t.shape));
+    return error(key.loc.valid() ? key.loc : loc,
+                 fmt::format(FMT_STRING("expected key to have shape {{2}}, got tensor with shape {}"),
+                             shapeString(t.shape)));
   if (t.elem != kU32)
     return error(key.loc.valid() ? key.loc : loc,
-                 "expected key with 32-bit unsigned integer type, got key with type " + t.elem.name());
+                 fmt::format(FMT_STRING("expected key with 32-bit unsigned integer type, got key with type {}"),
+                             t.elem.name()));
   return k;
 }
 
@@ -132,7 +137,8 @@ Result<Value> Tracer::nxRandomKey(const std::string &fn, std::vector<Value> &arg
   if (seed.kind != Value::Tensor || g_.typeOf(seed.node).rank() != 0 ||
       (g_.typeOf(seed.node).elem != kU64 && g_.typeOf(seed.node).elem != kS64))
     return error(seed.loc.valid() ? seed.loc : loc,
-                 "expected seed to be an integer, u64 tensor or s64 tensor, got: " + describeValue(seed));
+                 fmt::format(FMT_STRING("expected seed to be an integer, u64 tensor or s64 tensor, got: {}"),
+                             describeValue(seed)));
   int s = g_.typeOf(seed.node).elem == kS64 ? unaryNode("bitcast", seed.node, kU64, loc) : seed.node;
   NXC_TRY(hi, binary("right_shift", Value::tensor(s, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
   NXC_TRY(lo, binary("bitwise_and", Value::tensor(s, loc), Value::number(0xFFFFFFFFll, loc), BinaryRule::IntOnly, loc));
@@ -217,7 +223,7 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
   }
   Value sample;
   if (isRandint) {
-    if (type.isFloat()) return error(loc, "expected integer type, got type " + type.name());
+    if (type.isFloat()) return error(loc, fmt::format(FMT_STRING("expected integer type, got type {}"), type.name()));
     int bitsN = type.bits;
     Shape twice = shape;
     twice.insert(twice.begin(), 2);
@@ -247,7 +253,8 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
                         BinaryRule::Arith, loc));
     sample = Value::tensor(cast(res.node, type, loc), loc);
   } else {
-    if (!type.isFloat()) return error(loc, "expected float or complex type, got type " + type.name());
+    if (!type.isFloat())
+      return error(loc, fmt::format(FMT_STRING("expected float or complex type, got type {}"), type.name()));
     // uniform_split(key, min, max) in `type`.
     auto uniform = [&](int key, Value minV, Value maxV) -> Result<Value> {
       int nb = type.bits;
@@ -287,7 +294,8 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
     };
     if (kind == "uniform") {
       for (const Value *v : {&lo, &hi})
-        if (v->kind != Value::Tensor && !v->isNumber()) return error(loc, qual + " expects numbers or tensors as bounds");
+        if (v->kind != Value::Tensor && !v->isNumber())
+          return error(loc, fmt::format(FMT_STRING("{} expects numbers or tensors as bounds"), qual));
       NXC_TRY(u, uniform(sampleKey, lo, hi));
       sample = u;
     } else {

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -42,12 +44,14 @@ Result<Value> Tracer::nxArgReduce(const std::string &fn, std::vector<Value> &arg
     NXC_TRY(tt, parseType(o["type"]));
     t = tt;
   }
-  if (t.isFloat()) return error(o["type"].loc, "Nx." + fn + " expects an integer :type, got " + t.name());
+  if (t.isFloat())
+    return error(o["type"].loc, fmt::format(FMT_STRING("Nx.{} expects an integer :type, got {}"), fn, t.name()));
   int64_t tie = 0;
   if (o.count("tie_break")) {
     const Value &v = o["tie_break"];
     if (v.kind != Value::Atom || (v.atom != "low" && v.atom != "high"))
-      return error(v.loc, "Nx." + fn + ": :tie_break must be either :low or :high, got " + describeValue(v));
+      return error(v.loc, fmt::format(FMT_STRING("Nx.{}: :tie_break must be either :low or :high, got {}"), fn,
+                                      describeValue(v)));
     tie = v.atom == "high";
   }
   bool keep = false;
@@ -74,7 +78,8 @@ Result<Value> Tracer::nxArgReduce(const std::string &fn, std::vector<Value> &arg
     int zero = constant(t, {}, {}, {0}, loc);
     return Value::tensor(zero, loc);
   }
-  if (g_.typeOf(src).shape[axis] == 0) return error(loc, "Nx." + fn + " cannot be applied to an empty axis");
+  if (g_.typeOf(src).shape[axis] == 0)
+    return error(loc, fmt::format(FMT_STRING("Nx.{} cannot be applied to an empty axis"), fn));
   Node n;
   n.op = fn;
   n.operands = {src};
@@ -101,8 +106,9 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
   size_t rank = in.shape.size();
   NXC_TRY(window, shapeArg(args[1], "Nx." + fn));
   if (window.size() != rank)
-    return error(args[1].loc.valid() ? args[1].loc : loc, "Nx." + fn + ": the window " + shapeString(window) +
-                                                              " must have the rank of the tensor " + shapeString(in.shape));
+    return error(args[1].loc.valid() ? args[1].loc : loc,
+                 fmt::format(FMT_STRING("Nx.{}: the window {} must have the rank of the tensor {}"), fn,
+                             shapeString(window), shapeString(in.shape)));
   auto perAxis = [&](const char *key, std::vector<int64_t> &out) -> Status {
     out.assign(rank, 1);
     if (!o.count(key)) return okStatus();
@@ -113,10 +119,11 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
         NXC_TRY(k, intArg("Nx." + fn, v.elems[d], std::string(":") + key, loc));
         out[d] = k;
       }
-    else return error(v.loc.valid() ? v.loc : loc, "Nx." + fn + ": :" + key + " must be an integer or a list of " +
-                                                       std::to_string(rank) + " integers");
+    else return error(v.loc.valid() ? v.loc : loc,
+                      fmt::format(FMT_STRING("Nx.{}: :{} must be an integer or a list of {} integers"), fn, key, rank));
     for (auto k : out)
-      if (k < 1) return error(v.loc.valid() ? v.loc : loc, "Nx." + fn + ": :" + key + " must be positive");
+      if (k < 1)
+        return error(v.loc.valid() ? v.loc : loc, fmt::format(FMT_STRING("Nx.{}: :{} must be positive"), fn, key));
     return okStatus();
   };
   std::vector<int64_t> strides, dilations;
@@ -124,7 +131,7 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
   NXC_CHECK(perAxis("window_dilations", dilations));
   std::vector<int64_t> lo(rank, 0), hi(rank, 0);
   for (size_t d = 0; d < rank; ++d)
-    if (window[d] < 1) return error(loc, "Nx." + fn + ": window dimensions must be positive");
+    if (window[d] < 1) return error(loc, fmt::format(FMT_STRING("Nx.{}: window dimensions must be positive"), fn));
   if (o.count("padding")) {
     const Value &p = o["padding"];
     if (p.kind == Value::Atom && p.atom == "same") {
@@ -139,12 +146,14 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
       for (size_t d = 0; d < rank; ++d) {
         const Value &c = p.elems[d];
         if (c.kind != Value::Tuple || c.elems.size() != 2 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int)
-          return error(c.loc.valid() ? c.loc : p.loc, "Nx." + fn + ": padding must be :valid, :same or a list of {low, high}");
+          return error(c.loc.valid() ? c.loc : p.loc,
+                       fmt::format(FMT_STRING("Nx.{}: padding must be :valid, :same or a list of {{low, high}}"), fn));
         lo[d] = c.elems[0].i;
         hi[d] = c.elems[1].i;
       }
     } else if (!(p.kind == Value::Atom && p.atom == "valid")) {
-      return error(p.loc.valid() ? p.loc : loc, "Nx." + fn + ": padding must be :valid, :same or a list of {low, high}");
+      return error(p.loc.valid() ? p.loc : loc,
+                   fmt::format(FMT_STRING("Nx.{}: padding must be :valid, :same or a list of {{low, high}}"), fn));
     }
   }
   // Pad with the reduction's identity, then reduce windows of the padded tensor.
@@ -182,8 +191,8 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
   for (size_t d = 0; d < rank; ++d) {
     int64_t dilated = (window[d] - 1) * dilations[d] + 1;
     if (ps[d] < dilated)
-      return error(loc, "Nx." + fn + ": the window " + shapeString(window) + " does not fit in the (padded) shape " +
-                            shapeString(ps));
+      return error(loc, fmt::format(FMT_STRING("Nx.{}: the window {} does not fit in the (padded) shape {}"), fn,
+                                    shapeString(window), shapeString(ps)));
     out.push_back((ps[d] - dilated) / strides[d] + 1);
   }
   Node n;

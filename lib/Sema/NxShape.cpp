@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include <algorithm>
@@ -36,19 +38,20 @@ Result<Value> Tracer::nxBroadcast(const std::string &fn, std::vector<Value> &arg
     NXC_TRY(ax, axesOption(o["axes"], (int64_t)shape.size(), loc));
     axes = ax;
     if (axes.size() != in.size())
-      return error(loc, "Nx.broadcast: axes " + std::to_string(axes.size()) + " must have the same rank as the tensor " +
-                            shapeString(in));
+      return error(loc, fmt::format(FMT_STRING("Nx.broadcast: axes {} must have the same rank as the tensor {}"),
+                                    axes.size(), shapeString(in)));
     for (size_t i = 1; i < axes.size(); ++i)
       if (axes[i] <= axes[i - 1]) return error(loc, "Nx.broadcast: axes must be in increasing order");
   } else {
     if (in.size() > shape.size())
-      return error(loc, "cannot broadcast tensor of dimensions " + shapeString(in) + " to " + shapeString(shape));
+      return error(loc, fmt::format(FMT_STRING("cannot broadcast tensor of dimensions {} to {}"), shapeString(in),
+                                    shapeString(shape)));
     for (size_t i = 0; i < in.size(); ++i) axes.push_back((int64_t)(shape.size() - in.size() + i));
   }
   for (size_t i = 0; i < in.size(); ++i)
     if (in[i] != 1 && in[i] != shape[axes[i]])
-      return error(loc, "cannot broadcast tensor of dimensions " + shapeString(in) + " to " + shapeString(shape) +
-                            " with axes " + shapeString(axes));
+      return error(loc, fmt::format(FMT_STRING("cannot broadcast tensor of dimensions {} to {} with axes {}"),
+                                    shapeString(in), shapeString(shape), shapeString(axes)));
   std::vector<std::string> names(shape.size()), in_ = namesOf(x);
   for (size_t i = 0; i < axes.size(); ++i) names[axes[i]] = in_[i];
   if (args[1].kind == Value::Tensor) {
@@ -98,12 +101,14 @@ Result<Value> Tracer::nxReshape(const std::string &fn, std::vector<Value> &args,
   std::string current = shapeString(g_.typeOf(x).shape);
   if (autoAt >= 0) {
     if (want == 0 || have % want)
-      return error(loc, "cannot reshape, current shape " + current + " is not compatible with new shape " + shapeString(shape));
+      return error(loc, fmt::format(FMT_STRING("cannot reshape, current shape {} is not compatible with new shape {}"),
+                                    current, shapeString(shape)));
     shape[autoAt] = have / want;
     want = have;
   }
   if (want != have)
-    return error(loc, "cannot reshape, current shape " + current + " is not compatible with new shape " + shapeString(shape));
+    return error(loc, fmt::format(FMT_STRING("cannot reshape, current shape {} is not compatible with new shape {}"),
+                                  current, shapeString(shape)));
   std::vector<std::string> names;
   if (o.count("names")) {
     NXC_TRY(nn, namesOption(o["names"], shape.size(), loc));
@@ -126,7 +131,8 @@ Result<Value> Tracer::nxFlatten(const std::string &fn, std::vector<Value> &args,
   NXC_TRY(axes, axesOption(o["axes"], (int64_t)s.size(), loc, x));
   std::sort(axes.begin(), axes.end());
   for (size_t i = 1; i < axes.size(); ++i)
-    if (axes[i] != axes[i - 1] + 1) return error(loc, "Nx.flatten: axes must be consecutive, got " + shapeString(axes));
+    if (axes[i] != axes[i - 1] + 1)
+      return error(loc, fmt::format(FMT_STRING("Nx.flatten: axes must be consecutive, got {}"), shapeString(axes)));
   if (axes.empty()) return Value::tensor(x, loc);
   Shape out(s.begin(), s.begin() + axes.front());
   int64_t n = 1;
@@ -143,8 +149,8 @@ Result<Value> Tracer::nxNewAxis(const std::string &fn, std::vector<Value> &args,
   if (args[1].kind != Value::Int) return error(args[1].loc, "Nx.new_axis expects an integer axis");
   int64_t a = args[1].i < 0 ? args[1].i + (int64_t)s.size() + 1 : args[1].i;
   if (a < 0 || a > (int64_t)s.size())
-    return error(args[1].loc, "given axis (" + std::to_string(args[1].i) + ") invalid for shape with rank " +
-                                  std::to_string(s.size() + 1));
+    return error(args[1].loc, fmt::format(FMT_STRING("given axis ({}) invalid for shape with rank {}"), args[1].i,
+                                          s.size() + 1));
   s.insert(s.begin() + a, 1);
   std::vector<std::string> names = namesOf(x);
   std::string name;
@@ -168,8 +174,9 @@ Result<Value> Tracer::nxSqueeze(const std::string &fn, std::vector<Value> &args,
     axes = ax;
     for (auto a : axes)
       if (s[a] != 1)
-        return error(loc, "cannot squeeze dimensions whose sizes are not 1, got " + std::to_string(s[a]) +
-                              " for dimension " + std::to_string(a));
+        return error(loc,
+                     fmt::format(FMT_STRING("cannot squeeze dimensions whose sizes are not 1, got {} for dimension {}"),
+                                 s[a], a));
   } else {
     for (size_t i = 0; i < s.size(); ++i)
       if (s[i] == 1) axes.push_back((int64_t)i);
@@ -215,8 +222,8 @@ Result<Value> Tracer::nxTranspose(const std::string &fn, std::vector<Value> &arg
     NXC_TRY(ax, axesOption(o["axes"], (int64_t)s.size(), loc, x));
     perm = ax;
     if (perm.size() != s.size())
-      return error(loc, "Nx.transpose: axes must be a permutation of all " + std::to_string(s.size()) + " axes, got " +
-                            shapeString(perm));
+      return error(loc, fmt::format(FMT_STRING("Nx.transpose: axes must be a permutation of all {} axes, got {}"),
+                                    s.size(), shapeString(perm)));
   } else {
     for (size_t i = 0; i < s.size(); ++i) perm.push_back((int64_t)(s.size() - 1 - i));
   }
@@ -227,7 +234,8 @@ Result<Value> Tracer::nxShapeQuery(const std::string &fn, std::vector<Value> &ar
   size_t n = fn == "axis_size" ? 2 : 1;
   NXC_CHECK(arity(fn, args, n, n, loc));
   if (args[0].kind != Value::Tensor && !args[0].isNumber())
-    return error(args[0].loc.valid() ? args[0].loc : loc, "Nx." + fn + " expects a tensor, got " + describeValue(args[0]));
+    return error(args[0].loc.valid() ? args[0].loc : loc,
+                 fmt::format(FMT_STRING("Nx.{} expects a tensor, got {}"), fn, describeValue(args[0])));
   Shape s = shapeOfValue(args[0]);
   if (fn == "rank") return Value::number((int64_t)s.size(), loc);
   if (fn == "size") {
@@ -285,10 +293,11 @@ Result<int> Tracer::concatenate(const std::vector<int> &xs, int64_t axis, const 
     bool ok = s.size() == out.size();
     for (size_t d = 0; ok && d < s.size(); ++d) ok = (int64_t)d == axis || s[d] == out[d];
     if (!ok) {
-      std::string expected = "{";
+      std::vector<std::string> expected;
       for (size_t d = 0; d < out.size(); ++d)
-        expected += (d ? ", " : "") + ((int64_t)d == axis ? std::string("*") : std::to_string(out[d]));
-      return error(loc, "expected all shapes to match " + expected + "}, got unmatching shape: " + shapeString(s));
+        expected.push_back((int64_t)d == axis ? std::string("*") : fmt::to_string(out[d]));
+      return error(loc, fmt::format(FMT_STRING("expected all shapes to match {{{}}}, got unmatching shape: {}"),
+                                    fmt::join(expected, ", "), shapeString(s)));
     }
     out[axis] += s[axis];
   }
@@ -312,7 +321,8 @@ Result<Value> Tracer::nxConcatenate(const std::string &fn, std::vector<Value> &a
   NXC_TRY(o, options(opts, {"axis", "name"}, "Nx." + fn));
   if ((args[0].kind != Value::List && args[0].kind != Value::Tuple) || args[0].elems.empty())
     return error(args[0].loc.valid() ? args[0].loc : loc,
-                 "Nx." + fn + " expects a non-empty list or tuple of tensors, got " + describeValue(args[0]));
+                 fmt::format(FMT_STRING("Nx.{} expects a non-empty list or tuple of tensors, got {}"), fn,
+                             describeValue(args[0])));
   std::vector<int> xs;
   for (auto &e : args[0].elems) {
     NXC_TRY(x, tensorArg(fn, e, loc));
@@ -322,15 +332,15 @@ Result<Value> Tracer::nxConcatenate(const std::string &fn, std::vector<Value> &a
   if (fn == "stack") {
     for (int x : xs)
       if (g_.typeOf(x).shape != g_.typeOf(xs[0]).shape)
-        return error(loc, "Nx.stack expects all tensors to have the same shape, got " +
-                              shapeString(g_.typeOf(xs[0]).shape) + " and " + shapeString(g_.typeOf(x).shape));
+        return error(loc, fmt::format(FMT_STRING("Nx.stack expects all tensors to have the same shape, got {} and {}"),
+                                      shapeString(g_.typeOf(xs[0]).shape), shapeString(g_.typeOf(x).shape)));
     int64_t axis = 0;
     if (o.count("axis")) {
       if (o["axis"].kind != Value::Int) return error(o["axis"].loc, "Nx.stack expects an integer axis");
       axis = o["axis"].i < 0 ? o["axis"].i + rank + 1 : o["axis"].i;
       if (axis < 0 || axis > rank)
-        return error(o["axis"].loc, "given axis (" + std::to_string(o["axis"].i) + ") invalid for shape with rank " +
-                                        std::to_string(rank + 1));
+        return error(o["axis"].loc, fmt::format(FMT_STRING("given axis ({}) invalid for shape with rank {}"),
+                                                o["axis"].i, rank + 1));
     }
     for (int &x : xs) {
       Shape s = g_.typeOf(x).shape;
@@ -360,8 +370,9 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
   Shape s = g_.typeOf(x).shape;
   const Value &cfg = args[2];
   if (cfg.kind != Value::List || cfg.elems.size() != s.size())
-    return error(cfg.loc.valid() ? cfg.loc : loc, "Nx.pad expects a list of " + std::to_string(s.size()) +
-                                                      " {low, high, interior} tuples, one per axis");
+    return error(cfg.loc.valid() ? cfg.loc : loc,
+                 fmt::format(FMT_STRING("Nx.pad expects a list of {} {{low, high, interior}} tuples, one per axis"),
+                             s.size()));
   std::vector<int64_t> lo, hi, in;
   for (auto &c : cfg.elems) {
     if (c.kind != Value::Tuple || c.elems.size() != 3 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int ||
@@ -380,7 +391,8 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
     int64_t inner = s[d] == 0 ? 0 : s[d] + (s[d] - 1) * in[d];
     int64_t size = inner + std::max<int64_t>(lo[d], 0) + std::max<int64_t>(hi[d], 0);
     int64_t final_ = inner + lo[d] + hi[d];
-    if (final_ < 0) return error(loc, "Nx.pad: the padding leaves axis " + std::to_string(d) + " with a negative size");
+    if (final_ < 0)
+      return error(loc, fmt::format(FMT_STRING("Nx.pad: the padding leaves axis {} with a negative size"), d));
     padded.push_back(size);
     any |= lo[d] > 0 || hi[d] > 0 || in[d] > 0;
     crop |= lo[d] < 0 || hi[d] < 0;

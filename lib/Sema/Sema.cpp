@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 namespace nxc {
 
 Result<Graph> trace(const ast::File &file, const Signature &sig) {
@@ -16,11 +18,11 @@ namespace sema {
 
 std::string describeValue(const Value &v) {
   switch (v.kind) {
-  case Value::Int: return "the number " + std::to_string(v.i);
+  case Value::Int: return fmt::format(FMT_STRING("the number {}"), v.i);
   case Value::Float: return "a float number";
-  case Value::Atom: return "the atom :" + v.atom;
+  case Value::Atom: return fmt::format(FMT_STRING("the atom :{}"), v.atom);
   case Value::Tensor: return "a tensor";
-  case Value::Tuple: return "a tuple of " + std::to_string(v.elems.size()) + " elements";
+  case Value::Tuple: return fmt::format(FMT_STRING("a tuple of {} elements"), v.elems.size());
   case Value::List: return "a list";
   case Value::Function: return "a function";
   case Value::Range: return "a range";

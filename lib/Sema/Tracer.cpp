@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -55,33 +57,41 @@ const ast::Function *Tracer::findFunction(const ast::Module &m, const std::strin
 
 Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(const Signature &sig) {
   std::vector<std::pair<const ast::Module *, const ast::Function *>> found;
-  std::string known;
+  std::vector<std::string> known;
   for (auto &m : file_.modules) {
     if (!sig.module.empty() && m.name != sig.module) continue;
     for (auto &f : m.functions) {
       if (f.name == sig.function && sig.args.size() >= requiredArity(f) && sig.args.size() <= f.params.size())
         found.push_back({&m, &f});
       if (f.kind == "defn" || f.kind == "def")
-        known += (known.empty() ? "" : ", ") + f.name + "/" + std::to_string(f.params.size());
+        known.push_back(fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size()));
     }
   }
-  std::string qual = (sig.module.empty() ? "" : sig.module + ".") + sig.function + "/" + std::to_string(sig.args.size());
+  std::string qual =
+      fmt::format(FMT_STRING("{}{}{}/{}"), sig.module, sig.module.empty() ? "" : ".", sig.function, sig.args.size());
   if (found.empty()) {
     if (!sig.module.empty()) {
       bool exists = false;
       for (auto &m : file_.modules) exists |= m.name == sig.module;
-      if (!exists) return error(sig.loc, "module " + sig.module + " is not defined in " + file_.source->name);
+      if (!exists)
+        return error(sig.loc,
+                     fmt::format(FMT_STRING("module {} is not defined in {}"), sig.module, file_.source->name));
     }
-    return error(sig.loc, "undefined function " + qual + " in " + file_.source->name +
-                              (known.empty() ? "" : " (it defines " + known + ")"));
+    std::string defines = known.empty() ? "" : fmt::format(FMT_STRING(" (it defines {})"), fmt::join(known, ", "));
+    return error(sig.loc, fmt::format(FMT_STRING("undefined function {} in {}{}"), qual, file_.source->name, defines));
   }
   if (found.size() > 1)
-    return error(sig.loc, "function " + qual + " is defined in several modules; qualify it, as in " +
-                              found[0].first->name + "." + sig.function + "(...)");
+    return error(sig.loc,
+                 fmt::format(FMT_STRING("function {} is defined in several modules; qualify it, as in {}.{}(...)"),
+                             qual, found[0].first->name, sig.function));
   if (found[0].second->kind == "defnp" || found[0].second->kind == "defp")
-    return error(sig.loc, qual + " is private (" + found[0].second->kind + "); only defn and def can be compiled as entry points");
+    return error(sig.loc,
+                 fmt::format(FMT_STRING("{} is private ({}); only defn and def can be compiled as entry points"), qual,
+                             found[0].second->kind));
   if (!found[0].second->body)
-    return error(sig.loc, qual + " is plain Elixir that nxc cannot compile (its body is not in the defn subset)");
+    return error(sig.loc, fmt::format(FMT_STRING("{} is plain Elixir that nxc cannot compile (its body is not in the "
+                                                 "defn subset)"),
+                                      qual));
   return found[0];
 }
 
@@ -153,17 +163,18 @@ Status Tracer::bindPattern(const Expr &p, const Value &v, Env &env, std::set<std
     if (p.name == "_") return okStatus();
     if (params) {
       if (params->count(p.name))
-        return error(p.loc, "the variable \"" + p.name + "\" is bound multiple times in the same pattern");
+        return error(p.loc, fmt::format(FMT_STRING("the variable \"{}\" is bound multiple times in the same pattern"),
+                                        p.name));
       params->insert(p.name);
     }
     env[p.name] = v;
     return okStatus();
   case ExprKind::Tuple:
     if (v.kind != Value::Tuple)
-      return error(p.loc, "cannot match a tuple pattern against " + describeValue(v));
+      return error(p.loc, fmt::format(FMT_STRING("cannot match a tuple pattern against {}"), describeValue(v)));
     if (v.elems.size() != p.children.size())
-      return error(p.loc, "cannot match a tuple of " + std::to_string(p.children.size()) +
-                              " elements against a tuple of " + std::to_string(v.elems.size()) + " elements");
+      return error(p.loc, fmt::format(FMT_STRING("cannot match a tuple of {} elements against a tuple of {} elements"),
+                                      p.children.size(), v.elems.size()));
     for (size_t i = 0; i < p.children.size(); ++i) NXC_CHECK(bindPattern(*p.children[i], v.elems[i], env, params));
     return okStatus();
   case ExprKind::Match:
@@ -196,8 +207,10 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
     auto it = env.find(e.name);
     if (it == env.end()) {
       if (e.name == "_") return error(e.loc, "invalid use of _: it can only be used in patterns");
-    if (e.name[0] == '&') return error(e.loc, "capture argument " + e.name + " must be used within a capture (&(...))");
-      return error(e.loc, "undefined variable \"" + e.name + "\"");
+      if (e.name[0] == '&')
+        return error(e.loc,
+                     fmt::format(FMT_STRING("capture argument {} must be used within a capture (&(...))"), e.name));
+      return error(e.loc, fmt::format(FMT_STRING("undefined variable \"{}\""), e.name));
     }
     Value v = it->second;
     v.loc = e.loc;
@@ -262,18 +275,19 @@ Result<Value> Tracer::attribute(const Expr &e) {
   std::string name = e.name.substr(1);
   for (auto &a : module_->attributes)
     if (a.name == name) {
-      if (evaluatingAttributes_.count(name)) return error(e.loc, "module attribute @" + name + " refers to itself");
+      if (evaluatingAttributes_.count(name))
+        return error(e.loc, fmt::format(FMT_STRING("module attribute @{} refers to itself"), name));
       evaluatingAttributes_.insert(name);
       Env empty;
       auto value = eval(*a.value, empty);
       evaluatingAttributes_.erase(name);
       NXC_TRY(v, std::move(value));
       if (v.kind == Value::Atom && !v.isNumber())
-        return error(e.loc, "module attribute @" + name + " is not a number or tensor");
+        return error(e.loc, fmt::format(FMT_STRING("module attribute @{} is not a number or tensor"), name));
       v.loc = e.loc;
       return v;
     }
-  return error(e.loc, "undefined module attribute @" + name + " in " + module_->name);
+  return error(e.loc, fmt::format(FMT_STRING("undefined module attribute @{} in {}"), name, module_->name));
 }
 
 Result<Value> Tracer::unary(const Expr &e, Env &env) {
@@ -288,7 +302,7 @@ Result<Value> Tracer::unary(const Expr &e, Env &env) {
     return callNx("negate", {x}, e.loc);
   }
   if (e.name == "not" || e.name == "!") return callNx("logical_not", {x}, e.loc);
-  return error(e.loc, "the operator '" + e.name + "' is not allowed in defn");
+  return error(e.loc, fmt::format(FMT_STRING("the operator '{}' is not allowed in defn"), e.name));
 }
 
 Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
@@ -301,7 +315,7 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
   auto it = ops.find(e.name);
   if (it == ops.end()) {
     if (e.name == ".." || e.name == "..//") return range(e, env);
-    return error(e.loc, "the operator '" + e.name + "' is not allowed in defn");
+    return error(e.loc, fmt::format(FMT_STRING("the operator '{}' is not allowed in defn"), e.name));
   }
   NXC_TRY(a, eval(*e.children[0], env));
   NXC_TRY(b, eval(*e.children[1], env));
@@ -364,7 +378,7 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
       (e.name == "&&&" || e.name == "|||" || e.name == "<<<" || e.name == ">>>")) {
     if (e.name == "&&&") return Value::number(a.i & b.i, e.loc);
     if (e.name == "|||") return Value::number(a.i | b.i, e.loc);
-    if (b.i < 0 || b.i > 63) return error(e.loc, "shift amount " + std::to_string(b.i) + " is out of range");
+    if (b.i < 0 || b.i > 63) return error(e.loc, fmt::format(FMT_STRING("shift amount {} is out of range"), b.i));
     if (e.name == ">>>") return Value::number(a.i >> b.i, e.loc);
     if (a.i != 0 && (b.i >= 63 || (a.i > (INT64_MAX >> b.i)) || (a.i < (INT64_MIN >> b.i))))
       return error(e.loc, "integer overflow in a compile-time computation");
@@ -379,7 +393,7 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
     NXC_TRY(v, eval(*c, env));
     args.push_back(v);
   }
-  std::string qual = (e.module.empty() ? "" : e.module + ".") + e.name + "/" + std::to_string(args.size());
+  std::string qual = fmt::format(FMT_STRING("{}{}{}/{}"), e.module, e.module.empty() ? "" : ".", e.name, args.size());
   if (e.module.empty()) {
     // A plain def is traced like Nx.Defn.jit traces any function.
     if (const ast::Function *f = findFunction(*module_, e.name, args.size()))
@@ -393,9 +407,9 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
           if (const ast::Function *f = findFunction(m, e.name, args.size()))
             if (f->kind == "defn" || f->kind == "def") {
               if (imported && from != &m)
-                return error(e.loc, "function " + qual + " is imported from both " + from->name + " and " + m.name +
-                                        "; call it as " + from->name + "." + e.name + "(...) or " + m.name + "." +
-                                        e.name + "(...)");
+                return error(e.loc, fmt::format(FMT_STRING("function {} is imported from both {} and {}; call it as "
+                                                           "{}.{}(...) or {}.{}(...)"),
+                                                qual, from->name, m.name, from->name, e.name, m.name, e.name));
               from = &m;
               imported = f;
             }
@@ -414,19 +428,23 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
   for (auto &m : file_.modules)
     if (m.name == e.module) {
       const ast::Function *f = findFunction(m, e.name, args.size());
-      if (!f) return error(e.loc, "undefined function " + qual + " (module " + e.module + " has no such defn)");
+      if (!f)
+        return error(e.loc,
+                     fmt::format(FMT_STRING("undefined function {} (module {} has no such defn)"), qual, e.module));
       if (f->kind == "defnp" || f->kind == "defp")
-        return error(e.loc, "function " + qual + " is private to " + e.module);
+        return error(e.loc, fmt::format(FMT_STRING("function {} is private to {}"), qual, e.module));
       const ast::Module *saved = module_;
       auto r = inlineCall(*f, m, args, e.loc);
       module_ = saved;
       return r;
     }
   if (e.module == "IO" || e.module == "Enum" || e.module == "Kernel" || e.module == "String" || e.module == "List")
-    return error(e.loc, "cannot invoke " + qual + " inside defn because it was not defined with defn" +
-                            (e.module == "IO" ? "; use print_value/print_expr instead" : ""));
-  if (e.module.rfind("Nx.", 0) == 0) return error(e.loc, qual + " is not supported yet by nxc");
-  return error(e.loc, "undefined function " + qual + " (module " + e.module + " is not defined in this file)");
+    return error(e.loc, fmt::format(FMT_STRING("cannot invoke {} inside defn because it was not defined with defn{}"),
+                                    qual, e.module == "IO" ? "; use print_value/print_expr instead" : ""));
+  if (e.module.rfind("Nx.", 0) == 0)
+    return error(e.loc, fmt::format(FMT_STRING("{} is not supported yet by nxc"), qual));
+  return error(e.loc, fmt::format(FMT_STRING("undefined function {} (module {} is not defined in this file)"), qual,
+                                  e.module));
 }
 
 Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc) {
@@ -436,11 +454,14 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
   const ast::Function *caller = nullptr;
   for (auto it = stack_.rbegin(); it != stack_.rend() && !caller; ++it) caller = *it;
   bool fromDefn = caller && (caller->kind == "defn" || caller->kind == "defnp");
-  std::string qual = f.name + "/" + std::to_string(f.params.size());
+  std::string qual = fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size());
   if ((f.kind == "def" || f.kind == "defp") && (fromDefn || !f.body))
-    return error(loc, "cannot use function " + qual + " inside defn because it was not defined with defn");
+    return error(loc, fmt::format(FMT_STRING("cannot use function {} inside defn because it was not defined with defn"),
+                                  qual));
   for (auto *active : stack_)
-    if (active == &f) return error(loc, "recursive call to " + f.name + "/" + std::to_string(f.params.size()) + ": defn does not support recursion");
+    if (active == &f)
+      return error(loc, fmt::format(FMT_STRING("recursive call to {}/{}: defn does not support recursion"), f.name,
+                                    f.params.size()));
   if (stack_.size() > 200) return error(loc, "calls nested too deeply");
   const ast::Module *saved = module_;
   module_ = &m;
@@ -472,7 +493,7 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
   }
   if (numbers && (name == "div" || name == "rem")) {
     if (args[0].kind != Value::Int || args[1].kind != Value::Int)
-      return error(loc, "bad argument in arithmetic expression: " + name + "/2 expects integers");
+      return error(loc, fmt::format(FMT_STRING("bad argument in arithmetic expression: {}/2 expects integers"), name));
     if (args[1].i == 0) return error(loc, "bad argument in arithmetic expression: division by zero");
     if (args[0].i == INT64_MIN && args[1].i == -1) return error(loc, "integer overflow in a compile-time computation");
     return Value::number(name == "div" ? args[0].i / args[1].i : args[0].i % args[1].i, loc);
@@ -483,11 +504,12 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
     if (name == "div") return callNx("quotient", args, loc);
     if (name == "rem") return callNx("remainder", args, loc);
     if (name == "elem") {
-      if (args[0].kind != Value::Tuple) return error(loc, "elem/2 expects a tuple, got " + describeValue(args[0]));
+      if (args[0].kind != Value::Tuple)
+        return error(loc, fmt::format(FMT_STRING("elem/2 expects a tuple, got {}"), describeValue(args[0])));
       if (args[1].kind != Value::Int) return error(args[1].loc, "elem/2 expects an integer index");
       if (args[1].i < 0 || args[1].i >= (int64_t)args[0].elems.size())
-        return error(args[1].loc, "index " + std::to_string(args[1].i) + " is out of range for a tuple of " +
-                                      std::to_string(args[0].elems.size()) + " elements");
+        return error(args[1].loc, fmt::format(FMT_STRING("index {} is out of range for a tuple of {} elements"),
+                                              args[1].i, args[0].elems.size()));
       return args[0].elems[args[1].i];
     }
   }
@@ -505,8 +527,8 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
   if (args.size() == 2 && name == "assert_shape") {
     NXC_TRY(want, shapeArg(args[1], "assert_shape"));
     if (shapeOfValue(args[0]) != want)
-      return error(loc, "expected tensor to have shape " + shapeString(want) + ", got tensor with shape " +
-                            shapeString(shapeOfValue(args[0])));
+      return error(loc, fmt::format(FMT_STRING("expected tensor to have shape {}, got tensor with shape {}"),
+                                    shapeString(want), shapeString(shapeOfValue(args[0]))));
     return args[0];
   }
   if (args.size() == 1 && (name == "abs" || name == "floor" || name == "ceil" || name == "round") &&
@@ -517,12 +539,12 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
     if (name == "abs") return Value::real(r, loc);
     return Value::number((int64_t)r, loc);
   }
-  return error(loc, "undefined function " + qual + " (there is no such import)");
+  return error(loc, fmt::format(FMT_STRING("undefined function {} (there is no such import)"), qual));
 }
 
 Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
   if (!args.empty() && !(args.size() == 1 && args[0].isKeywordList()))
-    return error(loc, "undefined function " + qual);
+    return error(loc, fmt::format(FMT_STRING("undefined function {}"), qual));
   double v;
   if (name == "pi" || name == "e") {
     // Plain floats (they take the precision of the surrounding operation),
@@ -532,13 +554,13 @@ Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &arg
   } else if (name == "nan") v = NAN;
   else if (name == "infinity") v = INFINITY;
   else if (name == "neg_infinity") v = -INFINITY;
-  else return error(loc, qual + " is not supported yet by nxc");
+  else return error(loc, fmt::format(FMT_STRING("{} is not supported yet by nxc"), qual));
   ElemType t = ElemType::f32();
   if (!args.empty()) {
     NXC_TRY(opts, options(args[0], {"type"}, "Nx.Constants." + name));
     if (opts.count("type")) { NXC_TRY(tt, parseType(opts["type"])); t = tt; }
   }
-  if (!t.isFloat()) return error(loc, "Nx.Constants." + name + " needs a float type");
+  if (!t.isFloat()) return error(loc, fmt::format(FMT_STRING("Nx.Constants.{} needs a float type"), name));
   return Value::tensor(constant(t, {}, {v}, {}, loc), loc);
 }
 
@@ -559,15 +581,17 @@ Result<Value> Tracer::range(const Expr &e, Env &env) {
   NXC_TRY(first, eval(*e.children[0], env));
   NXC_TRY(last, eval(*e.children[1], env));
   if (first.kind != Value::Int || last.kind != Value::Int)
-    return error(e.loc, "ranges in defn must have integer bounds known at compile time, got " + describeValue(first) +
-                            " and " + describeValue(last));
+    return error(e.loc,
+                 fmt::format(FMT_STRING("ranges in defn must have integer bounds known at compile time, got {} and {}"),
+                             describeValue(first), describeValue(last)));
   r.i = first.i;
   r.last = last.i;
   r.step = first.i <= last.i ? 1 : -1;
   if (e.children.size() == 3) {
     NXC_TRY(step, eval(*e.children[2], env));
     if (step.kind != Value::Int || step.i == 0)
-      return error(e.children[2]->loc, "the step of a range must be a non-zero integer, got " + describeValue(step));
+      return error(e.children[2]->loc, fmt::format(FMT_STRING("the step of a range must be a non-zero integer, got {}"),
+                                                   describeValue(step)));
     r.step = step.i;
   }
   return r;
@@ -584,12 +608,13 @@ Result<Value> Tracer::makeFunction(const Expr &e, Env &env) {
 }
 
 Result<Value> Tracer::applyFunction(const Value &f, std::vector<Value> args, const Loc &loc) {
-  if (f.kind != Value::Function) return error(loc, "expected a function to call, got " + describeValue(f));
+  if (f.kind != Value::Function)
+    return error(loc, fmt::format(FMT_STRING("expected a function to call, got {}"), describeValue(f)));
   size_t arity = (size_t)f.fn->intValue;
   if (args.size() != arity)
-    return error(loc, "the function of arity " + std::to_string(arity) + " (defined at line " +
-                          std::to_string(f.fn->loc.line) + ") was called with " + std::to_string(args.size()) +
-                          " argument" + (args.size() == 1 ? "" : "s"));
+    return error(loc,
+                 fmt::format(FMT_STRING("the function of arity {} (defined at line {}) was called with {} argument{}"),
+                             arity, f.fn->loc.line, args.size(), args.size() == 1 ? "" : "s"));
   if (stack_.size() > 200) return error(loc, "calls nested too deeply");
   Env env = *f.captured;
   std::set<std::string> bound;
@@ -604,7 +629,9 @@ Result<Value> Tracer::applyFunction(const Value &f, std::vector<Value> args, con
 }
 
 Result<Value> Tracer::keywordGet(const Value &list, const Value &key, const Loc &loc) {
-  if (key.kind != Value::Atom) return error(key.loc.valid() ? key.loc : loc, "keyword lists are indexed by atoms, got " + describeValue(key));
+  if (key.kind != Value::Atom)
+    return error(key.loc.valid() ? key.loc : loc,
+                 fmt::format(FMT_STRING("keyword lists are indexed by atoms, got {}"), describeValue(key)));
   for (size_t k = 0; k < list.elems.size(); ++k)
     if (list.keys[k] == key.atom) return list.elems[k];
   return Value::atomValue("nil", loc);
@@ -612,7 +639,8 @@ Result<Value> Tracer::keywordGet(const Value &list, const Value &key, const Loc 
 
 Result<Value> Tracer::keywordValidate(const Value &list, const Value &spec, const Loc &loc) {
   if (list.kind != Value::List || (!list.elems.empty() && !list.isKeywordList()))
-    return error(list.loc.valid() ? list.loc : loc, "keyword!/2 expects a keyword list, got " + describeValue(list));
+    return error(list.loc.valid() ? list.loc : loc,
+                 fmt::format(FMT_STRING("keyword!/2 expects a keyword list, got {}"), describeValue(list)));
   if (spec.kind != Value::List) return error(spec.loc.valid() ? spec.loc : loc, "keyword!/2 expects a list of keys");
   // spec: [:key, key: default, ...]
   std::vector<std::string> known;
@@ -624,12 +652,12 @@ Result<Value> Tracer::keywordValidate(const Value &list, const Value &spec, cons
     if (key.empty()) return error(spec.loc, "keyword!/2 expects atoms or key: default pairs in its list of keys");
     known.push_back(key);
   }
-  std::string expected;
-  for (auto &k : known) expected += (expected.empty() ? ":" : ", :") + k;
+  std::string expected = known.empty() ? "" : fmt::format(FMT_STRING(":{}"), fmt::join(known, ", :"));
   for (size_t k = 0; k < list.elems.size(); ++k)
     if (std::find(known.begin(), known.end(), list.keys[k]) == known.end())
       return error(list.keyLocs[k].valid() ? list.keyLocs[k] : loc,
-                   "unknown key :" + list.keys[k] + " in the keyword list, expected one of [" + expected + "]");
+                   fmt::format(FMT_STRING("unknown key :{} in the keyword list, expected one of [{}]"), list.keys[k],
+                               expected));
   for (size_t k = 0; k < spec.elems.size(); ++k) {
     const std::string &key = known[k];
     bool found = false;
