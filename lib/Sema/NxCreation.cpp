@@ -21,6 +21,10 @@ Result<Value> Tracer::nxTensor(const std::string &, std::vector<Value> &args, co
   return tensorLiteral(args, loc);
 }
 
+/// Iotas up to this many elements are constants (they fold); larger ones are
+/// computed at run time.
+constexpr int64_t kLargeIota = 256;
+
 Result<Value> Tracer::nxIota(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   Value opts = takeOptions(args, 1);
   NXC_CHECK(arity(fn, args, 1, 1, loc));
@@ -30,8 +34,25 @@ Result<Value> Tracer::nxIota(const std::string &fn, std::vector<Value> &args, co
   if (o.count("type")) { NXC_TRY(tt, parseType(o["type"])); t = tt; }
   int64_t n = 1;
   for (auto d : shape)
-    if (__builtin_mul_overflow(n, d, &n) || n > (1 << 24))
-      return error(loc, "Nx.iota: tensor too large to materialize as a constant (more than 2^24 elements)");
+    if (__builtin_mul_overflow(n, d, &n) || n > (int64_t(1) << 40))
+      return error(loc, "Nx.iota: the shape is too large");
+  if (n > kLargeIota) {
+    // Counted at run time (no table in the library).
+    Node node;
+    node.op = "iota";
+    node.type = TensorType{t, shape, {}};
+    node.loc = loc;
+    if (o.count("axis")) {
+      NXC_TRY(a, normalizeAxis(o["axis"], (int64_t)shape.size(), loc));
+      node.axes = {a};
+    }
+    int c = add(node);
+    if (o.count("names")) {
+      NXC_TRY(names, namesOption(o["names"], shape.size(), loc));
+      c = named(c, names);
+    }
+    return Value::tensor(c, loc);
+  }
   std::vector<int64_t> idx(n);
   if (o.count("axis")) {
     NXC_TRY(a, normalizeAxis(o["axis"], (int64_t)shape.size(), loc));

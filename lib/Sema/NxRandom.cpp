@@ -93,13 +93,31 @@ Result<std::pair<Value, Value>> Tracer::threefryPair(Value x0, Value x1, int key
 /// threefry2x32(key, shape): `count` u32 values, flat.
 Result<int> Tracer::threefryBits(int key, int64_t count, const Loc &loc) {
   int64_t padded = count + (count % 2), half = padded / 2;
-  std::vector<int64_t> c0(half), c1(half);
-  for (int64_t j = 0; j < half; ++j) {
-    c0[j] = j;
-    c1[j] = half + j < count ? half + j : 0;
+  Value x0, x1;
+  if (half <= 256) {
+    std::vector<int64_t> c0(half), c1(half);
+    for (int64_t j = 0; j < half; ++j) {
+      c0[j] = j;
+      c1[j] = half + j < count ? half + j : 0;
+    }
+    x0 = Value::tensor(constant(kU32, {half}, {}, c0, loc), loc);
+    x1 = Value::tensor(constant(kU32, {half}, {}, c1, loc), loc);
+  } else {
+    // The counts computed at run time: j and half + j (0 for the padding).
+    Node iota;
+    iota.op = "iota";
+    iota.type = TensorType{kU32, {half}, {}};
+    iota.loc = loc;
+    x0 = Value::tensor(add(iota), loc);
+    NXC_TRY(upper, binary("add", x0, Value::number(half, loc), BinaryRule::Arith, loc));
+    x1 = upper;
+    if (padded != count) {
+      NXC_TRY(last, binary("equal", x0, Value::number(half - 1, loc), BinaryRule::Compare, loc));
+      std::vector<Value> sel = {last, Value::tensor(constant(kU32, {}, {}, {0}, loc), loc), upper};
+      NXC_TRY(s, nxSelect("select", sel, loc));
+      x1 = s;
+    }
   }
-  Value x0 = Value::tensor(constant(kU32, {half}, {}, c0, loc), loc);
-  Value x1 = Value::tensor(constant(kU32, {half}, {}, c1, loc), loc);
   NXC_TRY(ys, threefryPair(x0, x1, key, loc));
   NXC_TRY(all, concatenate({ys.first.node, ys.second.node}, 0, loc));
   if (padded == count) return all;
