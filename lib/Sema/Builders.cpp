@@ -117,7 +117,8 @@ int Tracer::cast(int x, ElemType t, const Loc &loc) {
   return unaryNode("as_type", x, t, loc);
 }
 
-int Tracer::broadcastTo(int x, const Shape &shape, const Loc &loc) {
+int Tracer::broadcastTo(int x, const Shape &shapeRef, const Loc &loc) {
+  const Shape shape = shapeRef; // may be a node's shape, which adding a node moves
   const Shape &s = g_.typeOf(x).shape;
   if (s == shape) return x;
   Node n;

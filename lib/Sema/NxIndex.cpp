@@ -197,7 +197,7 @@ Result<Value> Tracer::nxTake(const std::string &fn, std::vector<Value> &args, co
   NXC_TRY(o, options(opts, {fn == "gather" ? "axes" : "axis"}, "Nx." + fn));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(idx, tensorArg(fn, args[1], loc));
-  const TensorType &t = g_.typeOf(x), &it = g_.typeOf(idx);
+  const TensorType t = g_.typeOf(x), it = g_.typeOf(idx);
   if (it.elem.isFloat())
     return error(args[1].loc.valid() ? args[1].loc : loc,
                  fmt::format(FMT_STRING("Nx.{} expects integer indices, got {}"), fn, it.elem.name()));
@@ -274,7 +274,7 @@ Result<Value> Tracer::nxIndexed(const std::string &fn, std::vector<Value> &args,
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(idx, tensorArg(fn, args[1], loc));
   NXC_TRY(upd, tensorArg(fn, args[2], loc));
-  const TensorType &t = g_.typeOf(x), &it = g_.typeOf(idx), &ut = g_.typeOf(upd);
+  const TensorType t = g_.typeOf(x), it = g_.typeOf(idx), ut = g_.typeOf(upd);
   if (it.elem.isFloat())
     return error(loc, fmt::format(FMT_STRING("Nx.{} expects integer indices, got {}"), fn, it.elem.name()));
   if (it.rank() != 2)
@@ -377,9 +377,20 @@ Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc)
   Shape s = g_.typeOf(x).shape;
   std::vector<Value> items;
   if (index.kind == Value::List) {
-    if (index.isKeywordList())
-      return error(index.loc, "access by axis name (t[name: ...]) needs named axes, which nxc does not support yet");
-    items = index.elems;
+    if (index.isKeywordList()) {
+      // t[name: 0..2, other: 1]: each named axis gets its index, the rest `..`.
+      Value all;
+      all.kind = Value::Range;
+      all.full = true;
+      all.loc = index.loc;
+      items.assign(s.size(), all);
+      for (size_t k = 0; k < index.elems.size(); ++k) {
+        NXC_TRY(axis, normalizeAxis(Value::atomValue(index.keys[k], index.keyLocs[k]), (int64_t)s.size(), loc, x));
+        items[axis] = index.elems[k];
+      }
+    } else {
+      items = index.elems;
+    }
   } else {
     items = {index};
   }

@@ -28,7 +28,8 @@ std::vector<NxEntry> nxRandomFunctions() {
           {"Random.normal", &Tracer::nxRandomSample},
           {"Random.normal_split", &Tracer::nxRandomSample},
           {"Random.randint", &Tracer::nxRandomSample},
-          {"Random.randint_split", &Tracer::nxRandomSample}};
+          {"Random.randint_split", &Tracer::nxRandomSample},
+          {"Random.shuffle", &Tracer::nxRandomShuffle}};
 }
 
 namespace {
@@ -125,7 +126,8 @@ Result<int> Tracer::threefryBits(int key, int64_t count, const Loc &loc) {
 }
 
 /// random_bits: `shape` values of `bits` width (u8/u16/u32/u64).
-Result<int> Tracer::randomBits(int key, const Shape &shape, int bits, const Loc &loc) {
+Result<int> Tracer::randomBits(int key, const Shape &shapeRef, int bits, const Loc &loc) {
+  const Shape shape = shapeRef; // callers may pass a node's shape; adding nodes moves it
   int64_t n = 1;
   for (auto d : shape) n *= d;
   if (n > (int64_t(1) << 30)) return error(loc, "Nx.Random: the sample shape is too large");
@@ -195,6 +197,77 @@ Result<Value> Tracer::nxRandomFoldIn(const std::string &fn, std::vector<Value> &
   NXC_TRY(both, concatenate({a, b}, 1, loc));
   shape.push_back(2);
   return Value::tensor(reshape(both, shape, loc), loc);
+}
+
+/// shuffle: ceil(3 ln(size) / ln(2^32 - 1)) rounds, each a stable sort by
+/// random u32 keys from split(key)[1], continuing with split(key)[0].
+Result<Value> Tracer::nxRandomShuffle(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 2);
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(o, options(opts, {"axis", "independent"}, "Nx.Random.shuffle"));
+  NXC_TRY(key, checkKey(args[0], fn, loc));
+  NXC_TRY(x, tensorArg(fn, args[1], loc));
+  const TensorType t = g_.typeOf(x);
+  if (t.rank() == 0) return error(loc, "Nx.Random.shuffle expects a tensor of rank 1 or more");
+  int64_t axis = 0;
+  if (o.count("axis")) {
+    NXC_TRY(a, normalizeAxis(o["axis"], t.rank(), loc, x));
+    axis = a;
+  }
+  bool independent = false;
+  if (o.count("independent")) {
+    NXC_TRY(ind, boolOption(o["independent"], "independent"));
+    independent = ind;
+  }
+  // What gets sorted: the tensor itself, or a permutation of its axis.
+  int subject = x;
+  int64_t sortAxis = axis;
+  if (!independent) {
+    Node iota;
+    iota.op = "iota";
+    iota.type = TensorType{ElemType::s32(), {t.shape[axis]}, {}};
+    iota.loc = loc;
+    subject = add(iota);
+    sortAxis = 0;
+  }
+  int64_t size = g_.typeOf(subject).numElements();
+  float roundsF = size <= 1 ? 0.0f : std::ceil(3.0f * std::log((float)size) / std::log(4294967295.0f));
+  int64_t rounds = (int64_t)roundsF;
+  for (int64_t r = 0; r < rounds; ++r) {
+    NXC_TRY(bits, threefryBits(key, 4, loc));
+    int keys = reshape(bits, {2, 2}, loc);
+    NXC_TRY(k0, slice(keys, {Value::number(0, loc), Value::number(0, loc)}, {1, 2}, {1, 1}, loc));
+    NXC_TRY(k1, slice(keys, {Value::number(1, loc), Value::number(0, loc)}, {1, 2}, {1, 1}, loc));
+    Shape shape = g_.typeOf(subject).shape; // a copy: tracing adds nodes
+    NXC_TRY(sortKeys, randomBits(reshape(k1, {2}, loc), shape, 32, loc));
+    Node order;
+    order.op = "argsort";
+    order.operands = {sortKeys};
+    order.type = TensorType{ElemType::s32(), g_.typeOf(subject).shape, {}};
+    order.axes = {sortAxis};
+    order.attrs = {{"direction", {0}}};
+    order.loc = loc;
+    int idx = add(order);
+    Node take;
+    take.op = "take_along_axis";
+    take.operands = {subject, idx};
+    take.type = g_.typeOf(subject);
+    take.axes = {sortAxis};
+    take.loc = loc;
+    subject = add(take);
+    key = reshape(k0, {2}, loc);
+  }
+  int result = subject;
+  if (!independent) {
+    Node take;
+    take.op = "take";
+    take.operands = {x, subject};
+    take.type = t;
+    take.axes = {axis};
+    take.loc = loc;
+    result = add(take);
+  }
+  return Value::tuple({Value::tensor(named(result, namesOf(x)), loc), Value::tensor(key, loc)}, loc);
 }
 
 /// uniform/normal/randint and their _split forms.

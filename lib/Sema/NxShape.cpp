@@ -21,6 +21,7 @@ std::vector<NxEntry> nxShapeFunctions() {
           {"squeeze", &Tracer::nxSqueeze},      {"transpose", &Tracer::nxTranspose},
           {"size", &Tracer::nxShapeQuery},      {"rank", &Tracer::nxShapeQuery},
           {"shape", &Tracer::nxShapeQuery},     {"axis_size", &Tracer::nxShapeQuery},
+          {"type", &Tracer::nxShapeQuery},
           {"reverse", &Tracer::nxReverse},      {"concatenate", &Tracer::nxConcatenate},
           {"stack", &Tracer::nxConcatenate},    {"pad", &Tracer::nxPad},
           {"tile", &Tracer::nxTile}};
@@ -238,6 +239,12 @@ Result<Value> Tracer::nxShapeQuery(const std::string &fn, std::vector<Value> &ar
                  fmt::format(FMT_STRING("Nx.{} expects a tensor, got {}"), fn, describeValue(args[0])));
   Shape s = shapeOfValue(args[0]);
   if (fn == "rank") return Value::number((int64_t)s.size(), loc);
+  if (fn == "type") {
+    // {:f, 32}, as Nx.type/1 returns it.
+    ElemType t = typeOfValue(args[0]);
+    std::string kind = t.kind == TypeKind::F ? "f" : t.kind == TypeKind::BF ? "bf" : t.kind == TypeKind::S ? "s" : "u";
+    return Value::tuple({Value::atomValue(kind, loc), Value::number(t.bits, loc)}, loc);
+  }
   if (fn == "size") {
     int64_t k = 1;
     for (auto d : s) k *= d;

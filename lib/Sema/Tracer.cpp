@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <functional>
 
 namespace nxc::sema {
 
@@ -354,6 +355,24 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
       }
       return Value::real(std::pow(a.asDouble(), b.asDouble()), e.loc);
     }
+  }
+  // == and != on compile-time terms (tuples, atoms: Nx.type(t) == {:f, 32}).
+  if ((e.name == "==" || e.name == "!=") && a.kind != Value::Tensor && b.kind != Value::Tensor &&
+      !(a.isNumber() && b.isNumber())) {
+    std::function<bool(const Value &, const Value &)> same = [&](const Value &x, const Value &y) {
+      if (x.isNumber() && y.isNumber()) return x.asDouble() == y.asDouble();
+      if (x.kind != y.kind) return false;
+      if (x.kind == Value::Atom) return x.atom == y.atom;
+      if (x.kind == Value::Tuple || x.kind == Value::List) {
+        if (x.elems.size() != y.elems.size() || (x.kind == Value::List && x.keys != y.keys)) return false;
+        for (size_t k = 0; k < x.elems.size(); ++k)
+          if (!same(x.elems[k], y.elems[k])) return false;
+        return true;
+      }
+      return false;
+    };
+    bool r = same(a, b) == (e.name == "==");
+    return Value::tensor(constant(ElemType::u8(), {}, {}, {r ? 1 : 0}, e.loc), e.loc);
   }
   // Comparisons and logical operators on two numbers: u8 constants.
   static const std::map<std::string, int> compare = {{"==", 0}, {"!=", 1}, {"<", 2}, {">", 3}, {"<=", 4},

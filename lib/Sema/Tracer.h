@@ -237,6 +237,7 @@ public:
   Result<Value> nxRandomSplit(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxRandomFoldIn(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxRandomSample(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxRandomShuffle(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<int> checkKey(const Value &key, const std::string &fn, const Loc &loc);
   Result<std::pair<Value, Value>> threefryPair(Value x0, Value x1, int key, const Loc &loc);
   Result<int> threefryBits(int key, int64_t count, const Loc &loc);

@@ -36,6 +36,13 @@ bool shouldFuse(OpOperand *fused) {
   if (!producer) return false;
   // A layout copy made for a contraction (nx -> linalg marks it) stays.
   if (producer->hasAttr("nxc.keep_layout")) return false;
+  // Producers that read their own coordinates (gathers, iotas) stay whole:
+  // a consumer that reads them through a broadcasting map would get the
+  // wrong coordinates.
+  if (!producer.getRegion().front().getOps<linalg::IndexOp>().empty()) {
+    auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
+    if (!consumer || !consumer.getMatchingIndexingMap(fused).isPermutation()) return false;
+  }
   if (producer->hasOneUse()) return true;
   if (producer.getNumReductionLoops() != 0) return false;
   // Recomputing a large body in every user multiplies work: only small
