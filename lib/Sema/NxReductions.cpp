@@ -24,6 +24,8 @@ std::vector<NxEntry> nxReductionFunctions() {
   for (const char *n : {"cumulative_sum", "cumulative_product", "cumulative_max", "cumulative_min"})
     t.push_back({n, &Tracer::nxCumulative});
   t.push_back({"logsumexp", &Tracer::nxLogsumexp});
+  t.push_back({"variance", &Tracer::nxVariance});
+  t.push_back({"standard_deviation", &Tracer::nxVariance});
   for (const char *n : {"window_sum", "window_product", "window_max", "window_min", "window_mean"})
     t.push_back({n, &Tracer::nxWindow});
   return t;
@@ -95,6 +97,61 @@ Result<Value> Tracer::nxArgReduce(const std::string &fn, std::vector<Value> &arg
   }
   if (keep) r = named(reshape(r, kept, loc), namesOf(x));
   return Value::tensor(r, loc);
+}
+
+/// Nx.variance/standard_deviation: sum((t - mean)^2) / (n - ddof), as Nx
+/// writes it in defn (the mean kept over the reduced axes).
+Result<Value> Tracer::nxVariance(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axes", "ddof", "keep_axes"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType in = g_.typeOf(x);
+  std::vector<int64_t> axes;
+  if (o.count("axes")) {
+    NXC_TRY(ax, axesOption(o["axes"], in.rank(), loc, x));
+    axes = ax;
+  } else {
+    for (int64_t d = 0; d < in.rank(); ++d) axes.push_back(d);
+  }
+  int64_t total = 1;
+  for (auto a : axes) total *= in.shape[a];
+  int64_t ddof = 0;
+  if (o.count("ddof")) {
+    NXC_TRY(d, intArg("Nx." + fn, o["ddof"], ":ddof", loc));
+    ddof = d;
+  }
+  bool keep = false;
+  if (o.count("keep_axes")) {
+    NXC_TRY(k, boolOption(o["keep_axes"], "keep_axes"));
+    keep = k;
+  }
+  auto kw = [&](bool keepAxes) {
+    Value l;
+    l.kind = Value::List;
+    l.loc = loc;
+    Value axesList;
+    axesList.kind = Value::List;
+    axesList.loc = loc;
+    for (auto a : axes) {
+      axesList.elems.push_back(Value::number(a, loc));
+      axesList.keys.push_back("");
+      axesList.keyLocs.push_back(loc);
+    }
+    l.elems = {axesList, Value::atomValue(keepAxes ? "true" : "false", loc)};
+    l.keys = {"axes", "keep_axes"};
+    l.keyLocs = {loc, loc};
+    return l;
+  };
+  Value t = Value::tensor(x, loc);
+  NXC_TRY(mean, reduce("mean", {t, kw(true)}, loc));
+  NXC_TRY(centered, binary("subtract", t, mean, BinaryRule::Arith, loc));
+  NXC_TRY(sq, binary("multiply", centered, centered, BinaryRule::Arith, loc));
+  NXC_TRY(sum, reduce("sum", {sq, kw(keep)}, loc));
+  NXC_TRY(var, binary("divide", sum, Value::number(total - ddof, loc), BinaryRule::Float, loc));
+  if (fn == "variance") return var;
+  std::vector<Value> a = {var};
+  return nxFloatUnary("sqrt", a, loc);
 }
 
 Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

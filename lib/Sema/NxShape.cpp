@@ -24,7 +24,8 @@ std::vector<NxEntry> nxShapeFunctions() {
           {"type", &Tracer::nxShapeQuery},
           {"reverse", &Tracer::nxReverse},      {"concatenate", &Tracer::nxConcatenate},
           {"stack", &Tracer::nxConcatenate},    {"pad", &Tracer::nxPad},
-          {"tile", &Tracer::nxTile}};
+          {"tile", &Tracer::nxTile},           {"tril", &Tracer::nxTriangle},
+          {"triu", &Tracer::nxTriangle},        {"tri", &Tracer::nxTriangle}};
 }
 
 Result<Value> Tracer::nxBroadcast(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -431,6 +432,48 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
     r = c;
   }
   return Value::tensor(r, loc);
+}
+
+/// tri(n, m, k: 0) is u8 1 where col <= row + k; tril/triu keep the elements
+/// on and below (above) the k-th diagonal of the last two axes.
+Result<Value> Tracer::nxTriangle(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, fn == "tri" ? 2 : 1);
+  NXC_CHECK(arity(fn, args, fn == "tri" ? 2 : 1, fn == "tri" ? 2 : 1, loc));
+  NXC_TRY(o, options(opts, {"k"}, "Nx." + fn));
+  int64_t k = 0;
+  if (o.count("k")) {
+    NXC_TRY(kv, intArg("Nx." + fn, o["k"], ":k", loc));
+    k = kv;
+  }
+  int64_t rows, cols;
+  int x = -1;
+  if (fn == "tri") {
+    NXC_TRY(n, intArg("Nx.tri", args[0], "the number of rows", loc));
+    NXC_TRY(m, intArg("Nx.tri", args[1], "the number of columns", loc));
+    rows = n;
+    cols = m;
+  } else {
+    NXC_TRY(t, tensorArg(fn, args[0], loc));
+    x = t;
+    const Shape s = g_.typeOf(x).shape;
+    if (s.size() < 2) return error(loc, "Nx." + fn + " expects a tensor of rank 2 or more");
+    rows = s[s.size() - 2];
+    cols = s.back();
+  }
+  if (rows < 0 || cols < 0 || rows * cols > (1 << 24)) return error(loc, "Nx." + fn + ": invalid or too large shape");
+  std::vector<int64_t> mask((size_t)(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      bool below = c <= r + k, above = c >= r + k;
+      mask[(size_t)(r * cols + c)] = fn == "triu" ? above : below;
+    }
+  int m = constant(ElemType::u8(), {rows, cols}, {}, mask, loc);
+  if (fn == "tri") return Value::tensor(m, loc);
+  std::vector<Value> sel = {Value::tensor(m, loc), Value::tensor(x, loc), Value::number(0, loc)};
+  // select broadcasts the mask over leading (batch) axes.
+  Shape s = g_.typeOf(x).shape;
+  sel[0] = Value::tensor(broadcastTo(m, s, loc), loc);
+  return nxSelect("select", sel, loc);
 }
 
 Result<Value> Tracer::nxTile(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

@@ -191,6 +191,8 @@ public:
   Result<Value> nxCumulative(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxLogsumexp(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxVariance(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxTriangle(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> reduce(const std::string &fn, std::vector<Value> args, const Loc &loc);
   // Shapes (NxShape.cpp)
   Result<Value> nxBroadcast(const std::string &fn, std::vector<Value> &args, const Loc &loc);
