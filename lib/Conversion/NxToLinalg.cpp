@@ -717,7 +717,6 @@ Value SimpleLowering<nx::IotaOp>::lower(nx::IotaOp op, ValueRange, ConversionPat
   // Computed from the loop indices: no table in read-only data.
   ArrayRef<int64_t> axes = op.getAxes();
   Type et = outType.getElementType();
-  Type nxElem = elemOf(op.getResult());
   return fromCoordinates(rw, op.getLoc(), outType, [&](OpBuilder &b, Location nl, ArrayRef<Value> i) -> Value {
     Value v;
     if (!axes.empty()) {
@@ -731,7 +730,6 @@ Value SimpleLowering<nx::IotaOp>::lower(nx::IotaOp op, ValueRange, ConversionPat
     }
     Value n = arith::IndexCastUIOp::create(b, nl, b.getI64Type(), v);
     if (llvm::isa<FloatType>(et)) return arith::UIToFPOp::create(b, nl, et, n);
-    (void)nxElem;
     return et.getIntOrFloatBitWidth() == 64 ? n : (Value)arith::TruncIOp::create(b, nl, et, n);
   });
 }

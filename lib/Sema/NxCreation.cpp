@@ -131,7 +131,8 @@ Result<Value> Tracer::tensorLiteral(std::vector<Value> args, const Loc &loc) {
   NXC_CHECK(flattenLiteral(args[0], 0, shape, leaves, loc));
   ElemType t = ElemType::s32();
   bool anyFloat = false;
-  for (auto *l : leaves) anyFloat |= l->kind == Value::Float || l->kind == Value::Atom && l->atom != "true" && l->atom != "false";
+  for (auto *l : leaves)
+    anyFloat |= l->kind == Value::Float || (l->kind == Value::Atom && l->atom != "true" && l->atom != "false");
   if (anyFloat) t = ElemType::f32();
   if (o.count("type")) { NXC_TRY(tt, parseType(o["type"])); t = tt; }
   std::vector<double> fv;

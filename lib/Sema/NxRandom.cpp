@@ -60,9 +60,9 @@ Result<std::pair<Value, Value>> Tracer::threefryPair(Value x0, Value x1, int key
   NXC_TRY(k0s, slice(key, i0, {1}, {1}, loc));
   NXC_TRY(k1s, slice(key, i1, {1}, {1}, loc));
   Value k0 = Value::tensor(reshape(k0s, {}, loc), loc), k1 = Value::tensor(reshape(k1s, {}, loc), loc);
-  auto op = [&](const char *name, const Value &a, const Value &b) {
-    return binary(name, a, b, name[0] == 'b' || name[1] == 'e' || name[0] == 'r' ? BinaryRule::IntOnly : BinaryRule::Arith,
-                  loc);
+  // u32 arithmetic wraps; bitwise ops and shifts are integer-only.
+  auto op = [&](const std::string &name, const Value &a, const Value &b) {
+    return binary(name, a, b, name == "add" ? BinaryRule::Arith : BinaryRule::IntOnly, loc);
   };
   NXC_TRY(k01, op("bitwise_xor", k0, k1));
   NXC_TRY(k2, op("bitwise_xor", k01, Value::number(0x1BD11BDA, loc)));
