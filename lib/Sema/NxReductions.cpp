@@ -26,6 +26,8 @@ std::vector<NxEntry> nxReductionFunctions() {
   t.push_back({"logsumexp", &Tracer::nxLogsumexp});
   t.push_back({"variance", &Tracer::nxVariance});
   t.push_back({"standard_deviation", &Tracer::nxVariance});
+  t.push_back({"weighted_mean", &Tracer::nxWeightedMean});
+  t.push_back({"median", &Tracer::nxMedian});
   for (const char *n : {"window_sum", "window_product", "window_max", "window_min", "window_mean"})
     t.push_back({n, &Tracer::nxWindow});
   return t;
@@ -152,6 +154,88 @@ Result<Value> Tracer::nxVariance(const std::string &fn, std::vector<Value> &args
   if (fn == "variance") return var;
   std::vector<Value> a = {var};
   return nxFloatUnary("sqrt", a, loc);
+}
+
+/// Nx.weighted_mean(t, weights, axes:): sum(t * w) / sum(w) over the axes.
+Result<Value> Tracer::nxWeightedMean(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 2);
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(o, options(opts, {"axes", "keep_axes"}, "Nx.weighted_mean"));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  NXC_TRY(w, tensorArg(fn, args[1], loc));
+  if (g_.typeOf(w).shape != g_.typeOf(x).shape)
+    return error(loc, "Nx.weighted_mean expects weights of the tensor's shape " + shapeString(g_.typeOf(x).shape) +
+                          ", got " + shapeString(g_.typeOf(w).shape));
+  Value kw;
+  kw.kind = Value::List;
+  kw.loc = loc;
+  for (const char *key : {"axes", "keep_axes"})
+    if (o.count(key)) {
+      kw.elems.push_back(o[key]);
+      kw.keys.push_back(key);
+      kw.keyLocs.push_back(loc);
+    }
+  NXC_TRY(prod, binary("multiply", Value::tensor(x, loc), Value::tensor(w, loc), BinaryRule::Arith, loc));
+  NXC_TRY(num, reduce("sum", {prod, kw}, loc));
+  NXC_TRY(den, reduce("sum", {Value::tensor(w, loc), kw}, loc));
+  return binary("divide", num, den, BinaryRule::Float, loc);
+}
+
+/// Nx.median(t, axis:, keep_axis:): the middle of the sorted values (the
+/// mean of the two middle ones for an even count).
+Result<Value> Tracer::nxMedian(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axis", "keep_axis"}, "Nx.median"));
+  NXC_TRY(x0, tensorArg(fn, args[0], loc));
+  int x = x0;
+  int64_t axis = 0;
+  bool whole = !o.count("axis") || o["axis"].isNil();
+  if (whole) {
+    x = reshape(x0, {g_.typeOf(x0).numElements()}, loc);
+  } else {
+    NXC_TRY(a, normalizeAxis(o["axis"], g_.typeOf(x0).rank(), loc, x0));
+    axis = a;
+  }
+  const Shape s = g_.typeOf(x).shape;
+  if (s.empty() || s[axis] == 0) return error(loc, "Nx.median expects a non-empty tensor");
+  bool keep = false;
+  if (o.count("keep_axis")) {
+    NXC_TRY(k, boolOption(o["keep_axis"], "keep_axis"));
+    keep = k;
+  }
+  Value sortOpts;
+  sortOpts.kind = Value::List;
+  sortOpts.loc = loc;
+  sortOpts.elems = {Value::number(axis, loc)};
+  sortOpts.keys = {"axis"};
+  sortOpts.keyLocs = {loc};
+  std::vector<Value> sargs = {Value::tensor(x, loc), sortOpts};
+  NXC_TRY(sorted, nxSort("sort", sargs, loc));
+  int64_t n = s[axis];
+  auto middle = [&](int64_t at) -> Result<Value> {
+    std::vector<Value> starts(s.size(), Value::number(0, loc));
+    starts[axis] = Value::number(at, loc);
+    Shape lengths = s;
+    lengths[axis] = 1;
+    NXC_TRY(m, slice(sorted.node, starts, lengths, std::vector<int64_t>(s.size(), 1), loc));
+    return Value::tensor(m, loc);
+  };
+  NXC_TRY(hi, middle(n / 2));
+  Value r = hi;
+  if (n % 2 == 0) {
+    NXC_TRY(lo, middle(n / 2 - 1));
+    NXC_TRY(sum, binary("add", lo, hi, BinaryRule::Arith, loc));
+    NXC_TRY(mean, binary("divide", sum, Value::number(2, loc), BinaryRule::Float, loc));
+    r = mean;
+  }
+  Shape out;
+  if (keep && !whole) out = s, out[axis] = 1;
+  else if (keep && whole) out = Shape(g_.typeOf(x0).rank(), 1);
+  else
+    for (size_t d = 0; d < s.size(); ++d)
+      if ((int64_t)d != axis) out.push_back(s[d]);
+  return Value::tensor(reshape(r.node, out, loc), loc);
 }
 
 Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

@@ -192,6 +192,8 @@ public:
   Result<Value> nxLogsumexp(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxVariance(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxWeightedMean(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxMedian(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxTriangle(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> reduce(const std::string &fn, std::vector<Value> args, const Loc &loc);
   // Shapes (NxShape.cpp)
