@@ -29,7 +29,9 @@ std::vector<NxEntry> nxRandomFunctions() {
           {"Random.normal_split", &Tracer::nxRandomSample},
           {"Random.randint", &Tracer::nxRandomSample},
           {"Random.randint_split", &Tracer::nxRandomSample},
-          {"Random.shuffle", &Tracer::nxRandomShuffle}};
+          {"Random.shuffle", &Tracer::nxRandomShuffle},
+          {"Random.gumbel", &Tracer::nxRandomSample},
+          {"Random.gumbel_split", &Tracer::nxRandomSample}};
 }
 
 namespace {
@@ -279,6 +281,7 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
   Value opts = takeOptions(args, 1);
   bool isRandint = kind == "randint";
   if (isRandint) NXC_CHECK(arity(fn, args, 3, 3, loc));
+  else if (kind == "gumbel") NXC_CHECK(arity(fn, args, 1, 1, loc));
   else NXC_CHECK(arity(fn, args, args.size() <= 1 ? 1 : 3, 3, loc));
   NXC_TRY(o, options(opts, {"names", "type", "shape"}, qual));
   NXC_TRY(key0, checkKey(args[0], fn, loc));
@@ -383,7 +386,26 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
       }
       return binary("max", f, minT, BinaryRule::Arith, loc);
     };
-    if (kind == "uniform") {
+    if (kind == "gumbel") {
+      // -log(-log(u)), u from [smallest positive normal, 1): the minimum is
+      // a tensor (not a folded constant), so 1 - min is computed in `type`.
+      double tiny = type.bits == 64 ? 2.2250738585072014e-308 : type.bits == 32 ? 1.1754943508222875e-38
+                    : type.kind == TypeKind::BF ? 1.1754943508222875e-38 : 6.103515625e-05;
+      Value minT = Value::tensor(constant(type, {}, {tiny}, {}, loc), loc);
+      NXC_TRY(u, uniform(sampleKey, minT, Value::tensor(constant(type, {}, {1.0}, {}, loc), loc)));
+      // Each log in f64, rounded once to `type`, as Nx's reference backend
+      // computes it (so the samples are Nx's bit for bit).
+      ElemType f64{TypeKind::F, 64};
+      auto log = [&](const Value &v) {
+        int wide = unaryNode("log", cast(v.node, f64, loc), f64, loc);
+        return Value::tensor(cast(wide, type, loc), loc);
+      };
+      std::vector<Value> n1 = {log(u)};
+      NXC_TRY(neg, nxSameUnary("negate", n1, loc));
+      std::vector<Value> n2 = {log(neg)};
+      NXC_TRY(g, nxSameUnary("negate", n2, loc));
+      sample = g;
+    } else if (kind == "uniform") {
       for (const Value *v : {&lo, &hi})
         if (v->kind != Value::Tensor && !v->isNumber())
           return error(loc, fmt::format(FMT_STRING("{} expects numbers or tensors as bounds"), qual));
