@@ -416,6 +416,8 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   n.op = "while";
   n.loc = e.loc;
   n.regions.resize(2);
+  if (initNodes.empty() && !generator)
+    return error(init.loc, "the state of while must hold at least one tensor (the loop would have no effect)");
   std::vector<int> operands = initNodes;
   int counterInit = -1;
   if (generator) {

@@ -571,6 +571,15 @@ const ErrorCase kSemaErrors[] = {
      "  end\n"
      "end\n",
      "f(f32[])", File, 3, 21, "options are not supported on while with conditions, only with generators"},
+    {"a while with no state",
+     "defmodule M do\n"
+     "  defn f(x) do\n"
+     "    while {}, x < 3 do\n"
+     "      {}\n"
+     "    end\n"
+     "  end\n"
+     "end\n",
+     "f(f32[])", File, 3, 11, "the state of while must hold at least one tensor"},
     {"a case with no matching clause",
      "defmodule M do\n"
      "  defn f(x) do\n"
