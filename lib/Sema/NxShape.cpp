@@ -25,7 +25,8 @@ std::vector<NxEntry> nxShapeFunctions() {
           {"reverse", &Tracer::nxReverse},      {"concatenate", &Tracer::nxConcatenate},
           {"stack", &Tracer::nxConcatenate},    {"pad", &Tracer::nxPad},
           {"tile", &Tracer::nxTile},           {"tril", &Tracer::nxTriangle},
-          {"triu", &Tracer::nxTriangle},        {"tri", &Tracer::nxTriangle}};
+          {"triu", &Tracer::nxTriangle},        {"tri", &Tracer::nxTriangle},
+          {"take_diagonal", &Tracer::nxDiagonal}, {"make_diagonal", &Tracer::nxDiagonal}};
 }
 
 Result<Value> Tracer::nxBroadcast(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -473,6 +474,72 @@ Result<Value> Tracer::nxTriangle(const std::string &fn, std::vector<Value> &args
   // select broadcasts the mask over leading (batch) axes.
   Shape s = g_.typeOf(x).shape;
   sel[0] = Value::tensor(broadcastTo(m, s, loc), loc);
+  return nxSelect("select", sel, loc);
+}
+
+/// take_diagonal: the k-th diagonal of the last two axes (a gather);
+/// make_diagonal: a vector (over the last axis) on the k-th diagonal of a
+/// square matrix, zeros elsewhere.
+Result<Value> Tracer::nxDiagonal(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"offset"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  int64_t k = 0;
+  if (o.count("offset")) {
+    NXC_TRY(kv, intArg("Nx." + fn, o["offset"], ":offset", loc));
+    k = kv;
+  }
+  const Shape s = g_.typeOf(x).shape;
+  int64_t r = (int64_t)s.size();
+  if (fn == "take_diagonal") {
+    if (r < 2) return error(loc, "Nx.take_diagonal expects a tensor of rank 2 or more");
+    int64_t n = s[r - 2], m = s[r - 1];
+    int64_t len = k >= 0 ? std::min(n, m - k) : std::min(n + k, m);
+    if (len <= 0)
+      return error(loc, fmt::format(FMT_STRING("Nx.take_diagonal: offset {} is out of range for shape {}"), k, shapeString(s)));
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < len; ++i) {
+      idx.push_back(i + std::max<int64_t>(-k, 0));
+      idx.push_back(i + std::max<int64_t>(k, 0));
+    }
+    int indices = constant(ElemType::s32(), {len, 2}, {}, idx, loc);
+    Node n2;
+    n2.op = "gather";
+    n2.operands = {x, indices};
+    Shape out = {len};
+    out.insert(out.end(), s.begin(), s.end() - 2);
+    n2.type = TensorType{g_.typeOf(x).elem, out, {}};
+    n2.axes = {r - 2, r - 1};
+    n2.loc = loc;
+    int g = add(n2);
+    // gather puts the diagonal first; Nx keeps the batch axes first.
+    std::vector<int64_t> perm;
+    for (int64_t d = 1; d < r - 1; ++d) perm.push_back(d);
+    perm.push_back(0);
+    return Value::tensor(transpose(g, perm, loc), loc);
+  }
+  if (r < 1) return error(loc, "Nx.make_diagonal expects a tensor of rank 1 or more");
+  int64_t n = s.back(), size = n + (k >= 0 ? k : -k);
+  std::vector<int64_t> cols, mask;
+  for (int64_t i = 0; i < size; ++i)
+    for (int64_t j = 0; j < size; ++j) {
+      cols.push_back(std::max<int64_t>(0, std::min<int64_t>(n - 1, i + std::min<int64_t>(k, 0))));
+      mask.push_back(j - i == k);
+    }
+  int at = constant(ElemType::s32(), {size, size}, {}, cols, loc);
+  Node take;
+  take.op = "take";
+  take.operands = {x, at};
+  Shape out(s.begin(), s.end() - 1);
+  out.push_back(size);
+  out.push_back(size);
+  take.type = TensorType{g_.typeOf(x).elem, out, {}};
+  take.axes = {r - 1};
+  take.loc = loc;
+  int values = add(take);
+  int m = broadcastTo(constant(ElemType::u8(), {size, size}, {}, mask, loc), out, loc);
+  std::vector<Value> sel = {Value::tensor(m, loc), Value::tensor(values, loc), Value::number(0, loc)};
   return nxSelect("select", sel, loc);
 }
 

@@ -195,6 +195,7 @@ public:
   Result<Value> nxWeightedMean(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxMedian(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxTriangle(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxDiagonal(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> reduce(const std::string &fn, std::vector<Value> args, const Loc &loc);
   // Shapes (NxShape.cpp)
   Result<Value> nxBroadcast(const std::string &fn, std::vector<Value> &args, const Loc &loc);
