@@ -939,24 +939,33 @@ struct YieldLowering : public OpConversionPattern<nx::YieldOp> {
   }
 };
 
+/// Offsets of a slice: static starts as attributes, dynamic ones (INT64_MIN)
+/// from the next start tensor, clamped so that `lengths` fit.
+SmallVector<OpFoldResult> sliceOffsets(OpBuilder &b, Location l, ArrayRef<int64_t> starts, ValueRange nxStarts,
+                                       ValueRange startValues, RankedTensorType inType, ArrayRef<int64_t> lengths) {
+  SmallVector<OpFoldResult> offsets;
+  unsigned dyn = 0;
+  for (int64_t d = 0; d < inType.getRank(); ++d) {
+    if (starts[d] != INT64_MIN) {
+      offsets.push_back(b.getIndexAttr(starts[d]));
+      continue;
+    }
+    offsets.push_back(clampedStart(b, l, startValues[dyn], elemOf(nxStarts[dyn]), inType.getDimSize(d), lengths[d]));
+    ++dyn;
+  }
+  return offsets;
+}
+
 struct SliceLowering : public OpConversionPattern<nx::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nx::SliceOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
     Location l = op.getLoc();
     auto inType = llvm::cast<RankedTensorType>(op.getOperand().getType());
     auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    unsigned dyn = 0;
+    SmallVector<OpFoldResult> offsets =
+        sliceOffsets(rw, l, op.getStartIndices(), op.getStartTensors(), adaptor.getStartTensors(), inType, op.getLengths());
+    SmallVector<OpFoldResult> sizes, strides;
     for (int64_t d = 0; d < inType.getRank(); ++d) {
-      int64_t s = op.getStartIndices()[d];
-      if (s == INT64_MIN) {
-        Value start = op.getStartTensors()[dyn];
-        offsets.push_back(clampedStart(rw, l, adaptor.getStartTensors()[dyn], elemOf(start), inType.getDimSize(d),
-                                       op.getLengths()[d]));
-        ++dyn;
-      } else {
-        offsets.push_back(rw.getIndexAttr(s));
-      }
       sizes.push_back(rw.getIndexAttr(outType.getDimSize(d)));
       strides.push_back(rw.getIndexAttr(op.getStrides()[d]));
     }
@@ -972,18 +981,10 @@ struct PutSliceLowering : public OpConversionPattern<nx::PutSliceOp> {
     Location l = op.getLoc();
     auto inType = llvm::cast<RankedTensorType>(op.getOperand().getType());
     auto upType = llvm::cast<RankedTensorType>(op.getUpdate().getType());
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    unsigned dyn = 0;
+    SmallVector<OpFoldResult> offsets = sliceOffsets(rw, l, op.getStartIndices(), op.getStartTensors(),
+                                                     adaptor.getStartTensors(), inType, upType.getShape());
+    SmallVector<OpFoldResult> sizes, strides;
     for (int64_t d = 0; d < inType.getRank(); ++d) {
-      int64_t s = op.getStartIndices()[d];
-      if (s == INT64_MIN) {
-        Value start = op.getStartTensors()[dyn];
-        offsets.push_back(clampedStart(rw, l, adaptor.getStartTensors()[dyn], elemOf(start), inType.getDimSize(d),
-                                       upType.getDimSize(d)));
-        ++dyn;
-      } else {
-        offsets.push_back(rw.getIndexAttr(s));
-      }
       sizes.push_back(rw.getIndexAttr(upType.getDimSize(d)));
       strides.push_back(rw.getIndexAttr(1));
     }

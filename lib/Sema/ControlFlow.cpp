@@ -392,22 +392,28 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     return okStatus();
   };
 
-  // unroll: the body traced inline, in chunks of `unroll` iterations.
+  // One traced iteration: the next state from `state` for counter `kValue`.
+  auto step = [&](const Value &state, const Value &kValue) -> Result<Value> {
+    Env scope = env;
+    NXC_TRY(r, bodyOnce(state, kValue, scope));
+    std::vector<int> out;
+    NXC_CHECK(checkBody(r, out));
+    std::vector<Value> vs;
+    for (int o : out) vs.push_back(Value::tensor(o, body.loc));
+    size_t pos = 0;
+    return rebuild(state0, vs, pos);
+  };
+  auto constantCounter = [&](int64_t k) { return Value::tensor(constant(ElemType::s32(), {}, {}, {k}, body.loc), body.loc); };
+
+  // unroll covering every iteration: the body traced inline.
   if (unroll > 0 && unroll >= count) {
     std::vector<Value> cur;
     for (int n : initNodes) cur.push_back(Value::tensor(n, init.loc));
     size_t pos = 0;
     Value state = rebuild(state0, cur, pos);
     for (int64_t k = 0; k < count; ++k) {
-      Env scope = env;
-      int kNode = constant(ElemType::s32(), {}, {}, {k}, body.loc);
-      NXC_TRY(r, bodyOnce(state, Value::tensor(kNode, body.loc), scope));
-      std::vector<int> out;
-      NXC_CHECK(checkBody(r, out));
-      std::vector<Value> vs;
-      for (int n : out) vs.push_back(Value::tensor(n, body.loc));
-      size_t p2 = 0;
-      state = rebuild(state0, vs, p2);
+      NXC_TRY(next, step(state, constantCounter(k)));
+      state = next;
     }
     return state;
   }
@@ -475,20 +481,14 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     Value state = rebuild(state0, stateArgs, pos);
     int64_t perIter = unroll > 0 ? unroll : 1;
     for (int64_t u = 0; u < perIter; ++u) {
-      Env local = env;
       Value kk = k;
       if (generator && unroll > 0) {
         NXC_TRY(scaled, binary("multiply", k, Value::number(unroll, e.loc), BinaryRule::Arith, e.loc));
         NXC_TRY(off, binary("add", scaled, Value::number(u, e.loc), BinaryRule::Arith, e.loc));
         kk = off;
       }
-      NXC_TRY(r, bodyOnce(state, kk, local));
-      std::vector<int> out;
-      NXC_CHECK(checkBody(r, out));
-      std::vector<Value> vs;
-      for (int o : out) vs.push_back(Value::tensor(o, body.loc));
-      size_t p2 = 0;
-      state = rebuild(state0, vs, p2);
+      NXC_TRY(next, step(state, kk));
+      state = next;
     }
     std::vector<Value> fl;
     flatten(state, fl);
@@ -519,15 +519,8 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   Value state = rebuild(state0, results, pos);
   // Leftover iterations of a chunked unroll, traced after the loop.
   for (int64_t k = chunks * (unroll > 0 ? unroll : 1); generator && unroll > 0 && k < count; ++k) {
-    Env scope = env;
-    int kNode = constant(ElemType::s32(), {}, {}, {k}, body.loc);
-    NXC_TRY(r, bodyOnce(state, Value::tensor(kNode, body.loc), scope));
-    std::vector<int> out;
-    NXC_CHECK(checkBody(r, out));
-    std::vector<Value> vs;
-    for (int o : out) vs.push_back(Value::tensor(o, body.loc));
-    size_t p2 = 0;
-    state = rebuild(state0, vs, p2);
+    NXC_TRY(next, step(state, constantCounter(k)));
+    state = next;
   }
   return state;
 }

@@ -285,7 +285,7 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
   else NXC_CHECK(arity(fn, args, args.size() <= 1 ? 1 : 3, 3, loc));
   NXC_TRY(o, options(opts, {"names", "type", "shape"}, qual));
   NXC_TRY(key0, checkKey(args[0], fn, loc));
-  Value lo = args.size() == 3 ? args[1] : (kind == "uniform" ? Value::real(0.0, loc) : Value::real(0.0, loc));
+  Value lo = args.size() == 3 ? args[1] : Value::real(0.0, loc);
   Value hi = args.size() == 3 ? args[2] : Value::real(1.0, loc);
   Shape shape;
   if (o.count("shape")) {

@@ -12,6 +12,7 @@
 #include "nxc/Frontend/Diagnostics.h"
 #include "nxc/Sema/Types.h"
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -71,7 +72,9 @@ struct ResultTree {
 
 struct Graph {
   std::string function;                 ///< the defn's name
-  std::vector<Node> nodes;
+  /// A deque, so that references to a node (its type, its shape) stay valid
+  /// while tracing appends more nodes.
+  std::deque<Node> nodes;
   std::vector<int> params;              ///< parameter nodes, flattened depth-first
   std::vector<std::string> paramNames;  ///< source names ("x", "w1", or "arg0")
   std::vector<int> results;             ///< output nodes, flattened depth-first
