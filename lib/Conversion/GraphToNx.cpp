@@ -94,6 +94,10 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
       return;
     }
     if (n.op == "region_arg") return; // bound when its region's block is made
+    if (n.op == "metadata") { // stop_grad, custom_grad, grad's aliases: the value itself
+      values[i] = values[n.operands[0]];
+      return;
+    }
     if (n.op == "elem") {
       values[i] = values[n.operands[0]].getDefiningOp()->getResult(n.param);
       return;

@@ -18,16 +18,6 @@
 
 namespace nxc::sema {
 
-/// Routes the nodes the tracer adds into `nodes` while alive.
-class RegionScope {
-public:
-  RegionScope(Tracer &t, std::vector<int> &nodes) : t_(t) { t_.regions_.push_back(&nodes); }
-  ~RegionScope() { t_.regions_.pop_back(); }
-
-private:
-  Tracer &t_;
-};
-
 namespace {
 
 const char *kIncompatible = "cond/if expects all branches to return compatible tensor types";

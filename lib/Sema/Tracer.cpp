@@ -532,7 +532,11 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
       return args[0].elems[args[1].i];
     }
   }
-  if (args.size() >= 1 && args.size() <= 3 && (name == "stop_grad" || name == "print_expr" || name == "print_value" ||
+  if (args.size() == 1 && name == "stop_grad") return stopGrad(args[0], loc);
+  if (args.size() == 3 && name == "custom_grad") return customGrad(args, loc);
+  if ((args.size() == 2 && name == "grad") || ((args.size() == 2 || args.size() == 3) && name == "value_and_grad"))
+    return gradCall(name, args, loc);
+  if (args.size() >= 1 && args.size() <= 3 && (name == "print_expr" || name == "print_value" ||
                                                  name == "hook" || name == "io_call"))
     return args[0];
   if (args.size() == 2 && name == "then") return applyFunction(args[1], {args[0]}, loc);
@@ -541,7 +545,6 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
     (void)ignored;
     return args[0];
   }
-  if (args.size() == 3 && name == "custom_grad") return args[0];
   if (args.size() == 2 && name == "keyword!") return keywordValidate(args[0], args[1], loc);
   if (args.size() == 2 && name == "assert_shape") {
     NXC_TRY(want, shapeArg(args[1], "assert_shape"));

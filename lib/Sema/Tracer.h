@@ -248,6 +248,22 @@ public:
   Result<int> threefryBits(int key, int64_t count, const Loc &loc);
   Result<int> randomBits(int key, const Shape &shape, int bits, const Loc &loc);
 
+  //===--------------------------------------------------------------------===//
+  // Automatic differentiation (Grad.cpp)
+  //===--------------------------------------------------------------------===//
+  /// `metadata` node kinds (the node's `param`): an alias that grad
+  /// differentiates against, stop_grad, custom_grad.
+  static constexpr int kToGrad = 0, kStopGrad = 1, kCustomGrad = 2;
+  struct CustomGrad {
+    std::vector<int> inputs;
+    Value fn;
+  };
+  int metadata(int x, int kind, const Loc &loc);
+  Result<Value> stopGrad(const Value &v, const Loc &loc);
+  Result<Value> customGrad(std::vector<Value> &args, const Loc &loc);
+  /// grad/2, value_and_grad/2,3.
+  Result<Value> gradCall(const std::string &name, std::vector<Value> &args, const Loc &loc);
+
 private:
   const ast::File &file_;
   const ast::Module *module_ = nullptr;
@@ -258,8 +274,23 @@ private:
   /// the top level.
   std::vector<std::vector<int> *> regions_;
   int depth_ = 0;
+  /// custom_grad metadata nodes: their inputs and gradient function.
+  std::map<int, CustomGrad> customGrads_;
 
   friend class RegionScope;
+  friend class Backprop;
+};
+
+/// Routes the nodes the tracer adds into `nodes` while alive.
+class RegionScope {
+public:
+  RegionScope(Tracer &t, std::vector<int> &nodes) : t_(t) { t_.regions_.push_back(&nodes); }
+  ~RegionScope() { t_.regions_.pop_back(); }
+  RegionScope(const RegionScope &) = delete;
+  RegionScope &operator=(const RegionScope &) = delete;
+
+private:
+  Tracer &t_;
 };
 
 } // namespace nxc::sema

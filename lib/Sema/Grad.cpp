@@ -1,0 +1,930 @@
+//===- Grad.cpp - reverse-mode automatic differentiation on the graph -----===//
+//
+// `grad(x, fun)` as Nx's Nx.Defn.Grad computes it: `fun` is traced on aliases
+// of the leaves of `x` (metadata nodes, so that what the caller computed from
+// `x` before stays constant), and the backward pass walks the traced nodes
+// from the output back to those aliases, seeded with an f32 1.0 of the
+// output's shape. Each op's rule adds nodes to the same graph, so the
+// backward pass reuses the forward values instead of recomputing them, and
+// the gradient types follow Nx's promotion rules (an s32 input gets an f32
+// gradient). `cond` is differentiated branch by branch inside a new `cond`;
+// `while` by running the body's vector-Jacobian product from the last
+// iteration to the first, each state rematerialized from the initial one (as
+// Nx does: O(n^2) time, constant memory).
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+namespace nxc::sema {
+
+namespace {
+
+/// Nx's @constants: ops whose result has no gradient.
+bool zeroGradient(const std::string &op) {
+  static const std::set<std::string> ops = {
+      "constant", "iota", "all", "any", "argmax", "argmin", "argsort", "bitwise_and", "bitwise_or",
+      "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor", "logical_not", "left_shift",
+      "right_shift", "count_leading_zeros", "population_count", "floor", "round", "ceil", "sign", "is_nan",
+      "is_infinity", "equal", "greater", "greater_equal", "less", "less_equal", "not_equal"};
+  return ops.count(op) > 0;
+}
+
+std::vector<int64_t> argsortPerm(const std::vector<int64_t> &v) {
+  std::vector<int64_t> idx(v.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return v[a] < v[b]; });
+  return idx;
+}
+
+std::vector<int64_t> range(int64_t lo, int64_t hi) {
+  std::vector<int64_t> r;
+  for (int64_t i = lo; i < hi; ++i) r.push_back(i);
+  return r;
+}
+
+std::vector<int64_t> minus(std::vector<int64_t> a, const std::vector<int64_t> &b) {
+  a.erase(std::remove_if(a.begin(), a.end(), [&](int64_t x) { return std::find(b.begin(), b.end(), x) != b.end(); }),
+          a.end());
+  return a;
+}
+
+} // namespace
+
+/// The contributions to the adjoint of each node of one scope (the top level
+/// or one region), and, for `cond`/`while` nodes, of each of their results.
+struct Adjoints {
+  std::map<int, std::vector<int>> node;
+  std::map<int, std::map<int, std::vector<int>>> results;
+};
+
+/// One backward pass. Rules never fail on well-typed graphs; the first error
+/// a builder reports is kept and returned at the end.
+class Backprop {
+public:
+  Backprop(Tracer &t, Loc loc) : t_(t), g_(t.g_), loc_(std::move(loc)) {}
+
+  /// The gradients of scalar-seeded `y` with respect to `targets`.
+  Result<std::vector<int>> run(int y, const std::vector<int> &targets);
+
+private:
+  Tracer &t_;
+  Graph &g_;
+  Loc loc_;
+  std::vector<char> dep_;
+  std::set<int> stops_;
+  Status err_ = okStatus();
+
+  bool dep(int id) const { return id >= 0 && id < (int)dep_.size() && dep_[id]; }
+  void setDep(int id, bool v) {
+    if (id >= (int)dep_.size()) dep_.resize(id + 1, 0);
+    dep_[id] = v;
+  }
+  void fail(const Diag &d) {
+    if (err_.ok()) err_ = d;
+  }
+  Value tv(int n) const { return Value::tensor(n, loc_); }
+  Value num(double v) const { return Value::real(v, loc_); }
+  Value ints(const std::vector<int64_t> &v) const {
+    Value l;
+    l.kind = Value::List;
+    for (auto x : v) l.elems.push_back(Value::number(x, loc_));
+    l.keys.assign(v.size(), "");
+    l.keyLocs.assign(v.size(), loc_);
+    l.loc = loc_;
+    return l;
+  }
+  Value keywords(std::vector<std::pair<std::string, Value>> kv) const {
+    Value l;
+    l.kind = Value::List;
+    for (auto &[k, v] : kv) {
+      l.elems.push_back(v);
+      l.keys.push_back(k);
+      l.keyLocs.push_back(loc_);
+    }
+    l.loc = loc_;
+    return l;
+  }
+  const TensorType &type(int id) const { return g_.typeOf(id); }
+  const Shape &shape(int id) const { return g_.typeOf(id).shape; }
+
+  /// An Nx function on values, as the user would call it.
+  int nx(const std::string &fn, std::vector<Value> args) {
+    auto r = t_.callNx(fn, std::move(args), loc_);
+    if (!r.ok()) {
+      fail(r.error());
+      return -1;
+    }
+    if (r->kind != Value::Tensor) {
+      auto c = t_.toTensor(*r, loc_);
+      if (!c.ok()) {
+        fail(c.error());
+        return -1;
+      }
+      return *c;
+    }
+    return r->node;
+  }
+  int nx(const std::string &fn, int a) { return ok(a) ? nx(fn, std::vector<Value>{tv(a)}) : -1; }
+  int nx(const std::string &fn, Value a, Value b) { return nx(fn, std::vector<Value>{a, b}); }
+  bool ok(int id) const { return id >= 0 && err_.ok(); }
+  int mul(Value a, Value b) { return nx("multiply", a, b); }
+  int div(Value a, Value b) { return nx("divide", a, b); }
+  int add(Value a, Value b) { return nx("add", a, b); }
+  int sub(Value a, Value b) { return nx("subtract", a, b); }
+  int sumAxes(int x, const std::vector<int64_t> &axes, bool keep = false) {
+    return nx("sum", std::vector<Value>{tv(x), keywords({{"axes", ints(axes)}, {"keep_axes", Value::atomValue(keep ? "true" : "false", loc_)}})});
+  }
+  /// A scalar f32 tensor (Nx's Expr.tensor(value)).
+  int scalarF32(double v) { return t_.constant(ElemType::f32(), {}, {v}, {}, loc_); }
+  /// Zeros of type t and shape s.
+  int zeros(ElemType t, const Shape &s) {
+    int c = t.isFloat() ? t_.constant(t, {}, {0.0}, {}, loc_) : t_.constant(t, {}, {}, {0}, loc_);
+    return t_.broadcastTo(c, s, loc_);
+  }
+  /// x with its axis names dropped (gradients carry no names).
+  int plain(int x) {
+    if (!ok(x) || type(x).names.empty()) return x;
+    Node n;
+    n.op = "reshape";
+    n.operands = {x};
+    n.type = TensorType{type(x).elem, type(x).shape, {}};
+    n.loc = loc_;
+    return t_.add(n);
+  }
+  /// Broadcast of x into `shape`, operand axis i going to output axis axes[i].
+  int broadcastAxes(int x, const Shape &s, const std::vector<int64_t> &axes) {
+    if (shape(x) == s) return x;
+    Node n;
+    n.op = "broadcast";
+    n.operands = {x};
+    n.type = TensorType{type(x).elem, s, {}};
+    n.axes = axes;
+    n.loc = loc_;
+    return t_.add(n);
+  }
+  int sumList(const std::vector<int> &gs) {
+    int r = gs[0];
+    for (size_t i = 1; i < gs.size(); ++i) r = plain(add(tv(r), tv(gs[i])));
+    return r;
+  }
+  void contribute(Adjoints &a, int id, int g) {
+    if (!ok(g) || !dep(id)) return;
+    a.node[id].push_back(plain(g));
+  }
+
+  /// The gradient of a broadcast from operand shape `xs` to `s` along `axes`.
+  int unbroadcast(const Shape &xs, const Shape &s, const std::vector<int64_t> &axes, int g);
+  Status sweep(const std::vector<int> &scope, Adjoints &a);
+  void rule(int id, int g, Adjoints &a);
+  void condRule(int id, Adjoints &a);
+  void whileRule(int id, Adjoints &a);
+  /// Outer nodes (not inside node `id`'s regions) its regions use.
+  std::vector<int> captures(int id);
+  void collectInside(int id, std::set<int> &inside);
+  /// Clones `ids` (and their regions) into the region being traced, mapping
+  /// operands through `remap`; returns the clones in order.
+  std::vector<int> cloneNodes(const std::vector<int> &ids, std::map<int, int> &remap);
+  int mapped(const std::map<int, int> &remap, int id) const {
+    auto it = remap.find(id);
+    return it == remap.end() ? id : it->second;
+  }
+  int select(int pred, int a, int b) {
+    int p = t_.broadcastTo(pred, shape(a), loc_);
+    return t_.node("select", {p, a, b}, TensorType{type(a).elem, type(a).shape, {}}, loc_);
+  }
+};
+
+int Backprop::unbroadcast(const Shape &xs, const Shape &s, const std::vector<int64_t> &axes, int g) {
+  std::vector<int64_t> sum, kept;
+  std::vector<bool> implicit(xs.size(), false);
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (s[axes[i]] != 1 && xs[i] == 1) {
+      sum.push_back(axes[i]);
+      implicit[i] = true;
+    }
+  for (int64_t a = 0; a < (int64_t)s.size(); ++a)
+    if (std::find(axes.begin(), axes.end(), a) == axes.end()) sum.push_back(a);
+  std::sort(sum.begin(), sum.end());
+  int r = sum.empty() ? g : sumAxes(g, sum);
+  if (!ok(r)) return r;
+  // The remaining axes come in output order; put them in operand order.
+  std::vector<int64_t> keptOut;
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (!implicit[i]) keptOut.push_back(axes[i]);
+  std::vector<int64_t> order = argsortPerm(keptOut);
+  bool identity = true;
+  for (size_t i = 0; i < order.size(); ++i) identity &= order[i] == (int64_t)i;
+  if (!identity) {
+    // Sum result axis j holds operand axis keptOut-sorted j; invert.
+    std::vector<int64_t> perm(order.size());
+    for (size_t j = 0; j < order.size(); ++j) perm[order[j]] = (int64_t)j;
+    r = t_.transpose(r, perm, loc_);
+  }
+  return t_.reshape(r, xs, loc_);
+}
+
+void Backprop::collectInside(int id, std::set<int> &inside) {
+  for (auto &region : g_.nodes[id].regions)
+    for (int m : region.nodes) {
+      inside.insert(m);
+      if (!g_.nodes[m].regions.empty()) collectInside(m, inside);
+    }
+}
+
+std::vector<int> Backprop::captures(int id) {
+  std::set<int> inside, outer;
+  collectInside(id, inside);
+  auto visit = [&](int o) {
+    if (!inside.count(o) && dep(o)) outer.insert(o);
+  };
+  std::function<void(int)> walk = [&](int n) {
+    for (auto &region : g_.nodes[n].regions) {
+      for (int m : region.nodes) {
+        for (int o : g_.nodes[m].operands) visit(o);
+        if (!g_.nodes[m].regions.empty()) walk(m);
+      }
+      for (int r : region.results) visit(r);
+    }
+  };
+  walk(id);
+  return std::vector<int>(outer.begin(), outer.end());
+}
+
+std::vector<int> Backprop::cloneNodes(const std::vector<int> &ids, std::map<int, int> &remap) {
+  std::vector<int> out;
+  for (int id : ids) {
+    Node c = g_.nodes[id];
+    for (int &o : c.operands) o = mapped(remap, o);
+    c.parent = -1;
+    for (auto &region : c.regions) {
+      std::vector<int> inner = region.nodes;
+      region.nodes.clear();
+      RegionScope scope(t_, region.nodes);
+      std::vector<int> cloned = cloneNodes(inner, remap);
+      (void)cloned;
+      for (int &a : region.args) a = mapped(remap, a);
+      for (int &r : region.results) r = mapped(remap, r);
+    }
+    int nid = t_.add(c);
+    for (auto &region : g_.nodes[nid].regions)
+      for (int m : region.nodes) g_.nodes[m].parent = nid;
+    remap[id] = nid;
+    setDep(nid, dep(id));
+    if (auto it = t_.customGrads_.find(id); it != t_.customGrads_.end()) {
+      Tracer::CustomGrad cg = it->second;
+      for (int &in : cg.inputs) in = mapped(remap, in);
+      t_.customGrads_[nid] = cg;
+    }
+    out.push_back(nid);
+  }
+  return out;
+}
+
+Status Backprop::sweep(const std::vector<int> &scope, Adjoints &a) {
+  for (auto it = scope.rbegin(); it != scope.rend(); ++it) {
+    int id = *it;
+    if (stops_.count(id) || !dep(id)) continue;
+    const std::string &op = g_.nodes[id].op;
+    if (op == "cond" || op == "while") {
+      if (a.results.count(id)) op == "cond" ? condRule(id, a) : whileRule(id, a);
+    } else if (auto f = a.node.find(id); f != a.node.end() && !f->second.empty()) {
+      rule(id, sumList(f->second), a);
+    }
+    if (!err_.ok()) return err_;
+  }
+  return err_;
+}
+
+void Backprop::rule(int id, int g, Adjoints &a) {
+  const Node n = g_.nodes[id]; // a copy: rules append nodes
+  const std::string &op = n.op;
+  auto x = [&](size_t k) { return n.operands[k]; };
+  auto give = [&](size_t k, int grad) { contribute(a, x(k), grad); };
+  auto notYet = [&]() {
+    size_t arity = n.operands.size();
+    fail(error(n.loc, fmt::format(FMT_STRING("gradient not yet implemented for Nx.{}/{}"), op, arity)));
+  };
+  if (op == "parameter" || op == "region_arg") return;
+  if (op == "elem") {
+    a.results[x(0)][n.param].push_back(plain(g));
+    return;
+  }
+  if (op == "metadata") {
+    if (n.param == Tracer::kStopGrad) return;
+    if (n.param == Tracer::kCustomGrad) {
+      auto it = t_.customGrads_.find(id);
+      auto r = t_.applyFunction(it->second.fn, {tv(g)}, n.loc);
+      if (!r.ok()) return fail(r.error());
+      const std::vector<int> &inputs = it->second.inputs;
+      if (r->kind != Value::List || r->elems.size() != inputs.size())
+        return fail(error(n.loc, "custom_grad/3 must return a list of tensors that map directly to the inputs"));
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        auto gi = t_.toTensor(r->elems[i], n.loc);
+        if (!gi.ok()) return fail(gi.error());
+        contribute(a, inputs[i], *gi);
+      }
+      return;
+    }
+    return give(0, g);
+  }
+  if (op == "as_type" || op == "bitcast") return give(0, g);
+  if (op == "reshape") return give(0, t_.reshape(g, shape(x(0)), loc_));
+  if (op == "broadcast") return give(0, unbroadcast(shape(x(0)), n.type.shape, n.axes, g));
+  if (op == "transpose") {
+    std::vector<int64_t> inv(n.axes.size());
+    for (size_t i = 0; i < n.axes.size(); ++i) inv[n.axes[i]] = (int64_t)i;
+    return give(0, t_.transpose(g, inv, loc_));
+  }
+  if (op == "reverse") return give(0, t_.reverse(g, n.axes, loc_));
+  if (op == "add") {
+    give(0, g);
+    return give(1, g);
+  }
+  if (op == "subtract") {
+    give(0, g);
+    return give(1, nx("negate", g));
+  }
+  if (op == "multiply") {
+    if (dep(x(0))) give(0, mul(tv(g), tv(x(1))));
+    if (dep(x(1))) give(1, mul(tv(g), tv(x(0))));
+    return;
+  }
+  if (op == "divide") {
+    if (dep(x(0))) give(0, div(tv(g), tv(x(1))));
+    if (dep(x(1))) give(1, mul(tv(g), tv(nx("negate", div(tv(id), tv(x(1)))))));
+    return;
+  }
+  if (op == "remainder") {
+    give(0, g);
+    if (dep(x(1))) give(1, mul(tv(g), tv(nx("negate", nx("floor", div(tv(x(0)), tv(x(1))))))));
+    return;
+  }
+  if (op == "pow") {
+    int b = x(1), base = x(0);
+    if (dep(base)) {
+      int isZero = nx("equal", tv(b), num(0.0));
+      int exponent = nx("select", std::vector<Value>{tv(isZero), num(1.0), tv(sub(tv(b), num(1.0)))});
+      give(0, mul(tv(g), tv(mul(tv(b), tv(nx("pow", tv(base), tv(exponent)))))));
+    }
+    if (dep(b)) {
+      int nonZero = nx("select", std::vector<Value>{tv(nx("equal", tv(base), num(0.0))), num(1.0), tv(base)});
+      give(1, mul(tv(g), tv(mul(tv(nx("log", nonZero)), tv(id)))));
+    }
+    return;
+  }
+  if (op == "atan2") {
+    int den = add(tv(mul(tv(x(0)), tv(x(0)))), tv(mul(tv(x(1)), tv(x(1)))));
+    if (dep(x(0))) give(0, mul(tv(g), tv(div(tv(x(1)), tv(den)))));
+    if (dep(x(1))) give(1, mul(tv(g), tv(nx("negate", div(tv(x(0)), tv(den))))));
+    return;
+  }
+  if (op == "max" || op == "min") {
+    auto share = [&](int self, int other) {
+      int num1 = nx("select", std::vector<Value>{tv(nx("equal", tv(self), tv(id))), num(1.0), num(0.0)});
+      int den = nx("select", std::vector<Value>{tv(nx("equal", tv(other), tv(id))), num(2.0), num(1.0)});
+      return div(tv(num1), tv(den));
+    };
+    if (dep(x(0))) give(0, mul(tv(g), tv(share(x(0), x(1)))));
+    if (dep(x(1))) give(1, mul(tv(g), tv(share(x(1), x(0)))));
+    return;
+  }
+  if (op == "quotient")
+    return fail(error(n.loc, "cannot compute gradient for Nx.quotient/2 (if a floating point computation is "
+                             "acceptable, use floor division on floats instead)"));
+  if (op == "select") {
+    int zero = scalarF32(0.0);
+    if (dep(x(1))) give(1, nx("select", std::vector<Value>{tv(x(0)), tv(g), tv(zero)}));
+    if (dep(x(2))) give(2, nx("select", std::vector<Value>{tv(x(0)), tv(zero), tv(g)}));
+    return;
+  }
+  // Unary element-wise ops.
+  int in = n.operands.empty() ? -1 : x(0);
+  auto one = [&](double c) { return num(c); };
+  if (op == "negate") return give(0, nx("negate", g));
+  if (op == "abs") return give(0, nx("select", std::vector<Value>{tv(nx("greater_equal", tv(in), num(0.0))), tv(g), tv(nx("negate", g))}));
+  if (op == "sqrt") return give(0, div(tv(mul(tv(g), num(0.5))), tv(id)));
+  if (op == "cbrt") return give(0, div(tv(g), tv(mul(tv(mul(Value::number(3, loc_), tv(id))), tv(id)))));
+  if (op == "exp") return give(0, mul(tv(g), tv(id)));
+  if (op == "expm1") return give(0, mul(tv(g), tv(add(tv(id), Value::number(1, loc_)))));
+  if (op == "log") return give(0, div(tv(g), tv(in)));
+  if (op == "log2") return give(0, div(tv(g), tv(mul(tv(in), num(std::log(2.0))))));
+  if (op == "log1p") return give(0, div(tv(g), tv(add(tv(in), Value::number(1, loc_)))));
+  if (op == "sigmoid") {
+    int s = mul(tv(mul(tv(nx("exp", nx("negate", in))), tv(id))), tv(id));
+    return give(0, mul(tv(g), tv(s)));
+  }
+  if (op == "rsqrt") return give(0, mul(tv(mul(tv(g), num(-0.5))), tv(nx("pow", tv(in), num(-1.5)))));
+  if (op == "sin") return give(0, mul(tv(g), tv(nx("cos", in))));
+  if (op == "cos") return give(0, mul(tv(g), tv(nx("negate", nx("sin", in)))));
+  if (op == "tan") {
+    int c = nx("cos", in);
+    return give(0, div(tv(div(tv(g), tv(c))), tv(c)));
+  }
+  int xx = -1;
+  auto square = [&]() { return xx >= 0 ? xx : (xx = mul(tv(in), tv(in))); };
+  if (op == "asin") return give(0, mul(tv(g), tv(nx("rsqrt", sub(one(1.0), tv(square()))))));
+  if (op == "acos") return give(0, mul(tv(g), tv(nx("negate", nx("rsqrt", sub(one(1.0), tv(square())))))));
+  if (op == "atan") return give(0, div(tv(g), tv(add(one(1.0), tv(square())))));
+  if (op == "sinh") return give(0, mul(tv(g), tv(nx("cosh", in))));
+  if (op == "cosh") return give(0, mul(tv(g), tv(nx("sinh", in))));
+  if (op == "tanh") return give(0, mul(tv(g), tv(sub(one(1.0), tv(mul(tv(id), tv(id)))))));
+  if (op == "asinh") return give(0, mul(tv(g), tv(nx("rsqrt", add(tv(square()), one(1.0))))));
+  if (op == "acosh") return give(0, mul(tv(g), tv(nx("rsqrt", sub(tv(square()), one(1.0))))));
+  if (op == "atanh") return give(0, div(tv(g), tv(sub(one(1.0), tv(square())))));
+  const double twoRsqrtPi = 2.0 / std::sqrt(M_PI), halfSqrtPi = std::sqrt(M_PI) / 2.0;
+  if (op == "erf" || op == "erfc") {
+    int e = nx("exp", nx("negate", square()));
+    return give(0, mul(tv(g), tv(mul(tv(e), num(op == "erf" ? twoRsqrtPi : -twoRsqrtPi)))));
+  }
+  if (op == "erf_inv") return give(0, mul(tv(g), tv(mul(num(halfSqrtPi), tv(nx("exp", mul(tv(id), tv(id))))))));
+  // Reductions.
+  const Shape xs = in >= 0 ? shape(in) : Shape{};
+  auto keptAxes = [&]() {
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < (int64_t)xs.size(); ++d)
+      if (std::find(n.axes.begin(), n.axes.end(), d) == n.axes.end()) kept.push_back(d);
+    return kept;
+  };
+  auto unsqueezed = [&]() {
+    Shape s = xs;
+    for (auto d : n.axes) s[d] = 1;
+    return s;
+  };
+  if (op == "sum") return give(0, broadcastAxes(g, xs, keptAxes()));
+  if (op == "product") {
+    Shape us = unsqueezed();
+    int g2 = t_.reshape(g, us, loc_), ans = t_.reshape(id, us, loc_);
+    int isZero = nx("equal", tv(in), Value::number(0, loc_));
+    int nonZero = nx("select", std::vector<Value>{tv(isZero), Value::number(1, loc_), tv(in)});
+    int removed = nx("product", std::vector<Value>{tv(nonZero), keywords({{"axes", ints(n.axes)}, {"keep_axes", Value::atomValue("true", loc_)}})});
+    int zerosIn = sumAxes(isZero, n.axes, true);
+    int oneZero = nx("equal", tv(zerosIn), Value::number(1, loc_));
+    int manyZeros = nx("greater", tv(zerosIn), Value::number(1, loc_));
+    int dx = mul(tv(g2), tv(div(tv(ans), tv(nonZero))));
+    dx = nx("select", std::vector<Value>{tv(nx("logical_and", tv(isZero), tv(oneZero))), tv(mul(tv(g2), tv(removed))), tv(dx)});
+    dx = nx("select", std::vector<Value>{tv(nx("logical_and", tv(isZero), tv(manyZeros))), Value::number(0, loc_), tv(dx)});
+    return give(0, dx);
+  }
+  if (op == "reduce_max" || op == "reduce_min") {
+    int gb = broadcastAxes(g, xs, keptAxes());
+    int locs = nx("equal", tv(in), tv(t_.reshape(id, unsqueezed(), loc_)));
+    int count = sumAxes(locs, n.axes, true);
+    return give(0, div(tv(mul(tv(gb), tv(locs))), tv(count)));
+  }
+  if (op == "cumulative_sum") {
+    // The adjoint of a prefix sum is the suffix sum of the adjoint.
+    int64_t axis = n.axes[0];
+    int r = t_.reverse(g, {axis}, loc_);
+    Node c = n;
+    c.operands = {r};
+    c.type = TensorType{type(g).elem, type(g).shape, {}};
+    c.loc = loc_;
+    r = t_.add(c);
+    return give(0, t_.reverse(r, {axis}, loc_));
+  }
+  if (op == "dot") {
+    int y = x(1);
+    const std::vector<int64_t> &ax = n.attr("lhs_contract"), &xb = n.attr("lhs_batch"), &ay = n.attr("rhs_contract"),
+                               &yb = n.attr("rhs_batch");
+    int64_t rx = (int64_t)xs.size(), ry = (int64_t)shape(y).size(), rg = (int64_t)n.type.shape.size();
+    std::vector<int64_t> batchGx = range(0, (int64_t)xb.size()), batchGy = range(0, (int64_t)yb.size());
+    std::vector<int64_t> contractGx = range(rx - (int64_t)ax.size(), rg);
+    std::vector<int64_t> contractGy = range((int64_t)yb.size(), rx - (int64_t)ax.size());
+    std::vector<int64_t> contractX = minus(minus(range(0, rx), ax), batchGx);
+    std::vector<int64_t> contractY = minus(minus(range(0, ry), ay), batchGy);
+    std::vector<int64_t> transposeX, transposeY;
+    for (auto i : argsortPerm(ay)) transposeX.push_back(ax[i]);
+    for (auto i : argsortPerm(ax)) transposeY.push_back(ay[i]);
+    auto cat = [](std::vector<int64_t> a, const std::vector<int64_t> &b, const std::vector<int64_t> &c) {
+      a.insert(a.end(), b.begin(), b.end());
+      a.insert(a.end(), c.begin(), c.end());
+      return a;
+    };
+    if (dep(x(0))) {
+      int gx = nx("dot", std::vector<Value>{tv(g), ints(contractGx), ints(batchGx), tv(y), ints(contractY), ints(yb)});
+      if (ok(gx)) give(0, t_.transpose(gx, argsortPerm(cat(xb, contractX, transposeX)), loc_));
+    }
+    if (dep(y)) {
+      int gy = nx("dot", std::vector<Value>{tv(g), ints(contractGy), ints(batchGy), tv(x(0)), ints(contractX), ints(xb)});
+      if (ok(gy)) give(1, t_.transpose(gy, argsortPerm(cat(yb, contractY, transposeY)), loc_));
+    }
+    return;
+  }
+  if (op == "slice") {
+    const std::vector<int64_t> &starts = n.attr("start_indices"), &lengths = n.attr("lengths"),
+                               &strides = n.attr("strides");
+    // Spread g back over the sliced window (zeros between strided
+    // elements and up to the full length), then place it.
+    const Shape &gs = type(g).shape;
+    std::vector<int64_t> high, interior;
+    bool any = false;
+    for (size_t d = 0; d < gs.size(); ++d) {
+      int64_t spread = gs[d] == 0 ? 0 : (gs[d] - 1) * strides[d] + 1;
+      high.push_back(lengths[d] - spread);
+      interior.push_back(gs[d] == 0 ? 0 : strides[d] - 1);
+      any |= high.back() != 0 || interior.back() != 0;
+    }
+    int spread = g;
+    if (any) {
+      Node p;
+      p.op = "pad";
+      p.operands = {g, zeros(type(g).elem, {})};
+      p.type = TensorType{type(g).elem, Shape(lengths.begin(), lengths.end()), {}};
+      p.attrs = {{"low", std::vector<int64_t>(gs.size(), 0)}, {"high", high}, {"interior", interior}};
+      p.loc = loc_;
+      spread = t_.add(p);
+    }
+    ElemType t = mergeTypes(ElemType::f32(), type(g).elem);
+    Node put;
+    put.op = "put_slice";
+    put.operands = {zeros(t, xs), t_.cast(spread, t, loc_)};
+    for (size_t k = 1; k < n.operands.size(); ++k) put.operands.push_back(x(k));
+    put.type = TensorType{t, xs, {}};
+    put.attrs = {{"start_indices", starts}};
+    put.loc = loc_;
+    return give(0, t_.add(put));
+  }
+  if (op == "put_slice") {
+    const Shape us = shape(x(1));
+    ElemType t = mergeTypes(ElemType::f32(), type(g).elem);
+    if (dep(x(0))) {
+      Node put = n;
+      put.operands[0] = t_.cast(g, t, loc_);
+      put.operands[1] = zeros(t, us);
+      put.type = TensorType{t, xs, {}};
+      put.loc = loc_;
+      give(0, t_.add(put));
+    }
+    if (dep(x(1))) {
+      Node s;
+      s.op = "slice";
+      s.operands = {g};
+      for (size_t k = 2; k < n.operands.size(); ++k) s.operands.push_back(x(k));
+      s.type = TensorType{type(g).elem, us, {}};
+      s.attrs = {{"start_indices", n.attr("start_indices")},
+                 {"lengths", std::vector<int64_t>(us.begin(), us.end())},
+                 {"strides", std::vector<int64_t>(us.size(), 1)}};
+      s.loc = loc_;
+      give(1, t_.add(s));
+    }
+    return;
+  }
+  if (op == "pad") {
+    const std::vector<int64_t> &low = n.attr("low"), &interior = n.attr("interior");
+    std::vector<Value> starts;
+    std::vector<int64_t> lengths, strides;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      starts.push_back(Value::number(low[d], loc_));
+      strides.push_back(interior[d] + 1);
+      lengths.push_back(xs[d] == 0 ? 0 : (xs[d] - 1) * (interior[d] + 1) + 1);
+    }
+    auto s = t_.slice(g, starts, lengths, strides, loc_);
+    if (!s.ok()) return fail(s.error());
+    give(0, *s);
+    if (dep(x(1))) give(1, sub(tv(nx("sum", g)), tv(nx("sum", *s))));
+    return;
+  }
+  if (op == "concatenate") {
+    int64_t axis = n.axes[0], offset = 0;
+    for (size_t k = 0; k < n.operands.size(); ++k) {
+      const Shape ks = shape(x(k));
+      std::vector<Value> starts;
+      for (size_t d = 0; d < ks.size(); ++d) starts.push_back(Value::number((int64_t)d == axis ? offset : 0, loc_));
+      offset += ks[axis];
+      if (!dep(x(k))) continue;
+      auto s = t_.slice(g, starts, ks, std::vector<int64_t>(ks.size(), 1), loc_);
+      if (!s.ok()) return fail(s.error());
+      give(k, *s);
+    }
+    return;
+  }
+  if (op == "window_product")
+    return fail(error(n.loc, "cannot compute gradient for Nx.window_product/3 (use stop_grad/1 to treat it as a "
+                             "constant, or custom_grad/3 to give it a gradient)"));
+  notYet();
+}
+
+void Backprop::condRule(int id, Adjoints &a) {
+  std::vector<int> caps = captures(id);
+  if (caps.empty()) return;
+  const Node c = g_.nodes[id];
+  std::vector<int> gs(c.resultTypes.size(), -1);
+  for (auto &[k, list] : a.results[id]) gs[k] = sumList(list);
+  Node nn;
+  nn.op = "cond";
+  nn.operands = {c.operands[0]};
+  nn.loc = loc_;
+  nn.regions.resize(2);
+  std::vector<std::vector<int>> leaves(2);
+  for (int r = 0; r < 2; ++r) {
+    RegionScope scope(t_, nn.regions[r].nodes);
+    std::map<int, int> remap;
+    std::vector<int> cloned = cloneNodes(c.regions[r].nodes, remap);
+    Adjoints b;
+    for (size_t k = 0; k < gs.size(); ++k) {
+      int res = mapped(remap, c.regions[r].results[k]);
+      if (gs[k] >= 0 && dep(res)) b.node[res].push_back(gs[k]);
+    }
+    if (!sweep(cloned, b).ok()) return;
+    for (int cap : caps) leaves[r].push_back(b.node.count(cap) ? sumList(b.node[cap]) : -1);
+  }
+  for (size_t i = 0; i < caps.size(); ++i) {
+    std::optional<ElemType> t;
+    for (int r = 0; r < 2; ++r)
+      if (leaves[r][i] >= 0) t = t ? mergeTypes(*t, type(leaves[r][i]).elem) : type(leaves[r][i]).elem;
+    nn.resultTypes.push_back(TensorType{t ? *t : ElemType::f32(), shape(caps[i]), {}});
+  }
+  for (int r = 0; r < 2; ++r) {
+    RegionScope scope(t_, nn.regions[r].nodes);
+    for (size_t i = 0; i < caps.size(); ++i) {
+      const TensorType &want = nn.resultTypes[i];
+      int v = leaves[r][i] >= 0 ? t_.cast(leaves[r][i], want.elem, loc_) : zeros(want.elem, want.shape);
+      nn.regions[r].results.push_back(v);
+    }
+  }
+  nn.type = nn.resultTypes[0];
+  int nid = t_.add(nn);
+  for (auto &region : g_.nodes[nid].regions)
+    for (int m : region.nodes) g_.nodes[m].parent = nid;
+  for (size_t i = 0; i < caps.size(); ++i) {
+    Node el;
+    el.op = "elem";
+    el.operands = {nid};
+    el.param = (int)i;
+    el.type = nn.resultTypes[i];
+    el.loc = loc_;
+    contribute(a, caps[i], t_.add(el));
+  }
+}
+
+void Backprop::whileRule(int id, Adjoints &a) {
+  const Node w = g_.nodes[id];
+  for (int cap : captures(id))
+    if (dep(cap))
+      return fail(error(w.loc, "cannot differentiate through this while loop: its body uses a value computed from "
+                               "the differentiated input that is not part of the loop state (pass it in the state)"));
+  size_t n = w.operands.size();
+  // The gradient of each state element, in a float type fixed for the loop.
+  std::vector<ElemType> gt;
+  std::vector<int> g0;
+  for (size_t i = 0; i < n; ++i) {
+    const TensorType &st = type(w.operands[i]);
+    gt.push_back(st.elem.isFloat() ? mergeTypes(ElemType::f32(), st.elem) : ElemType::f32());
+    auto it = a.results[id].find((int)i);
+    int g = it != a.results[id].end() ? t_.cast(sumList(it->second), gt[i], loc_) : zeros(gt[i], st.shape);
+    g0.push_back(g);
+  }
+  ElemType s32 = ElemType::s32();
+  auto regionArg = [&](Region &r, const TensorType &t) {
+    Node arg;
+    arg.op = "region_arg";
+    arg.param = (int)r.args.size();
+    arg.type = t;
+    arg.loc = loc_;
+    int aid = t_.add(arg);
+    setDep(aid, true);
+    r.args.push_back(aid);
+    return aid;
+  };
+  auto finish = [&](Node &loop) {
+    loop.type = loop.resultTypes[0];
+    int lid = t_.add(loop);
+    for (auto &region : g_.nodes[lid].regions)
+      for (int m : region.nodes) g_.nodes[m].parent = lid;
+    return lid;
+  };
+  auto elemOf = [&](int loop, size_t k) {
+    Node el;
+    el.op = "elem";
+    el.operands = {loop};
+    el.param = (int)k;
+    el.type = g_.nodes[loop].resultTypes[k];
+    el.loc = loc_;
+    return t_.add(el);
+  };
+  // Clones region r of the original loop onto `args`; returns its results
+  // and the cloned nodes.
+  auto cloneRegion = [&](int r, const std::vector<int> &args, std::vector<int> &cloned) {
+    std::map<int, int> remap;
+    for (size_t i = 0; i < n; ++i) remap[w.regions[r].args[i]] = args[i];
+    std::vector<int> inner;
+    for (int m : w.regions[r].nodes)
+      if (g_.nodes[m].op != "region_arg") inner.push_back(m);
+    cloned = cloneNodes(inner, remap);
+    std::vector<int> results;
+    for (int res : w.regions[r].results) results.push_back(mapped(remap, res));
+    return results;
+  };
+
+  // 1. The trip count: the loop again with a counter.
+  Node count;
+  count.op = "while";
+  count.loc = loc_;
+  count.regions.resize(2);
+  int zero = t_.constant(s32, {}, {}, {0}, loc_);
+  count.operands = w.operands;
+  count.operands.push_back(zero);
+  for (int o : count.operands) count.resultTypes.push_back(type(o));
+  for (int r = 0; r < 2; ++r) {
+    RegionScope scope(t_, count.regions[r].nodes);
+    std::vector<int> args, cloned;
+    for (size_t i = 0; i <= n; ++i) args.push_back(regionArg(count.regions[r], count.resultTypes[i]));
+    std::vector<int> res = cloneRegion(r, args, cloned);
+    if (r == 1) res.push_back(add(tv(args[n]), Value::number(1, loc_)));
+    count.regions[r].results = res;
+  }
+  int counted = finish(count);
+  int trips = elemOf(counted, n);
+
+  // 2. Backwards: state {s, g, k, j, s0}.
+  Node back;
+  back.op = "while";
+  back.loc = loc_;
+  back.regions.resize(2);
+  back.operands = w.operands;
+  back.operands.insert(back.operands.end(), g0.begin(), g0.end());
+  back.operands.push_back(trips);
+  back.operands.push_back(zero);
+  back.operands.insert(back.operands.end(), w.operands.begin(), w.operands.end());
+  for (int o : back.operands) back.resultTypes.push_back(TensorType{type(o).elem, type(o).shape, {}});
+  for (int r = 0; r < 2; ++r) {
+    RegionScope scope(t_, back.regions[r].nodes);
+    std::vector<int> args;
+    for (auto &t : back.resultTypes) args.push_back(regionArg(back.regions[r], t));
+    int k = args[2 * n], j = args[2 * n + 1];
+    if (r == 0) {
+      back.regions[0].results = {nx("greater", tv(k), Value::number(0, loc_))};
+      continue;
+    }
+    std::vector<int> s(args.begin(), args.begin() + n), gs(args.begin() + n, args.begin() + 2 * n),
+        s0(args.begin() + 2 * n + 2, args.end());
+    int remat = nx("less", tv(j), tv(sub(tv(k), Value::number(1, loc_))));
+    std::vector<int> cloned;
+    std::vector<int> next = cloneRegion(1, s, cloned);
+    Adjoints b;
+    for (size_t i = 0; i < n; ++i)
+      if (dep(next[i])) b.node[next[i]].push_back(gs[i]);
+    if (!sweep(cloned, b).ok()) return;
+    std::vector<int> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(select(remat, next[i], s0[i]));
+    for (size_t i = 0; i < n; ++i) {
+      int vjp = b.node.count(s[i]) ? t_.cast(sumList(b.node[s[i]]), gt[i], loc_) : zeros(gt[i], type(s[i]).shape);
+      out.push_back(select(remat, gs[i], vjp));
+    }
+    out.push_back(select(remat, k, sub(tv(k), Value::number(1, loc_))));
+    out.push_back(select(remat, add(tv(j), Value::number(1, loc_)), zero));
+    out.insert(out.end(), s0.begin(), s0.end());
+    back.regions[1].results = out;
+  }
+  if (!err_.ok()) return;
+  int backId = finish(back);
+  for (size_t i = 0; i < n; ++i) contribute(a, w.operands[i], elemOf(backId, n + i));
+}
+
+Result<std::vector<int>> Backprop::run(int y, const std::vector<int> &targets) {
+  stops_.insert(targets.begin(), targets.end());
+  int lo = *std::min_element(targets.begin(), targets.end());
+  int end = (int)g_.nodes.size();
+  dep_.assign(end, 0);
+  for (int id = lo; id < end; ++id) {
+    const Node &n = g_.nodes[id];
+    bool d = false;
+    if (stops_.count(id)) d = true;
+    else if (zeroGradient(n.op) || (n.op == "metadata" && n.param == Tracer::kStopGrad)) d = false;
+    else if (n.op == "metadata" && n.param == Tracer::kCustomGrad) {
+      for (int in : t_.customGrads_[id].inputs) d |= dep(in);
+    } else if (n.op == "region_arg") {
+      if (n.parent >= 0)
+        for (int o : g_.nodes[n.parent].operands) d |= dep(o);
+    } else {
+      for (int o : n.operands) d |= dep(o);
+      for (auto &region : n.regions) {
+        for (int m : region.nodes) d |= dep(m);
+        for (int r : region.results) d |= dep(r);
+      }
+    }
+    dep_[id] = d;
+  }
+  // The scope: the region being traced, or the top level.
+  std::vector<int> scope;
+  if (!t_.regions_.empty()) {
+    for (int id : *t_.regions_.back())
+      if (id >= lo && id <= y) scope.push_back(id);
+  } else {
+    for (int id = lo; id <= y; ++id)
+      if (g_.nodes[id].parent < 0) scope.push_back(id);
+  }
+  Adjoints a;
+  if (dep(y)) {
+    int seed = t_.broadcastTo(scalarF32(1.0), shape(y), loc_);
+    a.node[y].push_back(seed);
+    NXC_CHECK(sweep(scope, a));
+  }
+  std::vector<int> out;
+  for (int t : targets) {
+    int r = a.node.count(t) ? sumList(a.node[t]) : zeros(ElemType::f32(), shape(t));
+    out.push_back(r);
+  }
+  NXC_CHECK(err_);
+  return out;
+}
+
+namespace {
+void flattenLeaves(const Value &v, std::vector<Value> &out) {
+  if (v.kind == Value::Tuple)
+    for (auto &e : v.elems) flattenLeaves(e, out);
+  else out.push_back(v);
+}
+Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next) {
+  if (shape.kind != Value::Tuple) return leaves[next++];
+  Value t = shape;
+  for (auto &e : t.elems) e = rebuildLeaves(e, leaves, next);
+  return t;
+}
+} // namespace
+
+int Tracer::metadata(int x, int kind, const Loc &loc) {
+  Node n;
+  n.op = "metadata";
+  n.operands = {x};
+  n.param = kind;
+  n.type = g_.typeOf(x);
+  n.loc = loc;
+  return add(n);
+}
+
+Result<Value> Tracer::stopGrad(const Value &v, const Loc &loc) {
+  std::vector<Value> leaves;
+  flattenLeaves(v, leaves);
+  for (auto &l : leaves)
+    if (l.kind == Value::Tensor) l = Value::tensor(metadata(l.node, kStopGrad, loc), l.loc);
+  size_t next = 0;
+  return rebuildLeaves(v, leaves, next);
+}
+
+Result<Value> Tracer::customGrad(std::vector<Value> &args, const Loc &loc) {
+  if (args[1].kind != Value::List)
+    return error(args[1].loc.valid() ? args[1].loc : loc, "custom_grad/3 expects a list of inputs as its second argument");
+  if (args[2].kind != Value::Function)
+    return error(args[2].loc.valid() ? args[2].loc : loc, "custom_grad/3 expects a function as its third argument");
+  NXC_TRY(x, toTensor(args[0], loc));
+  CustomGrad cg;
+  for (auto &in : args[1].elems) {
+    NXC_TRY(t, toTensor(in, in.loc.valid() ? in.loc : loc));
+    cg.inputs.push_back(t);
+  }
+  cg.fn = args[2];
+  int id = metadata(x, kCustomGrad, loc);
+  customGrads_[id] = cg;
+  return Value::tensor(id, loc);
+}
+
+Result<Value> Tracer::gradCall(const std::string &name, std::vector<Value> &args, const Loc &loc) {
+  bool withValue = name == "value_and_grad";
+  const Value &fn = args[1];
+  if (fn.kind != Value::Function)
+    return error(fn.loc.valid() ? fn.loc : loc,
+                 fmt::format(FMT_STRING("{} expects a function as its second argument, got {}"), name, describeValue(fn)));
+  if (withValue && args.size() > 2 && args[2].kind != Value::Function)
+    return error(args[2].loc.valid() ? args[2].loc : loc,
+                 fmt::format(FMT_STRING("value_and_grad expects a function as its third argument, got {}"),
+                             describeValue(args[2])));
+  std::vector<Value> leaves;
+  flattenLeaves(args[0], leaves);
+  std::vector<int> targets;
+  for (auto &l : leaves) {
+    NXC_TRY(t, toTensor(l, l.loc.valid() ? l.loc : loc));
+    targets.push_back(metadata(t, kToGrad, loc));
+    l = Value::tensor(targets.back(), l.loc.valid() ? l.loc : loc);
+  }
+  if (targets.empty()) return error(loc, fmt::format(FMT_STRING("{} expects a tensor or a tuple of tensors to differentiate"), name));
+  size_t next = 0;
+  Value aliases = rebuildLeaves(args[0], leaves, next);
+  NXC_TRY(value, applyFunction(fn, {aliases}, loc));
+  Value out = value;
+  if (withValue && args.size() > 2) {
+    NXC_TRY(t, applyFunction(args[2], {value}, loc));
+    out = t;
+  }
+  if (out.kind != Value::Tensor && !out.isNumber())
+    return error(loc, fmt::format(FMT_STRING("{} expects the function to return a tensor or a number, got {}"), name,
+                                  describeValue(out)));
+  NXC_TRY(y, toTensor(out, loc));
+  Backprop bp(*this, loc);
+  NXC_TRY(grads, bp.run(y, targets));
+  std::vector<Value> gl;
+  for (int gnode : grads) gl.push_back(Value::tensor(gnode, loc));
+  next = 0;
+  Value graded = rebuildLeaves(args[0], gl, next);
+  if (!withValue) return graded;
+  return Value::tuple({value, graded}, loc);
+}
+
+} // namespace nxc::sema
