@@ -55,6 +55,17 @@ std::vector<int64_t> minus(std::vector<int64_t> a, const std::vector<int64_t> &b
   return a;
 }
 
+void flattenLeaves(const Value &v, std::vector<Value> &out) {
+  if (v.kind == Value::Tuple)
+    for (auto &e : v.elems) flattenLeaves(e, out);
+  else out.push_back(v);
+}
+Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next) {
+  if (shape.kind != Value::Tuple) return leaves[next++];
+  Value t = shape;
+  for (auto &e : t.elems) e = rebuildLeaves(e, leaves, next);
+  return t;
+}
 } // namespace
 
 /// The contributions to the adjoint of each node of one scope (the top level
@@ -79,6 +90,7 @@ private:
   Loc loc_;
   std::vector<char> dep_;
   std::set<int> stops_;
+  std::set<int> customDone_; ///< custom_grad outputs (first leaf) already differentiated
   Status err_ = okStatus();
 
   bool dep(int id) const { return id >= 0 && id < (int)dep_.size() && dep_[id]; }
@@ -280,6 +292,7 @@ std::vector<int> Backprop::cloneNodes(const std::vector<int> &ids, std::map<int,
     if (auto it = t_.customGrads_.find(id); it != t_.customGrads_.end()) {
       Tracer::CustomGrad cg = it->second;
       for (int &in : cg.inputs) in = mapped(remap, in);
+      for (int &leaf : cg.leaves) leaf = leaf == id ? nid : mapped(remap, leaf);
       t_.customGrads_[nid] = cg;
     }
     out.push_back(nid);
@@ -318,17 +331,41 @@ void Backprop::rule(int id, int g, Adjoints &a) {
   }
   if (op == "metadata") {
     if (n.param == Tracer::kStopGrad) return;
+    if (n.param == Tracer::kClip) {
+      int v = x(1), lo = x(2), hi = x(3);
+      int zero = scalarF32(0.0);
+      int inside = nx("logical_and", tv(nx("greater_equal", tv(v), tv(lo))), tv(nx("less_equal", tv(v), tv(hi))));
+      give(1, nx("select", std::vector<Value>{tv(inside), tv(g), tv(zero)}));
+      int gb = t_.broadcastTo(g, shape(v), loc_);
+      if (dep(lo)) {
+        int below = nx("logical_and", tv(nx("greater", tv(lo), tv(v))), tv(nx("less", tv(lo), tv(hi))));
+        give(2, nx("sum", nx("select", std::vector<Value>{tv(below), tv(gb), tv(zero)})));
+      }
+      if (dep(hi)) give(3, nx("sum", nx("select", std::vector<Value>{tv(nx("less", tv(hi), tv(v))), tv(gb), tv(zero)})));
+      return;
+    }
     if (n.param == Tracer::kCustomGrad) {
-      auto it = t_.customGrads_.find(id);
-      auto r = t_.applyFunction(it->second.fn, {tv(g)}, n.loc);
+      // One call for the whole (possibly tuple) output: the first of its
+      // leaves the sweep meets gathers the adjoints of all of them.
+      Tracer::CustomGrad &cg = t_.customGrads_[id];
+      if (!customDone_.insert(cg.leaves[0]).second) return;
+      std::vector<Value> gl;
+      for (int leaf : cg.leaves) {
+        auto f = a.node.find(leaf);
+        int gi = leaf == id ? g : f != a.node.end() && !f->second.empty() ? sumList(f->second)
+                                                                             : zeros(ElemType::f32(), shape(leaf));
+        gl.push_back(tv(gi));
+      }
+      size_t next = 0;
+      Value gv = rebuildLeaves(cg.structure, gl, next);
+      auto r = t_.applyFunction(cg.fn, {gv}, n.loc);
       if (!r.ok()) return fail(r.error());
-      const std::vector<int> &inputs = it->second.inputs;
-      if (r->kind != Value::List || r->elems.size() != inputs.size())
+      if (r->kind != Value::List || r->elems.size() != cg.inputs.size())
         return fail(error(n.loc, "custom_grad/3 must return a list of tensors that map directly to the inputs"));
-      for (size_t i = 0; i < inputs.size(); ++i) {
+      for (size_t i = 0; i < cg.inputs.size(); ++i) {
         auto gi = t_.toTensor(r->elems[i], n.loc);
         if (!gi.ok()) return fail(gi.error());
-        contribute(a, inputs[i], *gi);
+        contribute(a, cg.inputs[i], *gi);
       }
       return;
     }
@@ -800,6 +837,8 @@ Result<std::vector<int>> Backprop::run(int y, const std::vector<int> &targets) {
     else if (zeroGradient(n.op) || (n.op == "metadata" && n.param == Tracer::kStopGrad)) d = false;
     else if (n.op == "metadata" && n.param == Tracer::kCustomGrad) {
       for (int in : t_.customGrads_[id].inputs) d |= dep(in);
+    } else if (n.op == "metadata" && n.param == Tracer::kClip) {
+      for (size_t k = 1; k < n.operands.size(); ++k) d |= dep(n.operands[k]);
     } else if (n.op == "region_arg") {
       if (n.parent >= 0)
         for (int o : g_.nodes[n.parent].operands) d |= dep(o);
@@ -836,20 +875,6 @@ Result<std::vector<int>> Backprop::run(int y, const std::vector<int> &targets) {
   return out;
 }
 
-namespace {
-void flattenLeaves(const Value &v, std::vector<Value> &out) {
-  if (v.kind == Value::Tuple)
-    for (auto &e : v.elems) flattenLeaves(e, out);
-  else out.push_back(v);
-}
-Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next) {
-  if (shape.kind != Value::Tuple) return leaves[next++];
-  Value t = shape;
-  for (auto &e : t.elems) e = rebuildLeaves(e, leaves, next);
-  return t;
-}
-} // namespace
-
 int Tracer::metadata(int x, int kind, const Loc &loc) {
   Node n;
   n.op = "metadata";
@@ -874,16 +899,24 @@ Result<Value> Tracer::customGrad(std::vector<Value> &args, const Loc &loc) {
     return error(args[1].loc.valid() ? args[1].loc : loc, "custom_grad/3 expects a list of inputs as its second argument");
   if (args[2].kind != Value::Function)
     return error(args[2].loc.valid() ? args[2].loc : loc, "custom_grad/3 expects a function as its third argument");
-  NXC_TRY(x, toTensor(args[0], loc));
   CustomGrad cg;
   for (auto &in : args[1].elems) {
     NXC_TRY(t, toTensor(in, in.loc.valid() ? in.loc : loc));
     cg.inputs.push_back(t);
   }
   cg.fn = args[2];
-  int id = metadata(x, kCustomGrad, loc);
-  customGrads_[id] = cg;
-  return Value::tensor(id, loc);
+  cg.structure = args[0];
+  std::vector<Value> leaves;
+  flattenLeaves(args[0], leaves);
+  for (auto &l : leaves) {
+    NXC_TRY(t, toTensor(l, l.loc.valid() ? l.loc : loc));
+    int id = metadata(t, kCustomGrad, loc);
+    cg.leaves.push_back(id);
+    l = Value::tensor(id, loc);
+  }
+  for (int id : cg.leaves) customGrads_[id] = cg;
+  size_t next = 0;
+  return rebuildLeaves(args[0], leaves, next);
 }
 
 Result<Value> Tracer::gradCall(const std::string &name, std::vector<Value> &args, const Loc &loc) {

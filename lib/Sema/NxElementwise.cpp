@@ -165,7 +165,13 @@ Result<Value> Tracer::nxClip(const std::string &fn, std::vector<Value> &args, co
   NXC_TRY(minT, toTensor(args[1], loc));
   NXC_TRY(maxT, toTensor(args[2], loc));
   NXC_TRY(lo, binary("max", args[0], Value::tensor(minT, loc), BinaryRule::Arith, loc));
-  return binary("min", lo, Value::tensor(maxT, loc), BinaryRule::Arith, loc);
+  NXC_TRY(r, binary("min", lo, Value::tensor(maxT, loc), BinaryRule::Arith, loc));
+  if (args[0].kind != Value::Tensor) return r;
+  // Computed as max/min; a metadata node carries Nx's own clip gradient
+  // (the operand keeps the gradient at the exact bounds).
+  int clipped = metadata(r.node, kClip, loc);
+  g_.nodes[clipped].operands.insert(g_.nodes[clipped].operands.end(), {args[0].node, minT, maxT});
+  return Value::tensor(clipped, loc);
 }
 
 Result<Value> Tracer::nxSquare(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

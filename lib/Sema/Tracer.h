@@ -252,11 +252,14 @@ public:
   // Automatic differentiation (Grad.cpp)
   //===--------------------------------------------------------------------===//
   /// `metadata` node kinds (the node's `param`): an alias that grad
-  /// differentiates against, stop_grad, custom_grad.
-  static constexpr int kToGrad = 0, kStopGrad = 1, kCustomGrad = 2;
+  /// differentiates against, stop_grad, custom_grad, and clip (operands:
+  /// the clipped value, then operand, min and max for the gradient).
+  static constexpr int kToGrad = 0, kStopGrad = 1, kCustomGrad = 2, kClip = 3;
   struct CustomGrad {
     std::vector<int> inputs;
     Value fn;
+    Value structure;          ///< the output container
+    std::vector<int> leaves;  ///< its metadata nodes, one per leaf
   };
   int metadata(int x, int kind, const Loc &loc);
   Result<Value> stopGrad(const Value &v, const Loc &loc);
