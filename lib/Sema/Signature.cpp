@@ -3,12 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include <cctype>
 #include <iterator>
 
 namespace nxc {
 
 std::string Template::str() const {
+  if (!constantPath.empty() && !values) return "@" + constantPath;
   if (!isTuple) return tensor.str();
   std::string s = "{";
   for (size_t i = 0; i < elems.size(); ++i) s += (i ? ", " : "") + elems[i].str();
@@ -124,8 +127,38 @@ private:
       ++i_;
       return t;
     }
-    if (peek() == '@')
-      return err("constant templates (@file.npy) are not supported yet; pass the weights as an argument");
+    if (peek() == '@') {
+      ++i_;
+      size_t b = i_;
+      while (i_ < s_.size() && !std::strchr(",)}: \t", s_[i_])) ++i_;
+      if (b == i_) return err("expected a file after '@', as in @weights.npy or @params.npz");
+      std::string path = s_.substr(b, i_ - b);
+      std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
+      if (ext != ".npy" && ext != ".npz")
+        return error(t.loc, fmt::format(FMT_STRING("constant '{}' must be a .npy file (a tensor) or a .npz archive (a "
+                                                   "tuple)"),
+                                        path));
+      Template c;
+      if (peek() == ':') {
+        ++i_;
+        skipSpace();
+        NXC_TRY(d, templ());
+        if (!d.constantPath.empty()) return error(d.loc, "a constant's declared template cannot be another constant");
+        if (ext == ".npz" && !d.isTuple)
+          return error(d.loc, fmt::format(FMT_STRING("{} holds a tuple; declare it as one, as in @{}:{{f32[2], f32[3]}}"),
+                                          path, path));
+        if (ext == ".npy" && d.isTuple)
+          return error(d.loc, fmt::format(FMT_STRING("{} holds one tensor; declare it as one, as in @{}:f32[2,3]"),
+                                          path, path));
+        c = std::move(d);
+        c.declared = true;
+      } else {
+        c.isTuple = ext == ".npz";
+      }
+      c.loc = t.loc;
+      c.constantPath = path;
+      return c;
+    }
     Loc typeLoc = loc();
     std::string tn = ident();
     if (tn.empty()) return err("expected a template such as f32[100], s32[] or {f32[2], f32[2]}");

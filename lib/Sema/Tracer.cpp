@@ -126,6 +126,19 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
     if (single) nameIdx = 1;
     return v;
   }
+  if (t.values) {
+    // A baked constant (`@weights.npy`): read-only data, not a parameter.
+    ++nameIdx;
+    Node c;
+    c.op = "constant";
+    c.type = t.tensor;
+    c.fvalues = t.values->f;
+    c.ivalues = t.values->i;
+    c.loc = t.loc;
+    int id = g_.add(c);
+    g_.bakedConstants.push_back(id);
+    return Value::tensor(id, t.loc);
+  }
   Node n;
   n.op = "parameter";
   n.type = t.tensor;

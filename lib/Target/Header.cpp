@@ -84,6 +84,14 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
                      g.typeOf(g.results[i]).numElements());
     fmt::format_to(to, FMT_STRING("#define {0}_WORKSPACE_SIZE {1}\n#define {0}_WORKSPACE_ALIGN {2}\n"), up,
                    e.workspaceSize, kWorkspaceAlign);
+    if (!g.bakedConstants.empty()) {
+      int64_t bytes = 0;
+      for (int c : g.bakedConstants) bytes += g.typeOf(c).numElements() * g.typeOf(c).elem.bytes();
+      fmt::format_to(to,
+                     FMT_STRING("/* {1} baked-in constants ({2} bytes) live in the library's read-only data. */\n"
+                                "#define {0}_CONSTANT_BYTES {2}\n"),
+                     up, g.bakedConstants.size(), bytes);
+    }
     std::vector<std::string> params;
     for (size_t i = 0; i < g.params.size(); ++i)
       params.push_back(fmt::format(FMT_STRING("const {} *{}"), g.typeOf(g.params[i]).elem.cType(), g.paramNames[i]));

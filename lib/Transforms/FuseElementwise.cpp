@@ -43,6 +43,15 @@ bool shouldFuse(OpOperand *fused) {
     auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
     if (!consumer || !consumer.getMatchingIndexingMap(fused).isPermutation()) return false;
   }
+  // A consumer that reads the producer through a map that is not a
+  // permutation runs the producer's body once per iteration of its extra
+  // loops (a contraction reads sigmoid(x) once per output column): only cheap
+  // bodies are recomputed that way, transcendentals and divisions are stored.
+  if (auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
+      consumer && !consumer.getMatchingIndexingMap(fused).isPermutation()) {
+    for (Operation &op : producer.getRegion().front())
+      if (isa<arith::DivFOp, arith::RemFOp>(op) || op.getDialect()->getNamespace() == "math") return false;
+  }
   if (producer->hasOneUse()) return true;
   if (producer.getNumReductionLoops() != 0) return false;
   // Recomputing a large body in every user multiplies work: only small

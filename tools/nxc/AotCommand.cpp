@@ -10,6 +10,7 @@
 #include "nxc/Pipeline/Compiler.h"
 #include "nxc/Sema/Sema.h"
 #include "nxc/Target/Artifacts.h"
+#include "nxc/Tensor/Constants.h"
 
 #include <fmt/format.h>
 
@@ -74,6 +75,7 @@ int runAot(const AotOptions &o) {
     auto fnSrc = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("--fn#{}"), i + 1), o.fns[i]});
     auto sig = parseSignature(fnSrc);
     if (!sig) return report(sig.error());
+    if (auto loaded = loadConstants(*sig); !loaded) return report(loaded.error());
     auto graph = trace(*file, *sig);
     if (!graph) return report(graph.error());
     entries.push_back(TracedEntry{*sig, o.fns[i], std::move(*graph), ""});

@@ -78,6 +78,7 @@ struct Graph {
   std::vector<int> params;              ///< parameter nodes, flattened depth-first
   std::vector<std::string> paramNames;  ///< source names ("x", "w1", or "arg0")
   std::vector<int> results;             ///< output nodes, flattened depth-first
+  std::vector<int> bakedConstants;      ///< constant nodes from `@file` templates
   ResultTree resultTree;
 
   int add(Node n) { nodes.push_back(std::move(n)); return (int)nodes.size() - 1; }

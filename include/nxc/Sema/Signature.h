@@ -10,6 +10,7 @@
 #include "nxc/Frontend/Diagnostics.h"
 #include "nxc/Sema/Types.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,18 @@ struct Template {
   TensorType tensor;
   std::vector<Template> elems;
   Loc loc;
+  /// A constant template: `@weights.npy` (a tensor), `@params.npz` (a tuple
+  /// of the archive's arrays in order), optionally followed by `:TEMPLATE`
+  /// that declares the type, shape and axis names the file must have.
+  std::string constantPath;
+  bool declared = false; ///< `:TEMPLATE` was given
+  /// Each leaf's values once loadConstants (nxc/Tensor/Constants.h) has read
+  /// the file: floats in `f`, integers in `i`, row-major.
+  struct Values {
+    std::vector<double> f;
+    std::vector<int64_t> i;
+  };
+  std::shared_ptr<const Values> values;
   /// Canonical spelling ("f32[100]", "{f32[2], s32}").
   std::string str() const;
   /// Leaves depth-first.
