@@ -17,6 +17,8 @@ packages=(
   qemu-user qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi
   libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
   libgcc-12-dev-arm64-cross libgcc-12-dev-armhf-cross libgcc-12-dev-riscv64-cross
+  # the MNIST example and its test: Fashion-MNIST's IDX files
+  dataset-fashion-mnist
 )
 
 missing=()

@@ -15,7 +15,7 @@ typedef struct {
   long count, item;
 } idx_file;
 
-static int idx_read(const char *path, int want_dims, idx_file *out) {
+static inline int idx_read(const char *path, int want_dims, idx_file *out) {
   gzFile f = gzopen(path, "rb");
   if (!f) {
     fprintf(stderr, "cannot open %s\n", path);
@@ -52,12 +52,12 @@ static int idx_read(const char *path, int want_dims, idx_file *out) {
 /* Images as f32 in [0, 1] (pixel / 255, as the Nx example divides), and
  * labels one-hot as u8, for items [first, first + n); items past the end of
  * the file are zero (a padded last batch). */
-static void batch_images(const idx_file *img, long first, long n, float *out) {
+static inline void batch_images(const idx_file *img, long first, long n, float *out) {
   for (long i = 0; i < n; ++i)
     for (long p = 0; p < img->item; ++p)
       out[i * img->item + p] = first + i < img->count ? img->data[(first + i) * img->item + p] / 255.0f : 0.0f;
 }
-static void batch_labels(const idx_file *lab, long first, long n, uint8_t *out) {
+static inline void batch_labels(const idx_file *lab, long first, long n, uint8_t *out) {
   memset(out, 0, (size_t)(n * 10));
   for (long i = 0; i < n && first + i < lab->count; ++i) out[i * 10 + lab->data[first + i]] = 1;
 }
@@ -70,10 +70,10 @@ typedef struct {
   long shape[4];
 } npz_array;
 
-static void put16(FILE *f, unsigned v) { fputc(v & 255, f), fputc(v >> 8 & 255, f); }
-static void put32(FILE *f, unsigned long v) { put16(f, v & 0xffff), put16(f, v >> 16 & 0xffff); }
+static inline void put16(FILE *f, unsigned v) { fputc(v & 255, f), fputc(v >> 8 & 255, f); }
+static inline void put32(FILE *f, unsigned long v) { put16(f, v & 0xffff), put16(f, v >> 16 & 0xffff); }
 
-static int npz_write(const char *path, const npz_array *arrays, int n) {
+static inline int npz_write(const char *path, const npz_array *arrays, int n) {
   FILE *f = fopen(path, "wb");
   if (!f) return -1;
   unsigned long offsets[16], crcs[16], sizes[16];

@@ -11,6 +11,7 @@
 #include "mnist_data.h"
 
 #include <time.h>
+#include <unistd.h>
 
 enum { BATCH = 30, IN = 784, HIDDEN = 128, OUT = 10, TEST = 10000 };
 
@@ -67,6 +68,7 @@ int main(int argc, char **argv) {
   float *imgs = checked_alloc(sizeof(float) * BATCH * IN);
   uint8_t *labels = checked_alloc(BATCH * OUT);
   int cur = 0;
+  int progress = isatty(2); /* a progress line on a terminal */
   double steps_time = 0;
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     float loss = 0, acc = 0, next_loss, next_acc;
@@ -83,7 +85,7 @@ int main(int argc, char **argv) {
         return 1;
       }
       loss = next_loss, acc = next_acc, cur = 1 - cur;
-      if (b % 100 == 99 || b + 1 == batches) {
+      if (progress && (b % 100 == 99 || b + 1 == batches)) {
         int done = (int)(40 * (b + 1) / batches);
         fprintf(stderr, "\repoch %d [%.*s%*s] %ld/%ld", epoch, done, "========================================",
                 40 - done, "", b + 1, batches);
@@ -91,7 +93,7 @@ int main(int argc, char **argv) {
     }
     double dt = now() - t0;
     steps_time += dt;
-    fprintf(stderr, "\n");
+    if (progress) fprintf(stderr, "\n");
     printf("epoch %d: loss %.4f, training accuracy %.4f, %.2f s (%.1f us per step)\n", epoch, loss, acc, dt,
            dt / batches * 1e6);
   }
