@@ -25,3 +25,12 @@ cc -O3 -march=native -std=c11 -I"$work" "$here/mlp_bench.c" "$work/libmlpbench.a
   "$work/libnxrt.a" -lm \
   -o "$work/mlp_bench"
 "$work/mlp_bench"
+echo
+
+"$nxc" aot "$here/../mnist/mnist.exs" --name trainbench -o "$work" \
+  --fn "update({f32[input: 784, layer: 128], f32[layer: 128], f32[layer: 128, output: 10], f32[output: 10]}, f32[batch: 30, input: 784], u8[batch: 30, output: 10], f32[])" \
+  --fn "predict30=predict({f32[input: 784, layer: 128], f32[layer: 128], f32[layer: 128, output: 10], f32[output: 10]}, f32[30,784])" \
+  --fn "predict1=predict({f32[input: 784, layer: 128], f32[layer: 128], f32[layer: 128, output: 10], f32[output: 10]}, f32[1,784])"
+cc -O3 -march=native -std=c11 -I"$work" "$here/train_bench.c" "$work/libtrainbench.a" "$work/libnxrt.a" -lm \
+  -o "$work/train_bench"
+"$work/train_bench"

@@ -12,6 +12,8 @@
 #include "nxc/Frontend/Parser.h"
 #include "nxc/Jit/Engine.h"
 
+#include "nxc/Sema/Signature.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,21 +30,56 @@ bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// One command-line argument: a .npy file, an .npz file (a tuple), or a literal.
-Result<HostValue> readArgument(const std::string &text, size_t index) {
-  if (endsWith(text, ".npy")) {
-    NXC_TRY(t, readNpy(text));
-    return HostValue::leaf(std::move(t));
+/// Gives the leaves of `v` the axis names of `declared` (a template written
+/// after the file, as in `params.npz:{f32[input: 784, layer: 128], ...}`),
+/// after checking that types and shapes match.
+Status applyTemplate(HostValue &v, const Template &declared, const std::string &file) {
+  if (v.isTuple != declared.isTuple || (v.isTuple && v.elems.size() != declared.elems.size()))
+    return error(declared.loc, fmt::format(FMT_STRING("{} does not have the structure of {}"), file, declared.str()));
+  if (v.isTuple) {
+    for (size_t i = 0; i < v.elems.size(); ++i) NXC_CHECK(applyTemplate(v.elems[i], declared.elems[i], file));
+    return okStatus();
   }
-  if (endsWith(text, ".npz")) {
-    NXC_TRY(ts, readNpz(text));
+  if (!(v.tensor.type.elem == declared.tensor.elem && v.tensor.type.shape == declared.tensor.shape))
+    return error(declared.loc, fmt::format(FMT_STRING("{} holds {}, but the template declares {}"), file,
+                                           v.tensor.type.str(), declared.tensor.str()));
+  v.tensor.type.names = declared.tensor.names;
+  return okStatus();
+}
+
+/// One command-line argument: a .npy file, an .npz file (a tuple), or a
+/// literal; a file may be followed by `:TEMPLATE` to give its axes names.
+Result<HostValue> readArgument(const std::string &text, size_t index) {
+  std::string file = text, declared;
+  for (const char *ext : {".npy:", ".npz:"})
+    if (auto at = text.find(ext); at != std::string::npos) {
+      file = text.substr(0, at + 4);
+      declared = text.substr(at + 5);
+    }
+  HostValue v;
+  if (endsWith(file, ".npy")) {
+    NXC_TRY(t, readNpy(file));
+    v = HostValue::leaf(std::move(t));
+  } else if (endsWith(file, ".npz")) {
+    NXC_TRY(ts, readNpz(file));
     std::vector<HostValue> elems;
     for (auto &t : ts) elems.push_back(HostValue::leaf(std::move(t)));
-    return HostValue::tuple(std::move(elems));
+    v = HostValue::tuple(std::move(elems));
+  } else {
+    auto src = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
+    NXC_TRY(t, parseLiteral(src));
+    return HostValue::leaf(std::move(t));
   }
-  auto src = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
-  NXC_TRY(t, parseLiteral(src));
-  return HostValue::leaf(std::move(t));
+  if (!declared.empty()) {
+    // Parsed as the one argument of a signature, so errors point into it.
+    auto src = std::make_shared<const SourceFile>(
+        SourceFile{fmt::format(FMT_STRING("argument {} template"), index), "f(" + declared + ")"});
+    NXC_TRY(sig, parseSignature(src));
+    if (sig.args.size() != 1 || !sig.args[0].constantPath.empty())
+      return error(sig.loc, fmt::format(FMT_STRING("expected one template after {}:"), file));
+    NXC_CHECK(applyTemplate(v, sig.args[0], file));
+  }
+  return v;
 }
 
 int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor *> &inputs, const JitOptions &o) {
