@@ -23,6 +23,21 @@ Result<Graph> Tracer::run(const Signature &sig) {
   g_.function = fn->name;
   Env env;
   std::set<std::string> bound;
+  // Constant templates are read by loadConstants (nxc/Tensor/Constants.h)
+  // before tracing; one that was not has no type to trace with.
+  std::function<Status(const Template &)> loaded = [&](const Template &t) -> Status {
+    if (!t.constantPath.empty() && !t.isTuple && !t.values)
+      return error(t.loc, fmt::format(FMT_STRING("the constant @{} has not been read (constant templates are "
+                                                 "compiled by `nxc aot`)"),
+                                      t.constantPath));
+    if (!t.constantPath.empty() && t.isTuple && t.elems.empty())
+      return error(t.loc, fmt::format(FMT_STRING("the constant @{} has not been read (constant templates are "
+                                                 "compiled by `nxc aot`)"),
+                                      t.constantPath));
+    for (auto &e : t.elems) NXC_CHECK(loaded(e));
+    return okStatus();
+  };
+  for (auto &a : sig.args) NXC_CHECK(loaded(a));
   for (size_t a = 0; a < fn->params.size(); ++a) {
     Value v;
     if (a < sig.args.size()) {
