@@ -279,8 +279,7 @@ std::vector<int> Backprop::cloneNodes(const std::vector<int> &ids, std::map<int,
       std::vector<int> inner = region.nodes;
       region.nodes.clear();
       RegionScope scope(t_, region.nodes);
-      std::vector<int> cloned = cloneNodes(inner, remap);
-      (void)cloned;
+      cloneNodes(inner, remap); // into region.nodes, through the scope
       for (int &a : region.args) a = mapped(remap, a);
       for (int &r : region.results) r = mapped(remap, r);
     }
