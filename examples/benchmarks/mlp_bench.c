@@ -16,6 +16,7 @@
 
 #include "mlpbench.h"
 #include "mmbench.h"
+#include "bench_time.h"
 
 enum { B = 30, IN = 784, H = 128, OUT = 10 };
 
@@ -50,17 +51,6 @@ static void predict_c(layer_fn layer, float *out) {
     for (int j = 0; j < OUT; j++) s += expf(out[i * OUT + j]);
     for (int j = 0; j < OUT; j++) out[i * OUT + j] = expf(out[i * OUT + j]) / s;
   }
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b) {
-  double p = *(const double *)a, q = *(const double *)b;
-  return p < q ? -1 : p > q;
 }
 
 /* Median seconds per call of `variant` (0: nxc, 1: C ijk, 2: C ikj). */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "bench_time.h"
 
 /* The textbook loop: max, sum of exp, divide (libm expf). */
 static void softmax_c(const float *x, float *y, int n) {
@@ -30,17 +31,6 @@ static void softmax_c_stored(const float *x, float *y, int n) {
   for (int i = 0; i < n; i++) { y[i] = expf(x[i] - m); s += y[i]; }
   float r = 1.0f / s;
   for (int i = 0; i < n; i++) y[i] *= r;
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 typedef void (*variant_fn)(const float *, float *, int);

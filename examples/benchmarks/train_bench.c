@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_time.h"
 
 enum { B = 30, IN = 784, H = 128, OUT = 10 };
 
@@ -79,16 +80,6 @@ static void step_c(float lr) {
     for (int i = 0; i < B; i++) g += dz[i * H + j];
     cb1[j] = b1[j] - lr * g;
   }
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-static int cmp(const void *a, const void *b) {
-  double p = *(const double *)a, q = *(const double *)b;
-  return p < q ? -1 : p > q;
 }
 
 static void *ws_update, *ws_p30, *ws_p1;

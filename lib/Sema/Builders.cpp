@@ -20,6 +20,23 @@ int Tracer::add(Node n) {
   return id;
 }
 
+int Tracer::addWithRegions(Node n) {
+  int id = add(std::move(n));
+  for (auto &region : g_.nodes[id].regions)
+    for (int m : region.nodes) g_.nodes[m].parent = id;
+  return id;
+}
+
+int Tracer::elemNode(int owner, size_t k, const Loc &loc) {
+  Node el;
+  el.op = "elem";
+  el.operands = {owner};
+  el.param = (int)k;
+  el.type = g_.nodes[owner].resultTypes[k];
+  el.loc = loc;
+  return add(std::move(el));
+}
+
 int Tracer::node(const std::string &op, std::vector<int> operands, TensorType type, const Loc &loc) {
   Node n;
   n.op = op;

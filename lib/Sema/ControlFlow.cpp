@@ -24,13 +24,6 @@ const char *kIncompatible = "cond/if expects all branches to return compatible t
 const char *kWhileMismatch =
     "the do-block in while must return tensors with the same shape, type, and names as the initial arguments";
 
-/// The leaves of a container value, depth-first, and its structure.
-void flatten(const Value &v, std::vector<Value> &out) {
-  if (v.kind == Value::Tuple)
-    for (auto &e : v.elems) flatten(e, out);
-  else out.push_back(v);
-}
-
 bool sameStructure(const Value &a, const Value &b) {
   bool ta = a.kind == Value::Tuple, tb = b.kind == Value::Tuple;
   if (ta != tb) return false;
@@ -41,15 +34,20 @@ bool sameStructure(const Value &a, const Value &b) {
   return true;
 }
 
-/// Rebuilds a container shaped like `shape` from `leaves` (consumed in order).
-Value rebuild(const Value &shape, const std::vector<Value> &leaves, size_t &next) {
-  if (shape.kind != Value::Tuple) return leaves[next++];
-  Value t = shape;
-  for (auto &e : t.elems) e = rebuild(e, leaves, next);
-  return t;
+} // namespace
+
+void flattenLeaves(const Value &v, std::vector<Value> &out) {
+  if (v.kind == Value::Tuple)
+    for (auto &e : v.elems) flattenLeaves(e, out);
+  else out.push_back(v);
 }
 
-} // namespace
+Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next) {
+  if (shape.kind != Value::Tuple) return leaves[next++];
+  Value t = shape;
+  for (auto &e : t.elems) e = rebuildLeaves(e, leaves, next);
+  return t;
+}
 
 std::optional<bool> Tracer::staticTruth(const Value &v) {
   if (v.kind == Value::Int) return v.i != 0;
@@ -131,8 +129,8 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
   }
   if (!sameStructure(branches[0], branches[1])) return error(loc, kIncompatible);
   std::vector<Value> la, lb;
-  flatten(branches[0], la);
-  flatten(branches[1], lb);
+  flattenLeaves(branches[0], la);
+  flattenLeaves(branches[1], lb);
   // Per leaf: the merged type (float literals take the merged float type)
   // and the broadcast shape.
   std::vector<TensorType> types;
@@ -174,21 +172,11 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
   }
   n.type = types.empty() ? TensorType{ElemType::u8(), {}, {}} : types[0];
   n.resultTypes = types;
-  int id = add(n);
-  for (auto &region : g_.nodes[id].regions)
-    for (int m : region.nodes) g_.nodes[m].parent = id;
+  int id = addWithRegions(n);
   std::vector<Value> results;
-  for (size_t i = 0; i < types.size(); ++i) {
-    Node el;
-    el.op = "elem";
-    el.operands = {id};
-    el.param = (int)i;
-    el.type = types[i];
-    el.loc = n.loc;
-    results.push_back(Value::tensor(add(el), n.loc));
-  }
+  for (size_t i = 0; i < types.size(); ++i) results.push_back(Value::tensor(elemNode(id, i, n.loc), n.loc));
   size_t next = 0;
-  return rebuild(branches[0], results, next);
+  return rebuildLeaves(branches[0], results, next);
 }
 
 Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
@@ -304,7 +292,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   };
   NXC_TRY(state0, initValue(init));
   std::vector<Value> leaves;
-  flatten(state0, leaves);
+  flattenLeaves(state0, leaves);
   std::vector<int> initNodes;
   for (auto &l : leaves) {
     if (l.kind != Value::Tensor && !l.isNumber())
@@ -369,7 +357,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   auto checkBody = [&](const Value &result, std::vector<int> &out) -> Status {
     if (!sameStructure(state0, result)) return error(body.loc, kWhileMismatch);
     std::vector<Value> rl;
-    flatten(result, rl);
+    flattenLeaves(result, rl);
     for (size_t i = 0; i < rl.size(); ++i) {
       NXC_TRY(t, toTensor(rl[i], body.loc));
       const TensorType &want = g_.typeOf(initNodes[i]), &got = g_.typeOf(t);
@@ -391,7 +379,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     std::vector<Value> vs;
     for (int o : out) vs.push_back(Value::tensor(o, body.loc));
     size_t pos = 0;
-    return rebuild(state0, vs, pos);
+    return rebuildLeaves(state0, vs, pos);
   };
   auto constantCounter = [&](int64_t k) { return Value::tensor(constant(ElemType::s32(), {}, {}, {k}, body.loc), body.loc); };
 
@@ -400,7 +388,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     std::vector<Value> cur;
     for (int n : initNodes) cur.push_back(Value::tensor(n, init.loc));
     size_t pos = 0;
-    Value state = rebuild(state0, cur, pos);
+    Value state = rebuildLeaves(state0, cur, pos);
     for (int64_t k = 0; k < count; ++k) {
       NXC_TRY(next, step(state, constantCounter(k)));
       state = next;
@@ -446,7 +434,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       pred = p;
     } else {
       size_t pos = 0;
-      bindState(init, rebuild(state0, args, pos), local);
+      bindState(init, rebuildLeaves(state0, args, pos), local);
       NXC_TRY(p, eval(condOrGen, local));
       pred = p;
     }
@@ -468,7 +456,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     Value k = generator ? args.back() : Value();
     std::vector<Value> stateArgs(args.begin(), args.begin() + initNodes.size());
     size_t pos = 0;
-    Value state = rebuild(state0, stateArgs, pos);
+    Value state = rebuildLeaves(state0, stateArgs, pos);
     int64_t perIter = unroll > 0 ? unroll : 1;
     for (int64_t u = 0; u < perIter; ++u) {
       Value kk = k;
@@ -481,7 +469,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       state = next;
     }
     std::vector<Value> fl;
-    flatten(state, fl);
+    flattenLeaves(state, fl);
     for (auto &v : fl) n.regions[1].results.push_back(v.node);
     if (generator) {
       NXC_TRY(next, binary("add", k, Value::number(1, e.loc), BinaryRule::Arith, e.loc));
@@ -492,21 +480,11 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   n.type = n.resultTypes[0];
   // A chunked unroll runs count / unroll chunks; the rest is traced after it.
   int64_t chunks = generator && unroll > 0 ? count / unroll : count;
-  int id = add(n);
-  for (auto &region : g_.nodes[id].regions)
-    for (int m : region.nodes) g_.nodes[m].parent = id;
+  int id = addWithRegions(n);
   std::vector<Value> results;
-  for (size_t i = 0; i < initNodes.size(); ++i) {
-    Node el;
-    el.op = "elem";
-    el.operands = {id};
-    el.param = (int)i;
-    el.type = n.resultTypes[i];
-    el.loc = e.loc;
-    results.push_back(Value::tensor(add(el), e.loc));
-  }
+  for (size_t i = 0; i < initNodes.size(); ++i) results.push_back(Value::tensor(elemNode(id, i, e.loc), e.loc));
   size_t pos = 0;
-  Value state = rebuild(state0, results, pos);
+  Value state = rebuildLeaves(state0, results, pos);
   // Leftover iterations of a chunked unroll, traced after the loop.
   for (int64_t k = chunks * (unroll > 0 ? unroll : 1); generator && unroll > 0 && k < count; ++k) {
     NXC_TRY(next, step(state, constantCounter(k)));

@@ -55,17 +55,6 @@ std::vector<int64_t> minus(std::vector<int64_t> a, const std::vector<int64_t> &b
   return a;
 }
 
-void flattenLeaves(const Value &v, std::vector<Value> &out) {
-  if (v.kind == Value::Tuple)
-    for (auto &e : v.elems) flattenLeaves(e, out);
-  else out.push_back(v);
-}
-Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next) {
-  if (shape.kind != Value::Tuple) return leaves[next++];
-  Value t = shape;
-  for (auto &e : t.elems) e = rebuildLeaves(e, leaves, next);
-  return t;
-}
 } // namespace
 
 /// The contributions to the adjoint of each node of one scope (the top level
@@ -104,13 +93,9 @@ private:
   Value tv(int n) const { return Value::tensor(n, loc_); }
   Value num(double v) const { return Value::real(v, loc_); }
   Value ints(const std::vector<int64_t> &v) const {
-    Value l;
-    l.kind = Value::List;
-    for (auto x : v) l.elems.push_back(Value::number(x, loc_));
-    l.keys.assign(v.size(), "");
-    l.keyLocs.assign(v.size(), loc_);
-    l.loc = loc_;
-    return l;
+    std::vector<Value> e;
+    for (auto x : v) e.push_back(Value::number(x, loc_));
+    return Value::list(std::move(e), loc_);
   }
   Value keywords(std::vector<std::pair<std::string, Value>> kv) const {
     Value l;
@@ -283,9 +268,7 @@ std::vector<int> Backprop::cloneNodes(const std::vector<int> &ids, std::map<int,
       for (int &a : region.args) a = mapped(remap, a);
       for (int &r : region.results) r = mapped(remap, r);
     }
-    int nid = t_.add(c);
-    for (auto &region : g_.nodes[nid].regions)
-      for (int m : region.nodes) g_.nodes[m].parent = nid;
+    int nid = t_.addWithRegions(c);
     remap[id] = nid;
     setDep(nid, dep(id));
     if (auto it = t_.customGrads_.find(id); it != t_.customGrads_.end()) {
@@ -442,7 +425,6 @@ void Backprop::rule(int id, int g, Adjoints &a) {
   }
   // Unary element-wise ops.
   int in = n.operands.empty() ? -1 : x(0);
-  auto one = [&](double c) { return num(c); };
   if (op == "negate") return give(0, nx("negate", g));
   if (op == "abs") return give(0, nx("select", std::vector<Value>{tv(nx("greater_equal", tv(in), num(0.0))), tv(g), tv(nx("negate", g))}));
   if (op == "sqrt") return give(0, div(tv(mul(tv(g), num(0.5))), tv(id)));
@@ -465,15 +447,15 @@ void Backprop::rule(int id, int g, Adjoints &a) {
   }
   int xx = -1;
   auto square = [&]() { return xx >= 0 ? xx : (xx = mul(tv(in), tv(in))); };
-  if (op == "asin") return give(0, mul(tv(g), tv(nx("rsqrt", sub(one(1.0), tv(square()))))));
-  if (op == "acos") return give(0, mul(tv(g), tv(nx("negate", nx("rsqrt", sub(one(1.0), tv(square())))))));
-  if (op == "atan") return give(0, div(tv(g), tv(add(one(1.0), tv(square())))));
+  if (op == "asin") return give(0, mul(tv(g), tv(nx("rsqrt", sub(num(1.0), tv(square()))))));
+  if (op == "acos") return give(0, mul(tv(g), tv(nx("negate", nx("rsqrt", sub(num(1.0), tv(square())))))));
+  if (op == "atan") return give(0, div(tv(g), tv(add(num(1.0), tv(square())))));
   if (op == "sinh") return give(0, mul(tv(g), tv(nx("cosh", in))));
   if (op == "cosh") return give(0, mul(tv(g), tv(nx("sinh", in))));
-  if (op == "tanh") return give(0, mul(tv(g), tv(sub(one(1.0), tv(mul(tv(id), tv(id)))))));
-  if (op == "asinh") return give(0, mul(tv(g), tv(nx("rsqrt", add(tv(square()), one(1.0))))));
-  if (op == "acosh") return give(0, mul(tv(g), tv(nx("rsqrt", sub(tv(square()), one(1.0))))));
-  if (op == "atanh") return give(0, div(tv(g), tv(sub(one(1.0), tv(square())))));
+  if (op == "tanh") return give(0, mul(tv(g), tv(sub(num(1.0), tv(mul(tv(id), tv(id)))))));
+  if (op == "asinh") return give(0, mul(tv(g), tv(nx("rsqrt", add(tv(square()), num(1.0))))));
+  if (op == "acosh") return give(0, mul(tv(g), tv(nx("rsqrt", sub(tv(square()), num(1.0))))));
+  if (op == "atanh") return give(0, div(tv(g), tv(sub(num(1.0), tv(square())))));
   const double twoRsqrtPi = 2.0 / std::sqrt(M_PI), halfSqrtPi = std::sqrt(M_PI) / 2.0;
   if (op == "erf" || op == "erfc") {
     int e = nx("exp", nx("negate", square()));
@@ -686,18 +668,8 @@ void Backprop::condRule(int id, Adjoints &a) {
     }
   }
   nn.type = nn.resultTypes[0];
-  int nid = t_.add(nn);
-  for (auto &region : g_.nodes[nid].regions)
-    for (int m : region.nodes) g_.nodes[m].parent = nid;
-  for (size_t i = 0; i < caps.size(); ++i) {
-    Node el;
-    el.op = "elem";
-    el.operands = {nid};
-    el.param = (int)i;
-    el.type = nn.resultTypes[i];
-    el.loc = loc_;
-    contribute(a, caps[i], t_.add(el));
-  }
+  int nid = t_.addWithRegions(nn);
+  for (size_t i = 0; i < caps.size(); ++i) contribute(a, caps[i], t_.elemNode(nid, i, loc_));
 }
 
 void Backprop::whileRule(int id, Adjoints &a) {
@@ -731,19 +703,7 @@ void Backprop::whileRule(int id, Adjoints &a) {
   };
   auto finish = [&](Node &loop) {
     loop.type = loop.resultTypes[0];
-    int lid = t_.add(loop);
-    for (auto &region : g_.nodes[lid].regions)
-      for (int m : region.nodes) g_.nodes[m].parent = lid;
-    return lid;
-  };
-  auto elemOf = [&](int loop, size_t k) {
-    Node el;
-    el.op = "elem";
-    el.operands = {loop};
-    el.param = (int)k;
-    el.type = g_.nodes[loop].resultTypes[k];
-    el.loc = loc_;
-    return t_.add(el);
+    return t_.addWithRegions(loop);
   };
   // Clones region r of the original loop onto `args`; returns its results
   // and the cloned nodes.
@@ -777,7 +737,7 @@ void Backprop::whileRule(int id, Adjoints &a) {
     count.regions[r].results = res;
   }
   int counted = finish(count);
-  int trips = elemOf(counted, n);
+  int trips = t_.elemNode(counted, n, loc_);
 
   // 2. Backwards: state {s, g, k, j, s0}.
   Node back;
@@ -821,7 +781,7 @@ void Backprop::whileRule(int id, Adjoints &a) {
   }
   if (!err_.ok()) return;
   int backId = finish(back);
-  for (size_t i = 0; i < n; ++i) contribute(a, w.operands[i], elemOf(backId, n + i));
+  for (size_t i = 0; i < n; ++i) contribute(a, w.operands[i], t_.elemNode(backId, n + i, loc_));
 }
 
 Result<std::vector<int>> Backprop::run(int y, const std::vector<int> &targets) {

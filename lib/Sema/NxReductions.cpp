@@ -318,13 +318,7 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
     std::vector<Value> cfg;
     for (size_t d = 0; d < rank; ++d)
       cfg.push_back(Value::tuple({Value::number(lo[d], loc), Value::number(hi[d], loc), Value::number(0, loc)}, loc));
-    Value cfgList;
-    cfgList.kind = Value::List;
-    cfgList.elems = cfg;
-    cfgList.keys.assign(cfg.size(), "");
-    cfgList.keyLocs.assign(cfg.size(), loc);
-    cfgList.loc = loc;
-    std::vector<Value> padArgs = {Value::tensor(x, loc), fill, cfgList};
+    std::vector<Value> padArgs = {Value::tensor(x, loc), fill, Value::list(cfg, loc)};
     NXC_TRY(padded, nxPad("pad", padArgs, loc));
     src = cast(padded.node, t, loc);
   }

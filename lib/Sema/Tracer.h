@@ -58,7 +58,22 @@ struct Value {
   static Value tensor(int n, Loc l) { Value x; x.kind = Tensor; x.node = n; x.loc = std::move(l); return x; }
   static Value atomValue(std::string a, Loc l) { Value x; x.kind = Atom; x.atom = std::move(a); x.loc = std::move(l); return x; }
   static Value tuple(std::vector<Value> e, Loc l) { Value x; x.kind = Tuple; x.elems = std::move(e); x.loc = std::move(l); return x; }
+  /// A plain list (no keys), as `[a, b]` evaluates.
+  static Value list(std::vector<Value> e, const Loc &l) {
+    Value x;
+    x.kind = List;
+    x.keys.assign(e.size(), "");
+    x.keyLocs.assign(e.size(), l);
+    x.elems = std::move(e);
+    x.loc = l;
+    return x;
+  }
 };
+
+/// The leaves of a container value (tuples nest), depth-first.
+void flattenLeaves(const Value &v, std::vector<Value> &out);
+/// A container shaped like `shape` from `leaves`, consumed from `next` on.
+Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next);
 
 std::string describeValue(const Value &v);
 
@@ -133,6 +148,10 @@ public:
   //===--------------------------------------------------------------------===//
   /// Appends a node to the graph and to the region being traced.
   int add(Node n);
+  /// add() for a cond/while node: its region nodes get it as their parent.
+  int addWithRegions(Node n);
+  /// The `elem` node reading result k of cond/while node `owner`.
+  int elemNode(int owner, size_t k, const Loc &loc);
   int node(const std::string &op, std::vector<int> operands, TensorType type, const Loc &loc);
   int constant(ElemType t, Shape shape, std::vector<double> fv, std::vector<int64_t> iv, const Loc &loc);
   int numberConstant(const Value &v, ElemType t);

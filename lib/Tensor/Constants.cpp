@@ -53,7 +53,7 @@ Status load(Template &t) {
   std::vector<Template *> ls;
   leaves(t, ls);
   if (ls.size() != arrays->size())
-    return error(t.loc, fmt::format(FMT_STRING("{} holds {} arrays, but the template declares {} tensors"), path,
+    return error(t.loc, fmt::format(FMT_STRING("{} holds {} arrays, but the template declares {}"), path,
                                     arrays->size(), ls.size()));
   if (ls.empty()) return error(t.loc, fmt::format(FMT_STRING("{} holds no arrays"), path));
   for (size_t i = 0; i < ls.size(); ++i) {

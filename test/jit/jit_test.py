@@ -815,6 +815,24 @@ def case_npz_tuple_parameter(ctx):
     check(len(set(outputs)) == 1, "lin gave different bytes for the same {w, b} given three ways")
 
 
+def case_npz_named_by_template(ctx):
+    """lin_named({w, b}, x) reduces over the axis named :out: the names come from a template written after
+    the .npz; without it the name is unknown, and a template that does not match the file is an error."""
+    w, b, x = lin_inputs(ctx)
+    ref = (x.astype(np.float64) @ w.astype(np.float64) + b).sum(axis=1)
+    np.savez(ctx.path("wbn.npz"), w, b)
+    xp = ctx.save("xn.npy", x)
+    fn = [source("tuples.nx"), "--fn", "Tuples.lin_named"]
+    named, unnamed, wrong = ctx.jit_many([
+        [*fn, ctx.path("wbn.npz") + ":{f32[3, out: 2], f32[out: 2]}", xp, "-o", ctx.path("yn.npy")],
+        [*fn, ctx.path("wbn.npz"), xp],
+        [*fn, ctx.path("wbn.npz") + ":{f32[2, out: 3], f32[out: 2]}", xp]])
+    expect_ok(named, "lin_named with names from the template")
+    compare_arrays("lin_named", load_npy(ctx.path("yn.npy"), named), ref, "f32")
+    expect_error(unnamed, "key :out not found")
+    expect_error(wrong, "argument 1 template:1:4: error:", "holds f32[3][2], but the template declares f32[2][out: 3]")
+
+
 def check_npz_result(ctx, res, path, refs, types):
     expect_ok(res, "a tuple result written to .npz")
     check(os.path.exists(path), f"nxc did not write {path}:\n{res.describe()}")

@@ -218,3 +218,65 @@ func.func @keep_layout(%x: tensor<3x8xf32>, %w: tensor<8x2xf32>) -> tensor<3x2xf
   } -> tensor<3x2xf32>
   return %r : tensor<3x2xf32>
 }
+
+// -----
+
+// A contraction reads its operand once per output column (a map that is not
+// a permutation of its loops). A sigmoid feeding it (exp, division) is
+// stored, not recomputed 8 times per element; an add is still fused.
+#a2 = affine_map<(d0, d1) -> (d0, d1)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @contraction_operand
+// CHECK: %[[S:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[S]], %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: return
+// CHECK-LABEL: func.func @contraction_cheap_operand
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: arith.addf
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+func.func @contraction_operand(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %acc: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %one = arith.constant 1.0 : f32
+  %e0 = tensor.empty() : tensor<4x16xf32>
+  %s = linalg.generic {indexing_maps = [#a2, #a2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x16xf32>) outs(%e0 : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  %m = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%s, %w : tensor<4x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  return %m : tensor<4x8xf32>
+}
+func.func @contraction_cheap_operand(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>, %w: tensor<16x8xf32>, %acc: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e0 = tensor.empty() : tensor<4x16xf32>
+  %s = linalg.generic {indexing_maps = [#a2, #a2, #a2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<4x16xf32>, tensor<4x16xf32>) outs(%e0 : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  %m = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%s, %w : tensor<4x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  return %m : tensor<4x8xf32>
+}
