@@ -55,12 +55,16 @@ bool shouldFuse(OpOperand *fused) {
   if (producer->hasOneUse()) return true;
   if (producer.getNumReductionLoops() != 0) return false;
   // Recomputing a large body in every user multiplies work: only small
-  // bodies are copied, and only from producers whose inputs are not
-  // element-wise loops themselves (chains of multi-use values, as in a hash
-  // or a recurrence, would otherwise be copied exponentially often).
+  // bodies are copied, and only from producers whose same-shape inputs are
+  // not element-wise loops themselves (chains of multi-use values, as in a
+  // hash or a recurrence, would otherwise be copied exponentially often). A
+  // smaller input read through a broadcast (layer norm's per-row mean) is
+  // not such a chain.
   if (producer.getRegion().front().getOperations().size() > kMaxRecomputedOps) return false;
-  for (Value in : producer.getDpsInputs())
-    if (auto g = in.getDefiningOp<linalg::GenericOp>(); g && g.getNumReductionLoops() == 0) return false;
+  for (OpOperand *in : producer.getDpsInputOperands())
+    if (auto g = in->get().getDefiningOp<linalg::GenericOp>();
+        g && g.getNumReductionLoops() == 0 && producer.getMatchingIndexingMap(in).isPermutation())
+      return false;
   unsigned users = 0;
   for (Operation *user : producer->getUsers()) {
     if (!isa<linalg::GenericOp>(user)) return false;

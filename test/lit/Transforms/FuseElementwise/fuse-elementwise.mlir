@@ -280,3 +280,56 @@ func.func @contraction_cheap_operand(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>,
   } -> tensor<4x8xf32>
   return %m : tensor<4x8xf32>
 }
+
+// -----
+
+// Layer norm's shape: mean = sum / n is stored (a division read through a
+// broadcast), but centered = x - mean, which feeds both the variance sum
+// and the output, is still fused into both: a broadcast input is not a
+// chain of multi-use values. No full-size temporary is left.
+#a2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+#rows = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @layer_norm_shape
+// CHECK: %[[MEAN:.*]] = linalg.generic
+// CHECK: arith.divf
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%{{.*}}, %[[MEAN]] : tensor<4x8xf32>, tensor<4x1xf32>)
+// CHECK: arith.subf
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%{{.*}}, %[[MEAN]], %{{.*}} : tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+// CHECK: arith.subf
+// CHECK-NOT: linalg.generic
+func.func @layer_norm_shape(%x: tensor<4x8xf32>, %sum: tensor<4x1xf32>, %var0: tensor<4xf32>, %scale: tensor<4x1xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %n = arith.constant 8.0 : f32
+  %e0 = tensor.empty() : tensor<4x1xf32>
+  %mean = linalg.generic {indexing_maps = [#a2, #a2], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<4x1xf32>) outs(%e0 : tensor<4x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.divf %a, %n : f32
+    linalg.yield %d : f32
+  } -> tensor<4x1xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %c = linalg.generic {indexing_maps = [#a2, #row, #a2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : tensor<4x8xf32>, tensor<4x1xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<4x8xf32>
+  %v = linalg.generic {indexing_maps = [#a2, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%c : tensor<4x8xf32>) outs(%var0 : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %o, %sq : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#a2, #row, #a2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %scale : tensor<4x8xf32>, tensor<4x1xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %p = arith.mulf %a, %s : f32
+    linalg.yield %p : f32
+  } -> tensor<4x8xf32>
+  return %v, %y : tensor<4xf32>, tensor<4x8xf32>
+}
