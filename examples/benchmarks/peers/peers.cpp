@@ -1,0 +1,417 @@
+// The workloads W1-W7 side by side in one run: nxc's generated code against
+// the libraries users would otherwise pick (Debian's Eigen 3.4, oneDNN 2.6 and
+// Halide 14 AOT), same inputs, every result checked against a float64
+// reference. Median microseconds per call; the thread count (1 or 2) applies
+// to the peers (Eigen's products, oneDNN's OpenMP, Halide's thread pool). nxc's
+// code is single-threaded.
+//   peers THREADS
+#include "HalideBuffer.h"
+#include "HalideRuntime.h"
+#include "halide_layer_norm.h"
+#include "halide_layer_norm_par.h"
+#include "halide_softmax.h"
+#include "halide_softmax_par.h"
+
+#include "pbln.h"
+#include "pbmm.h"
+#include "pbmnist.h"
+#include "pbsm.h"
+
+#include <Eigen/Dense>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MapM = Eigen::Map<RowMatrix>;
+using MapCM = Eigen::Map<const RowMatrix>;
+using MapV = Eigen::Map<Eigen::ArrayXf>;
+using MapCV = Eigen::Map<const Eigen::ArrayXf>;
+
+/// At 2 threads Halide's parallel schedules run beside its serial ones (on a
+/// shared VM a thread-pool wake-up can cost more than a small loop); the
+/// table shows the faster.
+bool parallelPeers = false;
+
+/// Median seconds per call: rounds of enough calls to take ~2 ms each.
+double median(const std::function<void()> &f) {
+  f();
+  auto t0 = Clock::now();
+  f();
+  double once = std::chrono::duration<double>(Clock::now() - t0).count();
+  int reps = std::max(1, (int)(2e-3 / std::max(once, 1e-9)));
+  std::vector<double> t;
+  for (int r = 0; r < 15; ++r) {
+    auto s = Clock::now();
+    for (int i = 0; i < reps; ++i) f();
+    t.push_back(std::chrono::duration<double>(Clock::now() - s).count() / reps);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::vector<float> uniform(size_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto &x : v) x = d(g);
+  return v;
+}
+
+/// Largest error relative to the reference's largest magnitude.
+double relErr(const float *got, const std::vector<double> &ref) {
+  double m = 0, e = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    m = std::max(m, std::fabs(ref[i]));
+    e = std::max(e, std::fabs(got[i] - ref[i]));
+  }
+  return e / std::max(m, 1e-30);
+}
+
+struct Row {
+  std::string what;
+  std::vector<std::pair<std::string, double>> times; // first: nxc
+  double worstErr = 0;
+};
+std::vector<Row> rows;
+
+void record(Row r) { rows.push_back(std::move(r)); }
+
+void check(double err, Row &row, const char *who) {
+  row.worstErr = std::max(row.worstErr, err);
+  if (err > 1e-3) std::fprintf(stderr, "%s: %s is off by %.2g (relative)\n", row.what.c_str(), who, err);
+}
+
+// ---- float64 references -----------------------------------------------------
+std::vector<double> softmaxRef(const float *x, size_t n) {
+  double m = -INFINITY, s = 0;
+  for (size_t i = 0; i < n; ++i) m = std::max(m, (double)x[i]);
+  std::vector<double> y(n);
+  for (size_t i = 0; i < n; ++i) s += y[i] = std::exp(x[i] - m);
+  for (auto &v : y) v /= s;
+  return y;
+}
+
+std::vector<double> matmulRef(const float *a, const float *b, int m, int k, int n) {
+  std::vector<double> c((size_t)m * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) c[(size_t)i * n + j] += (double)a[(size_t)i * k + p] * b[(size_t)p * n + j];
+  return c;
+}
+
+struct Mlp {
+  std::vector<float> w1 = uniform(784 * 128, -0.1f, 0.1f, 1), b1 = uniform(128, -0.1f, 0.1f, 2),
+                     w2 = uniform(128 * 10, -0.1f, 0.1f, 3), b2 = uniform(10, -0.1f, 0.1f, 4);
+};
+
+std::vector<double> predictRef(const Mlp &p, const float *x, int batch) {
+  std::vector<double> h((size_t)batch * 128), y((size_t)batch * 10);
+  for (int i = 0; i < batch; ++i) {
+    for (int j = 0; j < 128; ++j) {
+      double s = p.b1[j];
+      for (int k = 0; k < 784; ++k) s += (double)x[i * 784 + k] * p.w1[k * 128 + j];
+      h[i * 128 + j] = 1 / (1 + std::exp(-s));
+    }
+    double m = -INFINITY, sum = 0;
+    for (int j = 0; j < 10; ++j) {
+      double s = p.b2[j];
+      for (int k = 0; k < 128; ++k) s += h[i * 128 + k] * p.w2[k * 10 + j];
+      y[i * 10 + j] = s;
+      m = std::max(m, s);
+    }
+    for (int j = 0; j < 10; ++j) sum += y[i * 10 + j] = std::exp(y[i * 10 + j] - m);
+    for (int j = 0; j < 10; ++j) y[i * 10 + j] /= sum;
+  }
+  return y;
+}
+
+// ---- oneDNN helpers -----------------------------------------------------------
+dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+dnnl::stream strm(eng);
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+dnnl::memory mem(const dnnl::memory::dims &d, const float *p) {
+  return dnnl::memory({d, dt::f32, d.size() == 1 ? tag::a : tag::ab}, eng, const_cast<float *>(p));
+}
+
+struct DnnlMatmul {
+  dnnl::matmul prim;
+  dnnl::memory a, b, bias, c;
+  bool hasBias;
+  DnnlMatmul(int m, int k, int n, const float *pa, const float *pb, const float *pbias, float *pc, bool logistic) {
+    dnnl::memory::desc amd({m, k}, dt::f32, tag::ab), bmd({k, n}, dt::f32, tag::ab), cmd({m, n}, dt::f32, tag::ab),
+        biasmd({1, n}, dt::f32, tag::ab);
+    dnnl::primitive_attr attr;
+    if (logistic) {
+      dnnl::post_ops po;
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f);
+      attr.set_post_ops(po);
+    }
+    hasBias = pbias != nullptr;
+    auto d = hasBias ? dnnl::matmul::desc(amd, bmd, biasmd, cmd) : dnnl::matmul::desc(amd, bmd, cmd);
+    prim = dnnl::matmul(dnnl::matmul::primitive_desc(d, attr, eng));
+    a = dnnl::memory(amd, eng, const_cast<float *>(pa));
+    b = dnnl::memory(bmd, eng, const_cast<float *>(pb));
+    c = dnnl::memory(cmd, eng, pc);
+    if (hasBias) bias = dnnl::memory(biasmd, eng, const_cast<float *>(pbias));
+  }
+  void run() {
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}};
+    if (hasBias) args[DNNL_ARG_BIAS] = bias;
+    prim.execute(strm, args);
+  }
+};
+
+struct DnnlSoftmax {
+  dnnl::softmax_forward prim;
+  dnnl::memory x, y;
+  DnnlSoftmax(int rows, int n, const float *px, float *py) {
+    dnnl::memory::desc md({rows, n}, dt::f32, tag::ab);
+    prim = dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
+        dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, 1), eng));
+    x = dnnl::memory(md, eng, const_cast<float *>(px));
+    y = dnnl::memory(md, eng, py);
+  }
+  void run() { prim.execute(strm, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}}); }
+};
+
+// ---- the workloads ------------------------------------------------------------
+void softmaxRow(const char *what, size_t n, int (*nxc)(const float *, float *)) {
+  auto x = uniform(n, 0, 1, 10 + (unsigned)n);
+  std::vector<float> y(n);
+  auto ref = softmaxRef(x.data(), n);
+  Row row{what, {}, 0};
+  auto run = [&](const char *who, const std::function<void()> &f) {
+    std::fill(y.begin(), y.end(), 0.f);
+    f();
+    check(relErr(y.data(), ref), row, who);
+    row.times.push_back({who, median(f)});
+  };
+  run("nxc", [&] { nxc(x.data(), y.data()); });
+  run("Eigen", [&] {
+    MapCV xv(x.data(), n);
+    MapV yv(y.data(), n);
+    yv = (xv - xv.maxCoeff()).exp();
+    yv *= 1.0f / yv.sum();
+  });
+  DnnlSoftmax sm(1, (int)n, x.data(), y.data());
+  run("oneDNN", [&] {
+    sm.run();
+    strm.wait();
+  });
+  Halide::Runtime::Buffer<float> hx(x.data(), (int)n), hy(y.data(), (int)n);
+  run("Halide", [&] { halide_softmax(hx.raw_buffer(), hy.raw_buffer()); });
+  if (parallelPeers) run("Halide parallel", [&] { halide_softmax_par(hx.raw_buffer(), hy.raw_buffer()); });
+  record(row);
+}
+
+void matmulRow() {
+  const int m = 10000, k = 784, n = 10;
+  auto a = uniform((size_t)m * k, 0, 1, 20), b = uniform((size_t)k * n, -0.1f, 0.1f, 21);
+  std::vector<float> c((size_t)m * n);
+  auto ref = matmulRef(a.data(), b.data(), m, k, n);
+  Row row{"W3 dot [10000,784] x [784,10]", {}, 0};
+  auto run = [&](const char *who, const std::function<void()> &f) {
+    f();
+    check(relErr(c.data(), ref), row, who);
+    row.times.push_back({who, median(f)});
+  };
+  run("nxc", [&] { pbmm_matmul(a.data(), b.data(), c.data()); });
+  run("Eigen", [&] { MapM(c.data(), m, n).noalias() = MapCM(a.data(), m, k) * MapCM(b.data(), k, n); });
+  DnnlMatmul mm(m, k, n, a.data(), b.data(), nullptr, c.data(), false);
+  run("oneDNN", [&] {
+    mm.run();
+    strm.wait();
+  });
+  record(row);
+}
+
+void eigenPredict(const Mlp &p, const float *x, int batch, float *y, RowMatrix &h) {
+  MapCM xm(x, batch, 784), w1(p.w1.data(), 784, 128), w2(p.w2.data(), 128, 10);
+  Eigen::Map<const Eigen::RowVectorXf> b1(p.b1.data(), 128), b2(p.b2.data(), 10);
+  h.noalias() = xm * w1;
+  h = (h.rowwise() + b1).array().unaryExpr([](float v) { return 1.0f / (1.0f + std::exp(-v)); }).matrix();
+  MapM ym(y, batch, 10);
+  ym.noalias() = h * w2;
+  ym.rowwise() += b2;
+  for (int i = 0; i < batch; ++i) {
+    auto r = ym.row(i).array();
+    r = (r - r.maxCoeff()).exp();
+    r /= r.sum();
+  }
+}
+
+void predictRow(int batch, void *ws) {
+  Mlp p;
+  auto x = uniform((size_t)batch * 784, 0, 1, 30 + batch);
+  std::vector<float> y((size_t)batch * 10), h((size_t)batch * 128);
+  auto ref = predictRef(p, x.data(), batch);
+  Row row{batch == 30 ? "W4 MLP 784-128-10 predict, batch 30" : "W5 same, batch 1", {}, 0};
+  auto run = [&](const char *who, const std::function<void()> &f) {
+    f();
+    check(relErr(y.data(), ref), row, who);
+    row.times.push_back({who, median(f)});
+  };
+  if (batch == 30)
+    run("nxc", [&] { pbmnist_predict30_with_workspace(p.w1.data(), p.b1.data(), p.w2.data(), p.b2.data(), x.data(), y.data(), ws); });
+  else
+    run("nxc", [&] { pbmnist_predict1_with_workspace(p.w1.data(), p.b1.data(), p.w2.data(), p.b2.data(), x.data(), y.data(), ws); });
+  RowMatrix hm(batch, 128);
+  run("Eigen", [&] { eigenPredict(p, x.data(), batch, y.data(), hm); });
+  DnnlMatmul l1(batch, 784, 128, x.data(), p.w1.data(), p.b1.data(), h.data(), true);
+  DnnlMatmul l2(batch, 128, 10, h.data(), p.w2.data(), p.b2.data(), y.data(), false);
+  DnnlSoftmax sm(batch, 10, y.data(), y.data());
+  run("oneDNN", [&] {
+    l1.run();
+    l2.run();
+    sm.run();
+    strm.wait();
+  });
+  record(row);
+}
+
+void trainRow(void *ws) {
+  Mlp p;
+  const int batch = 30;
+  auto x = uniform((size_t)batch * 784, 0, 1, 40);
+  std::vector<uint8_t> labels(batch * 10, 0);
+  std::vector<float> yl(batch * 10, 0.f);
+  for (int i = 0; i < batch; ++i) labels[i * 10 + (i * 7) % 10] = 1, yl[i * 10 + (i * 7) % 10] = 1;
+  std::vector<float> n1(784 * 128), n2(128), n3(1280), n4(10), e1(784 * 128), e2(128), e3(1280), e4(10);
+  const float lr = 0.01f;
+  Row row{"W6 training step (grad + SGD), batch 30", {}, 0};
+  row.times.push_back({"nxc", median([&] {
+                         pbmnist_update_with_workspace(p.w1.data(), p.b1.data(), p.w2.data(), p.b2.data(), x.data(),
+                                                       labels.data(), &lr, n1.data(), n2.data(), n3.data(), n4.data(), ws);
+                       })});
+  // Eigen: the backprop of the same loss, -sum(mean(log(p) * y, axes: [1])),
+  // written by hand.
+  RowMatrix h(batch, 128), pr(batch, 10), dz(batch, 128);
+  auto eigenStep = [&] {
+    eigenPredict(p, x.data(), batch, pr.data(), h);
+    MapCM y(yl.data(), batch, 10);
+    RowMatrix dlog = (pr.array().colwise() * y.rowwise().sum().array() - y.array()).matrix() / 10.0f;
+    MapM(e3.data(), 128, 10) = MapCM(p.w2.data(), 128, 10) - lr * (h.transpose() * dlog);
+    Eigen::Map<Eigen::RowVectorXf>(e4.data(), 10) =
+        Eigen::Map<const Eigen::RowVectorXf>(p.b2.data(), 10) - lr * dlog.colwise().sum();
+    dz.noalias() = dlog * MapCM(p.w2.data(), 128, 10).transpose();
+    dz = (dz.array() * h.array() * (1.0f - h.array())).matrix();
+    MapM(e1.data(), 784, 128) = MapCM(p.w1.data(), 784, 128) - lr * (MapCM(x.data(), batch, 784).transpose() * dz);
+    Eigen::Map<Eigen::RowVectorXf>(e2.data(), 128) =
+        Eigen::Map<const Eigen::RowVectorXf>(p.b1.data(), 128) - lr * dz.colwise().sum();
+  };
+  row.times.push_back({"Eigen", median(eigenStep)});
+  // Both are one SGD step from the same parameters: they must agree.
+  std::vector<double> ref(e1.begin(), e1.end());
+  check(relErr(n1.data(), ref), row, "nxc vs Eigen (w1)");
+  record(row);
+}
+
+void layerNormRow() {
+  const int rows_ = 4096, n = 1024;
+  auto x = uniform((size_t)rows_ * n, 0, 1, 50);
+  std::vector<float> y((size_t)rows_ * n);
+  std::vector<double> ref((size_t)rows_ * n);
+  for (int r = 0; r < rows_; ++r) {
+    double m = 0, v = 0;
+    for (int c = 0; c < n; ++c) m += x[(size_t)r * n + c];
+    m /= n;
+    for (int c = 0; c < n; ++c) v += (x[(size_t)r * n + c] - m) * (x[(size_t)r * n + c] - m);
+    v /= n;
+    for (int c = 0; c < n; ++c) ref[(size_t)r * n + c] = (x[(size_t)r * n + c] - m) / std::sqrt(v + 1e-5);
+  }
+  Row row{"W7 layer norm [4096,1024], last axis", {}, 0};
+  auto run = [&](const char *who, const std::function<void()> &f) {
+    f();
+    check(relErr(y.data(), ref), row, who);
+    row.times.push_back({who, median(f)});
+  };
+  run("nxc", [&] { pbln_layer_norm(x.data(), y.data()); });
+  run("Eigen", [&] {
+    MapCM xm(x.data(), rows_, n);
+    MapM ym(y.data(), rows_, n);
+    for (int r = 0; r < rows_; ++r) {
+      auto xr = xm.row(r).array();
+      float mean = xr.mean();
+      float var = (xr - mean).square().mean();
+      ym.row(r).array() = (xr - mean) * (1.0f / std::sqrt(var + 1e-5f));
+    }
+  });
+  dnnl::memory::desc md({rows_, n}, dt::f32, tag::ab);
+  auto lnpd = dnnl::layer_normalization_forward::primitive_desc(
+      dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, 1e-5f,
+                                              dnnl::normalization_flags::none),
+      eng);
+  dnnl::layer_normalization_forward ln(lnpd);
+  dnnl::memory xm(md, eng, x.data()), ym(md, eng, y.data());
+  dnnl::memory mean(lnpd.mean_desc(), eng), var(lnpd.variance_desc(), eng);
+  run("oneDNN", [&] {
+    ln.execute(strm, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}, {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}});
+    strm.wait();
+  });
+  Halide::Runtime::Buffer<float> hx(x.data(), n, rows_), hy(y.data(), n, rows_);
+  run("Halide", [&] { halide_layer_norm(hx.raw_buffer(), hy.raw_buffer()); });
+  if (parallelPeers) run("Halide parallel", [&] { halide_layer_norm_par(hx.raw_buffer(), hy.raw_buffer()); });
+  record(row);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  omp_set_num_threads(threads);
+  Eigen::setNbThreads(threads);
+  halide_set_num_threads(threads);
+  parallelPeers = threads > 1;
+  size_t wsBytes = std::max({pbmnist_predict30_workspace_size(), pbmnist_predict1_workspace_size(),
+                             pbmnist_update_workspace_size()});
+  void *ws = std::aligned_alloc(64, (wsBytes + 64) / 64 * 64);
+
+  softmaxRow("W1 softmax f32[1000]", 1000, pbsm_softmax_f32_1000);
+  softmaxRow("W2 softmax f32[1000000]", 1000000, pbsm_softmax_f32_1000000);
+  matmulRow();
+  predictRow(30, ws);
+  predictRow(1, ws);
+  trainRow(ws);
+  layerNormRow();
+
+  std::printf("\n%d thread%s for the peers (nxc: 1); median us per call; ratio = nxc / fastest peer\n\n", threads,
+              threads == 1 ? "" : "s");
+  std::printf("| workload | nxc | Eigen | oneDNN | Halide | fastest peer | ratio |\n|---|---|---|---|---|---|---|\n");
+  for (auto &r : rows) {
+    auto cell = [&](const std::string &who) -> std::string {
+      double best = INFINITY;
+      for (auto &[name, t] : r.times)
+        if (name.rfind(who, 0) == 0) best = std::min(best, t);
+      if (best == INFINITY) return "-";
+      char text[32];
+      std::snprintf(text, sizeof text, "%.2f", best * 1e6);
+      return text;
+    };
+    std::string best;
+    double bt = INFINITY;
+    for (size_t i = 1; i < r.times.size(); ++i)
+      if (r.times[i].second < bt) bt = r.times[i].second, best = r.times[i].first;
+    std::printf("| %s | %s | %s | %s | %s | %s | %.2fx |\n", r.what.c_str(), cell("nxc").c_str(), cell("Eigen").c_str(),
+                cell("oneDNN").c_str(), cell("Halide").c_str(), best.c_str(), r.times[0].second / bt);
+  }
+  std::printf("\nworst relative error against float64, per workload:");
+  for (auto &r : rows) std::printf(" %.1e", r.worstErr);
+  std::printf("\n");
+  std::free(ws);
+  return 0;
+}

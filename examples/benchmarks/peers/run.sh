@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# W1-W7 (shared workload definitions in the README) side by side with Eigen 3.4,
+# oneDNN 2.6 and Halide 14 AOT, at 1 and 2 threads for the peers.
+# Needs: apt-get install libeigen3-dev libdnnl-dev libhalide14-0-dev
+# Usage: examples/benchmarks/peers/run.sh [path/to/nxc]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bench=$here/..
+nxc=${1:-$here/../../../build/tools/nxc/nxc}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+P='{f32[input: 784, layer: 128], f32[layer: 128], f32[layer: 128, output: 10], f32[output: 10]}'
+"$nxc" aot "$bench/../softmax/softmax.nx" --name pbsm -o "$work" \
+  --fn 'MyDefn.softmax(f32[1000])' --fn 'MyDefn.softmax(f32[1000000])'
+"$nxc" aot "$bench/matmul.nx" --name pbmm -o "$work" --fn 'matmul(f32[10000,784], f32[784,10])'
+"$nxc" aot "$bench/../mnist/mnist.exs" --name pbmnist -o "$work" \
+  --fn "predict30=predict($P, f32[30,784])" --fn "predict1=predict($P, f32[1,784])" \
+  --fn "update($P, f32[batch: 30, input: 784], u8[batch: 30, output: 10], f32[])"
+"$nxc" aot "$bench/layernorm.nx" --name pbln -o "$work" --fn 'layer_norm(f32[4096,1024])'
+
+c++ -std=c++17 -O1 "$here/halide_gen.cpp" -I/usr/include/halide14 -lHalide14 -o "$work/halide_gen"
+"$work/halide_gen" "$work"
+
+c++ -std=c++17 -O3 -march=native -fopenmp -I"$work" -I/usr/include/eigen3 -I/usr/include/halide14 "$here/peers.cpp" \
+  "$work/libpbsm.a" "$work/libpbmm.a" "$work/libpbmnist.a" "$work/libpbln.a" "$work/libnxrt.a" \
+  "$work"/halide_*.a -ldnnl -ldl -lpthread -lm -o "$work/peers"
+for threads in 1 2; do "$work/peers" "$threads"; done
