@@ -176,6 +176,50 @@ private:
     a.node[id].push_back(plain(g));
   }
 
+  Value tuple(const std::vector<int64_t> &v) const {
+    std::vector<Value> e;
+    for (auto x : v) e.push_back(Value::number(x, loc_));
+    return Value::tuple(std::move(e), loc_);
+  }
+  Value opt(const std::string &key, Value v) const { return keywords({{key, std::move(v)}}); }
+  /// An integer tensor of shape s holding each element's coordinate on `axis`.
+  int coordinate(const Shape &s, int64_t axis, ElemType t) {
+    Node n;
+    n.op = "iota";
+    n.type = TensorType{t, {s[axis]}, {}};
+    n.axes = {0};
+    n.loc = loc_;
+    return broadcastAxes(t_.add(n), s, {axis});
+  }
+  /// The gradient of a gather-like op: g scatter-added into zeros of x's
+  /// shape, coords[d] (an integer tensor of g's shape) holding the coordinate
+  /// on x's axis d that each element of g was read from. Coordinates are
+  /// clamped as the forward gather clamps them.
+  int scatterAdd(int x, int g, std::vector<int> coords);
+  /// Marks the nodes from `from` on as depending on the differentiated
+  /// inputs when one of their operands does.
+  void markDeps(int from) {
+    for (int id = from; id < (int)g_.nodes.size(); ++id) {
+      bool d = false;
+      if (!zeroGradient(g_.nodes[id].op))
+        for (int o : g_.nodes[id].operands) d |= dep(o);
+      setDep(id, d);
+    }
+  }
+  /// The gradient of x through `forward(x)`, built here from x and
+  /// differentiated with the ordinary rules: Nx differentiates its cumulative
+  /// ops through their associative-scan definition, so nxc does too.
+  int through(int x, int g, const std::function<int(int)> &forward);
+  /// Nx's associative scan of t along `axis` with the binary Nx function `op`.
+  int associativeScan(int t, const std::string &op, int64_t axis);
+  int sliceAxis(int t, int64_t start, int64_t length, int64_t axis, int64_t stride);
+  int concat(std::vector<int> parts, int64_t axis) {
+    std::vector<Value> l;
+    for (int p : parts) l.push_back(tv(p));
+    return nx("concatenate", std::vector<Value>{Value::list(std::move(l), loc_), opt("axis", Value::number(axis, loc_))});
+  }
+  void windowChooserRule(const Node &n, int id, int g, Adjoints &a);
+  void convRule(const Node &n, int g, Adjoints &a);
   /// The gradient of a broadcast from operand shape `xs` to `s` along `axes`.
   int unbroadcast(const Shape &xs, const Shape &s, const std::vector<int64_t> &axes, int g);
   Status sweep(const std::vector<int> &scope, Adjoints &a);
@@ -623,10 +667,266 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     return;
   }
+  if (op == "cumulative_product" || op == "cumulative_max" || op == "cumulative_min") {
+    // (`reverse: true` is a reverse on either side of the node.)
+    std::string fn = op == "cumulative_product" ? "multiply" : op == "cumulative_max" ? "max" : "min";
+    return give(0, through(in, g, [&](int t) { return associativeScan(t, fn, n.axes[0]); }));
+  }
+  if (op == "take" || op == "take_along_axis" || op == "gather") {
+    int idx = x(1);
+    const Shape gs = type(g).shape;
+    const TensorType it = type(idx);
+    int64_t rank = (int64_t)xs.size();
+    std::vector<int> coords(rank, -1);
+    if (op == "take") {
+      int64_t axis = n.axes[0], ri = it.rank();
+      std::vector<int64_t> at = range(axis, axis + ri);
+      for (int64_t d = 0; d < rank; ++d)
+        coords[d] = d == axis ? broadcastAxes(idx, gs, at) : coordinate(gs, d < axis ? d : d + ri - 1, it.elem);
+    } else if (op == "take_along_axis") {
+      for (int64_t d = 0; d < rank; ++d) coords[d] = d == n.axes[0] ? idx : coordinate(gs, d, it.elem);
+    } else {
+      int64_t batch = it.rank() - 1, next = batch;
+      Shape bs(it.shape.begin(), it.shape.end() - 1);
+      for (int64_t d = 0; d < rank; ++d) {
+        auto j = std::find(n.axes.begin(), n.axes.end(), d);
+        if (j == n.axes.end()) {
+          coords[d] = coordinate(gs, next++, it.elem);
+          continue;
+        }
+        int col = sliceAxis(idx, j - n.axes.begin(), 1, batch, 1);
+        coords[d] = ok(col) ? broadcastAxes(t_.reshape(col, bs, loc_), gs, range(0, batch)) : -1;
+      }
+    }
+    return give(0, scatterAdd(in, g, coords));
+  }
+  if (op == "indexed_add" || op == "indexed_put") {
+    int idx = x(1), upd = x(2);
+    Value axes = opt("axes", ints(n.axes));
+    if (dep(x(0)))
+      give(0, op == "indexed_add" ? g
+                                  : nx("indexed_put", std::vector<Value>{tv(g), tv(idx), tv(zeros(type(g).elem, shape(upd))), axes}));
+    if (dep(upd)) {
+      int taken = nx("gather", std::vector<Value>{tv(g), tv(idx), axes});
+      if (ok(taken)) give(2, t_.reshape(taken, shape(upd), loc_));
+    }
+    return;
+  }
+  if (op == "window_sum") {
+    // Spread g over the strides, pad it by the dilated window, and sum
+    // windows of it again.
+    const std::vector<int64_t> &window = n.attr("window_dims"), &strides = n.attr("strides"),
+                               &dilations = n.attr("dilations");
+    const Shape &gs = type(g).shape;
+    std::vector<Value> cfg;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      int64_t lo = (window[d] - 1) * dilations[d], hi = xs[d] - (gs[d] - 1) * strides[d] - 1;
+      cfg.push_back(tuple({lo, hi, strides[d] - 1}));
+    }
+    int padded = nx("pad", std::vector<Value>{tv(g), num(0.0), Value::list(cfg, loc_)});
+    if (!ok(padded)) return;
+    return give(0, nx("window_sum", std::vector<Value>{tv(padded), tuple(window),
+                                                        opt("window_dilations", ints(dilations))}));
+  }
+  if (op == "window_max" || op == "window_min") return windowChooserRule(n, id, g, a);
+  if (op == "conv") return convRule(n, g, a);
   if (op == "window_product")
     return fail(error(n.loc, "cannot compute gradient for Nx.window_product/3 (use stop_grad/1 to treat it as a "
                              "constant, or custom_grad/3 to give it a gradient)"));
   notYet();
+}
+
+int Backprop::sliceAxis(int t, int64_t start, int64_t length, int64_t axis, int64_t stride) {
+  if (!ok(t)) return -1;
+  Shape lengths = shape(t);
+  std::vector<Value> starts(lengths.size(), Value::number(0, loc_));
+  std::vector<int64_t> strides(lengths.size(), 1);
+  starts[axis] = Value::number(start, loc_);
+  lengths[axis] = length;
+  strides[axis] = stride;
+  auto s = t_.slice(t, starts, lengths, strides, loc_);
+  if (!s.ok()) {
+    fail(s.error());
+    return -1;
+  }
+  return *s;
+}
+
+int Backprop::associativeScan(int t, const std::string &op, int64_t axis) {
+  // Nx's work-efficient scan: scan the pairwise reductions (the odd
+  // positions), then fill in the even positions from them.
+  int64_t size = ok(t) ? shape(t)[axis] : 0;
+  if (size < 2) return t;
+  auto fn = [&](int a, int b) { return nx(op, tv(a), tv(b)); };
+  auto interleave = [&](int left, int right) {
+    Shape s = shape(left);
+    s.insert(s.begin() + axis + 1, 1);
+    int both = concat({t_.reshape(left, s, loc_), t_.reshape(right, s, loc_)}, axis + 1);
+    if (!ok(both)) return -1;
+    Shape merged = shape(both);
+    merged[axis] *= 2;
+    merged.erase(merged.begin() + axis + 1);
+    return t_.reshape(both, merged, loc_);
+  };
+  int even = sliceAxis(t, 0, size - 1, axis, 2), odd = sliceAxis(t, 1, size - 1, axis, 2);
+  int pairs = fn(odd, even);
+  int scannedOdd = associativeScan(pairs, op, axis);
+  if (!ok(scannedOdd)) return -1;
+  if (size == 2) return concat({even, pairs}, axis);
+  if (size % 2 == 0) {
+    int scannedEven = fn(sliceAxis(scannedOdd, 0, size / 2 - 1, axis, 1), sliceAxis(even, 1, size / 2 - 1, axis, 1));
+    scannedEven = concat({sliceAxis(even, 0, 1, axis, 1), scannedEven}, axis);
+    return ok(scannedEven) ? interleave(scannedEven, scannedOdd) : -1;
+  }
+  int scannedEven = fn(scannedOdd, sliceAxis(t, 2, size - 2, axis, 2));
+  if (!ok(scannedEven)) return -1;
+  return concat({sliceAxis(t, 0, 1, axis, 1), interleave(scannedOdd, scannedEven)}, axis);
+}
+
+int Backprop::through(int x, int g, const std::function<int(int)> &forward) {
+  int from = (int)g_.nodes.size();
+  int y = forward(x);
+  if (!ok(y)) return -1;
+  markDeps(from);
+  std::vector<int> ids;
+  for (int id = from; id <= y; ++id) ids.push_back(id);
+  Adjoints b;
+  b.node[y].push_back(g);
+  if (!sweep(ids, b).ok()) return -1;
+  auto it = b.node.find(x);
+  return it == b.node.end() || it->second.empty() ? zeros(ElemType::f32(), shape(x)) : sumList(it->second);
+}
+
+int Backprop::scatterAdd(int x, int g, std::vector<int> coords) {
+  const Shape xs = shape(x), gs = type(g).shape;
+  int64_t count = 1;
+  for (auto d : gs) count *= d;
+  bool wide = false;
+  for (int c : coords) {
+    if (!ok(c)) return -1;
+    wide |= type(c).elem.bits == 64 || (type(c).elem.kind == TypeKind::U && type(c).elem.bits == 32);
+  }
+  ElemType it = wide ? ElemType{TypeKind::S, 64} : ElemType::s32();
+  Shape column = gs;
+  column.push_back(1);
+  std::vector<int> columns;
+  for (size_t d = 0; d < coords.size(); ++d) {
+    int c = t_.cast(coords[d], it, loc_);
+    c = nx("clip", std::vector<Value>{tv(c), Value::number(0, loc_), Value::number(xs[d] - 1, loc_)});
+    if (!ok(c)) return -1;
+    columns.push_back(t_.reshape(c, column, loc_));
+  }
+  int indices = columns.size() == 1 ? columns[0] : concat(columns, (int64_t)gs.size());
+  if (!ok(indices) || count == 0) return zeros(type(x).elem, xs);
+  indices = t_.reshape(indices, {count, (int64_t)xs.size()}, loc_);
+  int updates = t_.reshape(g, {count}, loc_);
+  return nx("indexed_add", std::vector<Value>{tv(zeros(type(x).elem, xs)), tv(indices), tv(updates)});
+}
+
+void Backprop::windowChooserRule(const Node &n, int id, int g, Adjoints &a) {
+  // As Nx's window_scatter_max/min: each window's gradient goes to the
+  // element it chose, the last of equal ones (Nx's evaluator scans the
+  // window in row-major order with >= / <=). The windows are gathered
+  // into [out..., window...], the choice is an arg-reduction over them.
+  (void)id;
+  int in = n.operands[0];
+  const std::vector<int64_t> &window = n.attr("window_dims"), &strides = n.attr("strides"),
+                             &dilations = n.attr("dilations");
+  const Shape xs = shape(in), os = type(g).shape;
+  int64_t rank = (int64_t)xs.size(), size = 1;
+  for (auto w : window) size *= w;
+  Shape both = os;
+  both.insert(both.end(), window.begin(), window.end());
+  ElemType s32 = ElemType::s32();
+  std::vector<int> starts, columns;
+  Shape column = both;
+  column.push_back(1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int start = mul(tv(coordinate(os, d, s32)), Value::number(strides[d], loc_));
+    starts.push_back(start);
+    int offset = mul(tv(coordinate(both, rank + d, s32)), Value::number(dilations[d], loc_));
+    int at = add(tv(broadcastAxes(start, both, range(0, rank))), tv(offset));
+    if (!ok(at)) return;
+    columns.push_back(t_.reshape(at, column, loc_));
+  }
+  int indices = columns.size() == 1 ? columns[0] : concat(columns, 2 * rank);
+  int windows = nx("gather", std::vector<Value>{tv(in), tv(indices)});
+  if (!ok(windows)) return;
+  Shape flat = os;
+  flat.push_back(size);
+  int chosen = nx(n.op == "window_max" ? "argmax" : "argmin",
+                  std::vector<Value>{tv(t_.reshape(windows, flat, loc_)),
+                                     keywords({{"axis", Value::number(rank, loc_)},
+                                               {"tie_break", Value::atomValue("high", loc_)}})});
+  std::vector<int> coords;
+  int64_t inner = size;
+  for (int64_t d = 0; d < rank; ++d) {
+    inner /= window[d];
+    int k = nx("remainder", tv(nx("quotient", tv(chosen), Value::number(inner, loc_))), Value::number(window[d], loc_));
+    coords.push_back(add(tv(starts[d]), tv(mul(tv(k), Value::number(dilations[d], loc_)))));
+  }
+  contribute(a, in, scatterAdd(in, g, coords));
+}
+
+void Backprop::convRule(const Node &n, int g, Adjoints &a) {
+  // Nx's grad_conv for nxc's canonical conv (input [N, C, s...] already
+  // padded and dilated, kernel [O, C/G, k...], no permutations): the input
+  // gradient is a convolution of the stride-dilated g with the reversed
+  // kernel, the kernel gradient a convolution of the input with g, one per
+  // feature group.
+  int x = n.operands[0], k = n.operands[1];
+  const std::vector<int64_t> &strides = n.attr("strides"), &kdil = n.attr("kernel_dilation");
+  int64_t groups = n.attr("feature_groups")[0];
+  const Shape xs = shape(x), ks = shape(k), gs = type(g).shape;
+  int64_t rank = (int64_t)xs.size();
+  std::vector<int64_t> spatial = range(2, rank), swap = range(0, rank);
+  std::swap(swap[0], swap[1]);
+  auto dilated = [&](int64_t d) { return (ks[d] - 1) * kdil[d - 2] + 1; };
+  if (dep(x)) {
+    int rhs = k;
+    if (groups > 1) {
+      Shape split = {groups, ks[0] / groups};
+      split.insert(split.end(), ks.begin() + 1, ks.end());
+      std::vector<int64_t> perm = {1, 0};
+      for (int64_t d = 2; d <= rank; ++d) perm.push_back(d);
+      rhs = t_.transpose(t_.reshape(k, split, loc_), perm, loc_);
+      Shape merged = {ks[0] / groups, ks[1] * groups};
+      merged.insert(merged.end(), ks.begin() + 2, ks.end());
+      rhs = t_.reshape(rhs, merged, loc_);
+    }
+    rhs = t_.reverse(rhs, spatial, loc_);
+    std::vector<Value> padding;
+    for (int64_t d = 2; d < rank; ++d)
+      padding.push_back(Value::tuple({Value::number(dilated(d) - 1, loc_),
+                                      Value::number(xs[d] - (gs[d] - 1) * strides[d - 2] - 1, loc_)},
+                                     loc_));
+    contribute(a, x, nx("conv", std::vector<Value>{tv(g), tv(rhs),
+                                             keywords({{"padding", Value::list(padding, loc_)},
+                                                       {"input_dilation", ints(strides)},
+                                                       {"kernel_dilation", ints(kdil)},
+                                                       {"kernel_permutation", ints(swap)},
+                                                       {"feature_group_size", Value::number(groups, loc_)}})}));
+  }
+  if (dep(k)) {
+    std::vector<int> parts;
+    for (int64_t j = 0; j < groups; ++j) {
+      int xj = groups > 1 ? sliceAxis(x, j * ks[1], ks[1], 1, 1) : x;
+      int gj = groups > 1 ? sliceAxis(g, j * (ks[0] / groups), ks[0] / groups, 1, 1) : g;
+      // Only the part of the input the windows reach.
+      for (int64_t d = 2; d < rank; ++d) {
+        int64_t used = (gs[d] - 1) * strides[d - 2] + dilated(d);
+        if (used < xs[d]) xj = sliceAxis(xj, 0, used, d, 1);
+      }
+      parts.push_back(nx("conv", std::vector<Value>{tv(xj), tv(gj),
+                                                    keywords({{"strides", ints(kdil)},
+                                                              {"kernel_dilation", ints(strides)},
+                                                              {"input_permutation", ints(swap)},
+                                                              {"kernel_permutation", ints(swap)},
+                                                              {"output_permutation", ints(swap)}})}));
+      if (!ok(parts.back())) return;
+    }
+    contribute(a, k, parts.size() == 1 ? parts[0] : concat(parts, 0));
+  }
 }
 
 void Backprop::condRule(int id, Adjoints &a) {
