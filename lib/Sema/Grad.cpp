@@ -569,14 +569,27 @@ void Backprop::rule(int id, int g, Adjoints &a) {
       a.insert(a.end(), c.begin(), c.end());
       return a;
     };
-    if (dep(x(0))) {
-      int gx = nx("dot", std::vector<Value>{tv(g), ints(contractGx), ints(batchGx), tv(y), ints(contractY), ints(yb)});
-      if (ok(gx)) give(0, t_.transpose(gx, argsortPerm(cat(xb, contractX, transposeX)), loc_));
-    }
-    if (dep(y)) {
-      int gy = nx("dot", std::vector<Value>{tv(g), ints(contractGy), ints(batchGy), tv(x(0)), ints(contractX), ints(xb)});
-      if (ok(gy)) give(1, t_.transpose(gy, argsortPerm(cat(yb, contractY, transposeY)), loc_));
-    }
+    // Nx computes transpose(dot(g, other), perm). When dot(other, g) is
+    // already in the final order, nxc computes that instead: the same sums
+    // in the same order, with no transposed store (the weight gradient of a
+    // dense layer, x^T g, is the common case).
+    auto vjp = [&](const std::vector<int64_t> &cg, const std::vector<int64_t> &bg, int other,
+                   const std::vector<int64_t> &co, const std::vector<int64_t> &bo, std::vector<int64_t> perm) {
+      int64_t nb = (int64_t)bg.size(), rd = (int64_t)type(g).shape.size(), ro = (int64_t)shape(other).size();
+      int64_t gFree = rd - nb - (int64_t)cg.size(), oFree = ro - nb - (int64_t)co.size();
+      std::vector<int64_t> q = range(0, nb), qinv(nb + gFree + oFree);
+      for (int64_t i = 0; i < oFree; ++i) q.push_back(nb + gFree + i);
+      for (int64_t i = 0; i < gFree; ++i) q.push_back(nb + i);
+      for (size_t i = 0; i < q.size(); ++i) qinv[q[i]] = (int64_t)i;
+      bool swapped = true;
+      for (size_t i = 0; i < perm.size(); ++i) swapped &= qinv[perm[i]] == (int64_t)i;
+      if (swapped)
+        return nx("dot", std::vector<Value>{tv(other), ints(co), ints(bo), tv(g), ints(cg), ints(bg)});
+      int d = nx("dot", std::vector<Value>{tv(g), ints(cg), ints(bg), tv(other), ints(co), ints(bo)});
+      return ok(d) ? t_.transpose(d, perm, loc_) : d;
+    };
+    if (dep(x(0))) give(0, vjp(contractGx, batchGx, y, contractY, yb, argsortPerm(cat(xb, contractX, transposeX))));
+    if (dep(y)) give(1, vjp(contractGy, batchGy, x(0), contractX, xb, argsortPerm(cat(yb, contractY, transposeY))));
     return;
   }
   if (op == "slice") {
