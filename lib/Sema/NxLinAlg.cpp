@@ -15,7 +15,10 @@ namespace nxc::sema {
 
 std::vector<NxEntry> nxLinAlgFunctions() {
   return {{"dot", &Tracer::nxDot}, {"outer", &Tracer::nxOuter}, {"conv", &Tracer::nxConv},
-          {"LinAlg.norm", &Tracer::nxNorm}};
+          {"LinAlg.norm", &Tracer::nxNorm}, {"LinAlg.triangular_solve", &Tracer::nxTriangularSolve},
+          {"LinAlg.solve", &Tracer::nxSolve}, {"LinAlg.invert", &Tracer::nxInvert},
+          {"LinAlg.lu", &Tracer::nxDecomposition}, {"LinAlg.cholesky", &Tracer::nxDecomposition},
+          {"LinAlg.determinant", &Tracer::nxDecomposition}};
 }
 
 Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

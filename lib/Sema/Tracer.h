@@ -13,6 +13,7 @@
 
 #include "nxc/Sema/Sema.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -254,6 +255,19 @@ public:
   Result<Value> nxOuter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxConv(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxNorm(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxTriangularSolve(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxSolve(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxInvert(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxDecomposition(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  /// Calls defn `name` of the built-in LinAlg prelude (lib/Sema/prelude).
+  Result<Value> prelude(const std::string &name, std::vector<Value> args, const Loc &loc);
+  /// Applies `each` to the matrices of `xs` that share the leading
+  /// `batchRank` axes, one batch entry at a time (unrolled at trace time),
+  /// and stacks each of its results back over those axes.
+  Result<std::vector<int>> perMatrix(const std::vector<int> &xs, size_t batchRank,
+                                     const std::function<Result<std::vector<int>>(const std::vector<int> &)> &each,
+                                     const Loc &loc);
+  int triangularSolve(int a, int b, bool lower, bool leftSide, bool transposeA, ElemType out, const Loc &loc);
   Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node);
   Result<Value> dot(std::vector<Value> args, const Loc &loc);
   // Nx.Random (NxRandom.cpp)
