@@ -114,7 +114,19 @@ int Tracer::triangularSolve(int a, int b, bool lower, bool leftSide, bool transp
   if (reverseA) X = reverse(X, {0}, loc);
   if (vector) X = reshape(X, {n}, loc);
   if (transB) X = transpose(X, {1, 0}, loc);
-  return cast(X, out, loc);
+  X = cast(X, out, loc);
+  auto flag = [&](bool v) { return Value::atomValue(v ? "true" : "false", loc); };
+  auto wrapped = prelude("triangular_solve_grad", {Value::tensor(cast(a, out, loc), loc), Value::tensor(cast(b, out, loc), loc),
+                                                   Value::tensor(X, loc), flag(lower), flag(leftSide), flag(transposeA)},
+                         loc);
+  return wrapped.ok() ? wrapped->node : -1;
+}
+
+Result<std::vector<int>> Tracer::luFactors(int a, const Loc &loc) {
+  Value t = Value::tensor(a, loc);
+  NXC_TRY(f, prelude("lu", {t}, loc));
+  NXC_TRY(w, prelude("lu_grad", {t, f.elems[0], f.elems[1], f.elems[2]}, loc));
+  return std::vector<int>{w.elems[0].node, w.elems[1].node, w.elems[2].node};
 }
 
 Result<Value> Tracer::nxTriangularSolve(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -181,8 +193,8 @@ Result<Value> Tracer::nxSolve(const std::string &fn, std::vector<Value> &args, c
   ElemType out = toFloating(mergeTypes(ta.elem, tb.elem));
   NXC_TRY(r, perMatrix({a, b}, batchRank, [&](const std::vector<int> &m) -> Result<std::vector<int>> {
     // P^T b, then L y = P^T b, then U x = y (Nx's solve over its lu).
-    NXC_TRY(f, prelude("lu", {Value::tensor(cast(m[0], toFloating(ta.elem), loc), loc)}, loc));
-    int p = cast(f.elems[0].node, ta.elem, loc), l = f.elems[1].node, u = f.elems[2].node;
+    NXC_TRY(f, luFactors(cast(m[0], toFloating(ta.elem), loc), loc));
+    int p = cast(f[0], ta.elem, loc), l = f[1], u = f[2];
     int rhs = m[1];
     bool vector = g_.typeOf(rhs).rank() == 1;
     if (vector) rhs = reshape(rhs, {n, 1}, loc);
@@ -238,9 +250,68 @@ Result<Value> Tracer::nxInvert(const std::string &fn, std::vector<Value> &args, 
     std::vector<Value> solveArgs = {normalized, diag};
     NXC_TRY(inv, nxSolve("LinAlg.solve", solveArgs, loc));
     NXC_TRY(out, callNx("select", {tiny, Value::real(NAN, loc), inv}, loc));
-    return std::vector<int>{cast(out.node, ft, loc)};
+    NXC_TRY(graded, prelude("invert_grad", {Value::tensor(cast(m[0], ft, loc), loc), Value::tensor(cast(out.node, ft, loc), loc)}, loc));
+    return std::vector<int>{graded.node};
   }, loc));
   return Value::tensor(r[0], loc);
+}
+
+Result<Value> Tracer::nxQr(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"mode", "eps"}, "Nx.LinAlg.qr"));
+  bool complete = false;
+  if (o.count("mode")) {
+    const Value &v = o["mode"];
+    if (v.kind != Value::Atom || (v.atom != "reduced" && v.atom != "complete"))
+      return error(v.loc.valid() ? v.loc : loc,
+                   fmt::format(FMT_STRING("invalid :mode received. Expected one of [:reduced, :complete], received: {}"),
+                               v.kind == Value::Atom ? ":" + v.atom : describeValue(v)));
+    complete = v.atom == "complete";
+  }
+  double eps = 1.0e-10;
+  if (o.count("eps")) {
+    const Value &v = o["eps"];
+    if (!v.isNumber() || v.kind == Value::Atom) return error(v.loc.valid() ? v.loc : loc, "Nx.LinAlg.qr: :eps must be a number");
+    eps = v.asDouble();
+  }
+  NXC_TRY(a, tensorArg(fn, args[0], loc));
+  const TensorType ta = g_.typeOf(a);
+  if (ta.rank() < 2)
+    return error(loc, fmt::format(FMT_STRING("tensor must have at least rank 2, got rank {} with shape {}"), ta.rank(),
+                                  shapeTuple(ta.shape)));
+  int64_t m = ta.shape[ta.rank() - 2], n = ta.shape.back(), k = std::min(m, n);
+  ElemType ft = toFloating(ta.elem);
+  NXC_TRY(r, perMatrix({a}, ta.shape.size() - 2, [&](const std::vector<int> &mat) -> Result<std::vector<int>> {
+    // A wide matrix gets n - m zero rows (Golub and Van Loan 5.4.1, as Nx).
+    int x = cast(mat[0], ft, loc), input = x;
+    bool wide = m < n;
+    int64_t rows = wide ? n : m, last = wide ? n - 1 : m == n ? n - 2 : n - 1;
+    if (wide) {
+      std::vector<Value> cfg = {Value::tuple({Value::number(0, loc), Value::number(n - m, loc), Value::number(0, loc)}, loc),
+                                Value::tuple({Value::number(0, loc), Value::number(0, loc), Value::number(0, loc)}, loc)};
+      NXC_TRY(padded, callNx("pad", {Value::tensor(x, loc), Value::number(0, loc), Value::list(cfg, loc)}, loc));
+      x = padded.node;
+    }
+    NXC_TRY(f, prelude("qr", {Value::tensor(x, loc), Value::number(last, loc), Value::real(eps, loc)}, loc));
+    int q = f.elems[0].node, rr = f.elems[1].node;
+    auto take = [&](int t, int64_t r0, int64_t c0) -> Result<int> {
+      if (g_.typeOf(t).shape == Shape{r0, c0}) return t;
+      return slice(t, {Value::number(0, loc), Value::number(0, loc)}, {r0, c0}, {1, 1}, loc);
+    };
+    if (wide) {
+      NXC_TRY(q2, take(q, m, m));
+      NXC_TRY(r2, take(rr, m, n));
+      q = q2, rr = r2;
+    } else if (!complete && rows > n) {
+      NXC_TRY(q2, take(q, m, k));
+      NXC_TRY(r2, take(rr, n, n));
+      q = q2, rr = r2;
+    }
+    NXC_TRY(w, prelude("qr_grad", {Value::tensor(input, loc), Value::tensor(q, loc), Value::tensor(rr, loc)}, loc));
+    return std::vector<int>{w.elems[0].node, w.elems[1].node};
+  }, loc));
+  return Value::tuple({Value::tensor(r[0], loc), Value::tensor(r[1], loc)}, loc);
 }
 
 Result<Value> Tracer::nxDecomposition(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -276,8 +347,8 @@ Result<Value> Tracer::nxDecomposition(const std::string &fn, std::vector<Value> 
       NXC_TRY(d, prelude(n == 2 ? "determinant2" : "determinant3", {t}, loc));
       return std::vector<int>{cast(d.node, ft, loc)};
     }
-    NXC_TRY(f, prelude("lu", {tf}, loc));
-    int p = cast(f.elems[0].node, ta.elem, loc), l = f.elems[1].node, u = f.elems[2].node;
+    NXC_TRY(f, luFactors(tf.node, loc));
+    int p = cast(f[0], ta.elem, loc), l = f[1], u = f[2];
     if (name == "lu") return std::vector<int>{p, l, u};
     NXC_TRY(d, prelude("determinant_lu", {Value::tensor(p, loc), Value::tensor(l, loc), Value::tensor(u, loc)}, loc));
     return std::vector<int>{cast(d.node, ft, loc)};

@@ -18,7 +18,7 @@ std::vector<NxEntry> nxLinAlgFunctions() {
           {"LinAlg.norm", &Tracer::nxNorm}, {"LinAlg.triangular_solve", &Tracer::nxTriangularSolve},
           {"LinAlg.solve", &Tracer::nxSolve}, {"LinAlg.invert", &Tracer::nxInvert},
           {"LinAlg.lu", &Tracer::nxDecomposition}, {"LinAlg.cholesky", &Tracer::nxDecomposition},
-          {"LinAlg.determinant", &Tracer::nxDecomposition}};
+          {"LinAlg.determinant", &Tracer::nxDecomposition}, {"LinAlg.qr", &Tracer::nxQr}};
 }
 
 Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, const Loc &loc) {

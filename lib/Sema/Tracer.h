@@ -259,6 +259,7 @@ public:
   Result<Value> nxSolve(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxInvert(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxDecomposition(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxQr(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   /// Calls defn `name` of the built-in LinAlg prelude (lib/Sema/prelude).
   Result<Value> prelude(const std::string &name, std::vector<Value> args, const Loc &loc);
   /// Applies `each` to the matrices of `xs` that share the leading
@@ -268,6 +269,8 @@ public:
                                      const std::function<Result<std::vector<int>>(const std::vector<int> &)> &each,
                                      const Loc &loc);
   int triangularSolve(int a, int b, bool lower, bool leftSide, bool transposeA, ElemType out, const Loc &loc);
+  /// lu's {p, l, u} of a floating matrix, with Nx's gradient.
+  Result<std::vector<int>> luFactors(int a, const Loc &loc);
   Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node);
   Result<Value> dot(std::vector<Value> args, const Loc &loc);
   // Nx.Random (NxRandom.cpp)

@@ -201,6 +201,20 @@ FIXED = [
     "Nx.take(Nx.reshape(a, {2, 18}), Nx.tensor([[1, 0], [1, 1], [0, 0]]), axis: 0) |> Nx.reshape({6, 18}) "
     "|> Nx.slice([0, 5], [6, 6])",
     "Nx.reshape(Nx.sort(Nx.reshape(a * b, {3, 2, 6}), axis: 1, direction: :desc), {6, 6})",
+    # Nx.LinAlg, on well-conditioned matrices (Nx's custom gradients).
+    "Nx.LinAlg.solve(a + 6 * Nx.eye(6), b)",
+    "Nx.LinAlg.solve(a + 6 * Nx.eye(6), Nx.sum(b, axes: [1])) * b",
+    "Nx.LinAlg.invert(a + 6 * Nx.eye(6)) * b",
+    "Nx.LinAlg.triangular_solve(Nx.tril(a) + 6 * Nx.eye(6), b)",
+    "Nx.LinAlg.triangular_solve(Nx.triu(a) + 6 * Nx.eye(6), b, lower: false, left_side: false)",
+    "Nx.LinAlg.triangular_solve(Nx.tril(a) + 6 * Nx.eye(6), b, transform_a: :transpose)",
+    "a * Nx.LinAlg.determinant(a + 3 * Nx.eye(6)) + b * Nx.LinAlg.determinant(Nx.slice(b, [0, 0], [3, 3]))",
+    "a * Nx.LinAlg.determinant(Nx.slice(a, [0, 0], [2, 2])) - b",
+    "elem(Nx.LinAlg.lu(a), 1) * b + elem(Nx.LinAlg.lu(a), 2)",
+    "Nx.LinAlg.cholesky(Nx.dot(a, Nx.transpose(a)) + 6 * Nx.eye(6)) * b",
+    "elem(Nx.LinAlg.qr(a), 0) * b + elem(Nx.LinAlg.qr(a), 1)",
+    "a + Nx.sum(elem(Nx.LinAlg.qr(Nx.slice(a, [0, 0], [6, 4])), 0) * Nx.slice(b, [0, 0], [6, 4])) + "
+    "Nx.sum(elem(Nx.LinAlg.qr(Nx.slice(b, [0, 0], [4, 6])), 1))",
 ]
 
 
