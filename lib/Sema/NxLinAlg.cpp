@@ -166,9 +166,18 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
     NXC_TRY(g, intArg("Nx.conv", o["feature_group_size"], ":feature_group_size", loc));
     groups = g;
   }
+  int64_t batchGroups = 1;
   if (o.count("batch_group_size")) {
     NXC_TRY(g, intArg("Nx.conv", o["batch_group_size"], ":batch_group_size", loc));
-    if (g != 1) return error(o["batch_group_size"].loc, "Nx.conv: :batch_group_size other than 1 is not supported yet by nxc");
+    batchGroups = g;
+    const Loc &bl = o["batch_group_size"].loc.valid() ? o["batch_group_size"].loc : loc;
+    if (g < 1) return error(bl, "Nx.conv: :batch_group_size must be positive");
+    if (g > 1 && groups > 1)
+      return error(bl, "Nx.conv: :feature_group_size and :batch_group_size cannot both be greater than 1");
+    if (xs[0] % g || ks[0] % g)
+      return error(bl, fmt::format(FMT_STRING("Nx.conv: the batch size {} and the kernel's {} output channels must be "
+                                              "divisible by :batch_group_size {}"),
+                                   xs[0], ks[0], g));
   }
   if (groups < 1 || xs[1] % groups || ks[0] % groups || xs[1] / groups != ks[1])
     return error(loc,
@@ -226,13 +235,46 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
                                shapeString(ks), shapeString(xs)));
     out.push_back((xs[2 + d] - kk) / strides[d] + 1);
   }
-  Node n;
-  n.op = "conv";
-  n.operands = {x, k};
-  n.type = TensorType{t, out, {}};
-  n.attrs = {{"strides", strides}, {"kernel_dilation", kDil}, {"feature_groups", {groups}}};
-  n.loc = loc;
-  int r = add(n);
+  // Batch groups: the batch in batchGroups consecutive parts, part j
+  // convolved with the j-th consecutive part of the kernel's output
+  // channels, the results side by side along the output channels.
+  std::vector<Value> parts;
+  for (int64_t j = 0; j < batchGroups; ++j) {
+    int xj = x, kj = k;
+    Shape oj = out;
+    if (batchGroups > 1) {
+      int64_t nb = xs[0] / batchGroups, no = ks[0] / batchGroups;
+      std::vector<Value> xStart(rank, Value::number(0, loc)), kStart(rank, Value::number(0, loc));
+      xStart[0] = Value::number(j * nb, loc);
+      kStart[0] = Value::number(j * no, loc);
+      Shape xl = xs, kl = ks;
+      xl[0] = nb;
+      kl[0] = no;
+      NXC_TRY(xs1, slice(x, xStart, xl, std::vector<int64_t>(rank, 1), loc));
+      NXC_TRY(ks1, slice(k, kStart, kl, std::vector<int64_t>(rank, 1), loc));
+      xj = xs1, kj = ks1;
+      oj[0] = nb;
+      oj[1] = no;
+    }
+    Node n;
+    n.op = "conv";
+    n.operands = {xj, kj};
+    n.type = TensorType{t, oj, {}};
+    n.attrs = {{"strides", strides}, {"kernel_dilation", kDil}, {"feature_groups", {groups}}};
+    n.loc = loc;
+    parts.push_back(Value::tensor(add(n), loc));
+  }
+  int r = parts[0].node;
+  if (batchGroups > 1) {
+    Value kw;
+    kw.kind = Value::List;
+    kw.loc = loc;
+    kw.elems = {Value::number(1, loc)};
+    kw.keys = {"axis"};
+    kw.keyLocs = {loc};
+    NXC_TRY(joined, callNx("concatenate", {Value::list(parts, loc), kw}, loc));
+    r = joined.node;
+  }
   // output_permutation[i] names the output axis that dim i goes to.
   std::vector<int64_t> inverse(rank);
   for (int64_t d = 0; d < rank; ++d) inverse[op[d]] = d;
