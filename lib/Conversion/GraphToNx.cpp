@@ -102,6 +102,15 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
       values[i] = values[n.operands[0]].getDefiningOp()->getResult(n.param);
       return;
     }
+    if (n.op == "print_value") { // JIT only: a library has nowhere to print
+      if (graph.printing) {
+        OperationState print(loc, "nx.print_value");
+        for (int o : n.operands) print.addOperands(values[o]);
+        print.addAttribute("header", b.getStringAttr(n.text));
+        b.create(print);
+      }
+      return;
+    }
     OperationState state(loc, "nx." + n.op);
     for (int o : n.operands) state.addOperands(values[o]);
     if (n.op == "cond" || n.op == "while") {

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
@@ -1428,12 +1429,80 @@ struct ConvLowering : public OpConversionPattern<nx::ConvOp> {
   }
 };
 
+/// print_value (JIT only): calls into the host's printer, nxc_print_begin
+/// with the header (a constant global's address), nxc_print_bits with every
+/// element's bits zero-extended to 64 (row-major loops), nxc_print_end.
+struct PrintValueLowering : public OpConversionPattern<nx::PrintValueOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nx::PrintValueOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location l = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    Type i64 = rw.getI64Type();
+    auto declare = [&](StringRef name, TypeRange args) {
+      if (module.lookupSymbol(name)) return;
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(module.getBody());
+      func::FuncOp::create(rw, l, name, rw.getFunctionType(args, {})).setPrivate();
+    };
+    declare("nxc_print_begin", {i64});
+    declare("nxc_print_bits", {i64});
+    declare("nxc_print_end", {});
+    // The header, NUL-terminated, as a private constant.
+    std::string text = op.getHeader().str();
+    SmallVector<int8_t> bytes(text.begin(), text.end());
+    bytes.push_back(0);
+    auto bytesType = MemRefType::get({(int64_t)bytes.size()}, rw.getI8Type());
+    std::string name;
+    for (int k = 0; name.empty() || module.lookupSymbol(name); ++k) name = "nxc_print_header_" + std::to_string(k);
+    {
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(module.getBody());
+      auto data = DenseElementsAttr::get(RankedTensorType::get({(int64_t)bytes.size()}, rw.getI8Type()),
+                                         ArrayRef<int8_t>(bytes));
+      memref::GlobalOp::create(rw, l, name, rw.getStringAttr("private"), bytesType, data, /*constant=*/true,
+                               /*alignment=*/IntegerAttr());
+    }
+    Value header = memref::GetGlobalOp::create(rw, l, bytesType, name);
+    Value address = arith::IndexCastOp::create(rw, l, i64, memref::ExtractAlignedPointerAsIndexOp::create(rw, l, header));
+    func::CallOp::create(rw, l, "nxc_print_begin", TypeRange{}, ValueRange{address});
+    for (Value t : adaptor.getInputs()) {
+      auto type = llvm::cast<RankedTensorType>(t.getType());
+      std::function<void(OpBuilder &, Location, SmallVector<Value>)> loops = [&](OpBuilder &b, Location nl,
+                                                                                 SmallVector<Value> ivs) {
+        unsigned d = ivs.size();
+        if (d == type.getRank()) {
+          Value e = tensor::ExtractOp::create(b, nl, t, ivs);
+          Type et = e.getType();
+          unsigned width = et.getIntOrFloatBitWidth();
+          if (llvm::isa<FloatType>(et)) e = arith::BitcastOp::create(b, nl, b.getIntegerType(width), e);
+          if (width < 64) e = arith::ExtUIOp::create(b, nl, i64, e);
+          func::CallOp::create(b, nl, "nxc_print_bits", TypeRange{}, ValueRange{e});
+          return;
+        }
+        Value lo = arith::ConstantIndexOp::create(b, nl, 0), one = arith::ConstantIndexOp::create(b, nl, 1);
+        Value hi = arith::ConstantIndexOp::create(b, nl, type.getDimSize(d));
+        scf::ForOp::create(b, nl, lo, hi, one, ValueRange{}, [&](OpBuilder &ib, Location il, Value iv, ValueRange) {
+          SmallVector<Value> next = ivs;
+          next.push_back(iv);
+          loops(ib, il, next);
+          scf::YieldOp::create(ib, il);
+        });
+      };
+      loops(rw, l, {});
+    }
+    func::CallOp::create(rw, l, "nxc_print_end", TypeRange{}, ValueRange{});
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerNxToLinalgPass)
   StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
   StringRef getDescription() const override { return "Lower the nx dialect to linalg, tensor, arith and math"; }
   void getDependentDialects(DialectRegistry &r) const override {
-    r.insert<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
+    r.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
+             scf::SCFDialect, tensor::TensorDialect>();
   }
 
   void runOnOperation() override {
@@ -1446,8 +1515,9 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
     });
     ConversionTarget target(*ctx);
     target.addIllegalDialect<nx::NxDialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
-                           tensor::TensorDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
+                           scf::SCFDialect, tensor::TensorDialect>();
+    target.addLegalOp<func::CallOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
       return tc.isSignatureLegal(f.getFunctionType()) && tc.isLegal(&f.getBody());
     });
@@ -1467,7 +1537,7 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
                  GatherLowering<nx::GatherOp>, ArgsortLowering, ScatterLowering<nx::IndexedAddOp, true>,
                  ScatterLowering<nx::IndexedPutOp, false>, WindowLowering<nx::WindowSumOp>,
                  WindowLowering<nx::WindowProductOp>, WindowLowering<nx::WindowMaxOp>, WindowLowering<nx::WindowMinOp>,
-                 ConvLowering>(
+                 ConvLowering, PrintValueLowering>(
         tc, ctx, /*benefit=*/2);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
     populateReturnOpTypeConversionPattern(patterns, tc);

@@ -28,6 +28,7 @@ const char *kindName(ExprKind k) {
   case ExprKind::Cond: return "Cond";
   case ExprKind::Case: return "Case";
   case ExprKind::While: return "While";
+  case ExprKind::String: return "String";
   }
   return "?";
 }
@@ -44,6 +45,7 @@ void printExpr(std::string &out, const Expr &e, int indent) {
   case ExprKind::Atom: case ExprKind::Var: case ExprKind::Pair: case ExprKind::Binary: case ExprKind::Unary:
   case ExprKind::If:
     fmt::format_to(to, FMT_STRING(" {}"), e.name); break;
+  case ExprKind::String: fmt::format_to(to, FMT_STRING(" {:?}"), e.name); break;
   default: break;
   }
   fmt::format_to(to, FMT_STRING(" @{}:{}\n"), e.loc.line, e.loc.col);

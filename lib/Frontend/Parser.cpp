@@ -989,8 +989,28 @@ private:
       }
       break;
     }
-    case Tok::String:
-      return error(t.loc, "strings, charlists and sigils are not supported in defn");
+    case Tok::String: {
+      // Plain double-quoted strings (labels); no interpolation.
+      const std::string &q = t.text;
+      if (q.size() < 2 || q[0] != '"' || q.compare(0, 3, "\"\"\"") == 0)
+        return error(t.loc, "charlists, heredocs and sigils are not supported in defn");
+      std::string text;
+      for (size_t i = 1; i + 1 < q.size(); ++i) {
+        char c = q[i];
+        if (c == '#' && q[i + 1] == '{')
+          return error(t.loc, "string interpolation is not supported in defn");
+        if (c == '\\' && i + 2 < q.size()) {
+          char n = q[++i];
+          text += n == 'n' ? '\n' : n == 't' ? '\t' : n;
+          continue;
+        }
+        text += c;
+      }
+      auto s = std::make_unique<Expr>(ExprKind::String, t.loc);
+      s->name = std::move(text);
+      take();
+      return std::move(s);
+    }
     default:
       break;
     }

@@ -151,6 +151,7 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
       fmt::format(FMT_STRING("{}{}{}({})"), module, module.empty() ? "" : ".", function, fmt::join(argTypes, ", "));
   NXC_TRY(graph, trace(file, sig));
   p.graph = std::move(graph);
+  p.graph.printing = true; // print_value prints when the code runs
   p.traceSeconds = seconds(start);
 
   // Everything that determines the code.
@@ -158,7 +159,7 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
   for (auto &c : symbol)
     if (!std::isalnum((unsigned char)c)) c = '_';
   std::string key =
-      ObjectCache::key({file.source->text, p.signature, hostTriple(), NXC_VERSION, compilerIdentity(), "jit-1"});
+      ObjectCache::key({file.source->text, p.signature, hostTriple(), NXC_VERSION, compilerIdentity(), "jit-2"});
 
   std::string object;
   int64_t workspace = 0;

@@ -23,6 +23,13 @@ Result<std::unique_ptr<JitSession>> JitSession::create() {
   if (!generator)
     return error(Loc{}, fmt::format(FMT_STRING("cannot start the JIT: {}"), llvm::toString(generator.takeError())));
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+  // print_value's calls (Printer.cpp).
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
+  llvm::orc::SymbolMap printer;
+  for (auto &[name, address] : printerSymbols())
+    printer[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  if (llvm::Error e = (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(printer))))
+    return error(Loc{}, fmt::format(FMT_STRING("cannot start the JIT: {}"), llvm::toString(std::move(e))));
   std::unique_ptr<JitSession> session(new JitSession());
   session->jit_ = std::move(*jit);
   return std::move(session);

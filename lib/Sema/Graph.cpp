@@ -1,6 +1,10 @@
 //===- Graph.cpp - printing the graph like Nx's Expr listing --------------===//
 #include "nxc/Sema/Graph.h"
 
+#include <functional>
+#include <map>
+#include <set>
+
 #include <fmt/format.h>
 
 #include <iterator>
@@ -22,11 +26,20 @@ std::string list(const std::vector<int64_t> &v) { return fmt::format(FMT_STRING(
 
 } // namespace
 
-std::string Graph::print() const {
+namespace {
+
+/// The listing lines (text, type) of nodes `ids` of g.
+/// Nodes are named by their position in `ids` when `renumber` is set (an
+/// expression's own listing starts at `a`), by their id otherwise.
+std::vector<std::pair<std::string, std::string>> listing(const Graph &g, const std::vector<int> &ids,
+                                                         bool renumber = false) {
+  std::map<int, int> position;
+  for (size_t k = 0; k < ids.size(); ++k) position[ids[k]] = (int)k;
+  auto letterName = [&](int id) { return ::nxc::letterName(renumber && position.count(id) ? position[id] : id); };
   std::vector<std::pair<std::string, std::string>> lines;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node &n = nodes[i];
-    std::string name = letterName((int)i), text;
+  for (int i : ids) {
+    const Node &n = g.nodes[i];
+    std::string name = letterName(i), text;
     if (n.op == "parameter") {
       text = fmt::format(FMT_STRING("parameter {}:{}"), name, n.param);
     } else if (n.op == "constant") {
@@ -68,15 +81,46 @@ std::string Graph::print() const {
     if (n.op == "cond" || n.op == "while") typeText = fmt::format(FMT_STRING("tuple{}"), n.resultTypes.size());
     lines.push_back({text, typeText});
   }
+  return lines;
+}
+
+void appendAligned(std::string &out, const std::vector<std::pair<std::string, std::string>> &lines) {
   size_t width = 0;
   for (auto &l : lines) width = std::max(width, l.first.size());
-  std::string out = function + "\n";
   auto to = std::back_inserter(out);
   for (auto &l : lines) fmt::format_to(to, FMT_STRING("  {:<{}}{}\n"), l.first, width + 3, l.second);
+}
+
+} // namespace
+
+std::string Graph::print() const {
+  std::vector<int> all;
+  for (size_t i = 0; i < nodes.size(); ++i) all.push_back((int)i);
+  std::string out = function + "\n";
+  appendAligned(out, listing(*this, all));
   out += "  results:";
+  auto to = std::back_inserter(out);
   for (int r : results) fmt::format_to(to, FMT_STRING(" {}"), letterName(r));
   out += "\n";
   return out;
+}
+
+std::string Graph::printExpr(int id) const {
+  std::set<int> seen;
+  std::function<void(int)> visit = [&](int n) {
+    if (!seen.insert(n).second) return;
+    for (int o : nodes[n].operands) visit(o);
+    for (auto &r : nodes[n].regions) {
+      for (int m : r.nodes) visit(m);
+      for (int m : r.results) visit(m);
+    }
+    if (nodes[n].parent >= 0) visit(nodes[n].parent);
+  };
+  visit(id);
+  std::vector<int> ids(seen.begin(), seen.end());
+  std::string out = "#Nx.Tensor<\n  " + nodes[id].type.str() + "\n  \n  Nx.Defn.Expr\n";
+  appendAligned(out, listing(*this, ids, /*renumber=*/true));
+  return out + ">";
 }
 
 } // namespace nxc

@@ -360,7 +360,8 @@ Result<Value> Tracer::nxCumulative(const std::string &fn, std::vector<Value> &ar
     NXC_TRY(r, boolOption(o["reverse"], "reverse"));
     rev = r;
   }
-  ElemType out = (fn == "cumulative_sum" || fn == "cumulative_product") ? toAggregate(in.elem) : in.elem;
+  // The input type for all four, as Nx's associative-scan definition gives (u8 sums wrap).
+  ElemType out = in.elem;
   int src = cast(x, out, loc);
   if (rev) src = reverse(src, {axis}, loc);
   Node n;

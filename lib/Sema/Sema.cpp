@@ -26,6 +26,7 @@ std::string describeValue(const Value &v) {
   case Value::List: return "a list";
   case Value::Function: return "a function";
   case Value::Range: return "a range";
+  case Value::String: return fmt::format(FMT_STRING("the string {:?}"), v.atom);
   }
   return "a value";
 }

@@ -231,6 +231,13 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
     v.loc = e.loc;
     return v;
   }
+  case ExprKind::String: {
+    Value v;
+    v.kind = Value::String;
+    v.atom = e.name;
+    v.loc = e.loc;
+    return v;
+  }
   case ExprKind::Var: {
     if (!e.name.empty() && e.name[0] == '@') return attribute(e);
     auto it = env.find(e.name);
@@ -564,9 +571,9 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
   if (args.size() == 3 && name == "custom_grad") return customGrad(args, loc);
   if ((args.size() == 2 && name == "grad") || ((args.size() == 2 || args.size() == 3) && name == "value_and_grad"))
     return gradCall(name, args, loc);
-  if (args.size() >= 1 && args.size() <= 3 && (name == "print_expr" || name == "print_value" ||
-                                                 name == "hook" || name == "io_call"))
-    return args[0];
+  if (args.size() >= 1 && args.size() <= 3 && name == "print_value") return printValue(args, loc);
+  if (args.size() >= 1 && args.size() <= 2 && name == "print_expr") return printExpr(args, loc);
+  if (args.size() >= 1 && args.size() <= 3 && (name == "hook" || name == "io_call")) return args[0];
   if (args.size() == 2 && name == "then") return applyFunction(args[1], {args[0]}, loc);
   if (args.size() == 2 && name == "tap") {
     NXC_TRY(ignored, applyFunction(args[1], {args[0]}, loc));

@@ -28,10 +28,10 @@ using Env = std::map<std::string, Value>;
 
 /// A value during tracing.
 struct Value {
-  enum Kind { Int, Float, Atom, Tensor, Tuple, List, Function, Range } kind = Int;
+  enum Kind { Int, Float, Atom, Tensor, Tuple, List, Function, Range, String } kind = Int;
   int64_t i = 0;                 ///< Int; Range: first
   double f = 0;
-  std::string atom;
+  std::string atom;              ///< Atom: the name; String: the text
   int node = -1;
   std::vector<Value> elems;
   std::vector<std::string> keys; ///< List: key of each element ("" if not a keyword pair)
@@ -301,6 +301,8 @@ public:
   Result<Value> stopGrad(const Value &v, const Loc &loc);
   Result<Value> customGrad(std::vector<Value> &args, const Loc &loc);
   /// grad/2, value_and_grad/2,3.
+  Result<Value> printValue(std::vector<Value> &args, const Loc &loc);
+  Result<Value> printExpr(std::vector<Value> &args, const Loc &loc);
   Result<Value> gradCall(const std::string &name, std::vector<Value> &args, const Loc &loc);
 
 private:

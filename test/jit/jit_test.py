@@ -591,6 +591,53 @@ def case_print_limit(ctx):
     ])
 
 
+def case_print_value(ctx):
+    """print_value prints at run time as IO.inspect does (label first, each loop iteration), before
+    the result; print_expr prints the traced expression. Ahead of time, print_value compiles to
+    nothing (the library has no print calls)."""
+    res = ctx.jit(source("printing.nx"), "--fn", "Printing.traced", "[0.0, 1.0]")
+    expect_stdout(res, "#Nx.Tensor<\n  f32[2]\n  \n" + doc("""
+          Nx.Defn.Expr
+          parameter a:0   f32[2]
+          b = negate a    f32[2]
+        >
+        exp: #Nx.Tensor<
+          f32[2]
+          [1.0, 2.7182817]
+        >
+        acc: #Nx.Tensor<
+          f32[2]
+          [1.0, 2.0]
+        >
+        acc: #Nx.Tensor<
+          f32[2]
+          [2.0, 3.0]
+        >
+        pair: {#Nx.Tensor<
+           f32[2]
+           [2.0, 3.0]
+         >,
+         #Nx.Tensor<
+           f32
+           3.7182817
+         >}
+        #Nx.Tensor<
+          f32[2]
+          [0.0, 10.0]
+        >
+        #Nx.Tensor<
+          f32[2]
+          [2.0, 3.0]
+        >
+        """))
+    out = ctx.path("aot")
+    res = ctx.run(["aot", source("printing.nx"), "--fn", "Printing.traced(f32[2])", "-o", out])
+    expect_ok(res, "nxc aot of a function with print_value")
+    syms = subprocess.run(["nm", "-D", os.path.join(out, "libprinting.so")],
+                          capture_output=True, text=True).stdout
+    check("nxc_print" not in syms, f"the AOT library refers to the printer:\n{syms}")
+
+
 def case_print_tuples(ctx):
     """Tuples print as Elixir inspects them: '{', elements nested by one more space, ',' breaks
     (the tuple outputs in nx/guides/cheatsheets/numpy_nx.cheatmd and nx/lib/nx/serving.ex)."""

@@ -46,6 +46,7 @@ std::string sexpr(const Expr &e) {
   case ExprKind::Cond: os << "(cond "; kids(); os << ")"; break;
   case ExprKind::Case: os << "(case "; kids(); os << ")"; break;
   case ExprKind::While: os << "(while "; kids(); os << ")"; break;
+  case ExprKind::String: os << "\"" << e.name << "\""; break;
   }
   return os.str();
 }

@@ -42,6 +42,7 @@ enum class ExprKind {
             ///< a guarded pattern is Binary `when` [pattern, guard]
   While,    ///< while init, cond do body end, or with a generator `i <- t`
             ///< (Binary `<-`) and options: children [init, cond, body, opts?]
+  String,   ///< "text" without interpolation (print_value labels): name holds the text
 };
 
 struct Expr {

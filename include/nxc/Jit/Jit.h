@@ -32,6 +32,10 @@ struct LoadedFunction {
   int64_t workspaceSize = 0;
 };
 
+/// The host functions that print_value's compiled calls reach (Printer.cpp):
+/// nxc_print_begin(header), nxc_print_bits(bits), nxc_print_end().
+std::vector<std::pair<std::string, void *>> printerSymbols();
+
 /// One ORC JIT instance; every object loaded into it stays until it dies.
 class JitSession {
 public:

@@ -53,6 +53,8 @@ struct Node {
   std::vector<TensorType> resultTypes;
   /// The cond/while node whose region holds this node; -1 at the top level.
   int parent = -1;
+  /// print_value: what the runtime printer needs (see PrintValue.h).
+  std::string text;
   Loc loc;
 
   const std::vector<int64_t> &attr(const std::string &name) const {
@@ -85,6 +87,11 @@ struct Graph {
   const TensorType &typeOf(int id) const { return nodes[id].type; }
   /// Nx's Expr listing (`parameter a:0  f32[100]`, `b = reduce_max a, axes: nil ...`).
   std::string print() const;
+  /// Node `id` as Nx's print_expr shows an expression: its type, then the
+  /// listing of the nodes it depends on.
+  std::string printExpr(int id) const;
+  /// Whether print_value nodes print (the JIT) or are dropped (ahead of time).
+  bool printing = false;
 };
 
 } // namespace nxc

@@ -353,6 +353,18 @@ def Nx_WhileOp : Op<Nx_Dialect, "while", [RecursiveMemoryEffects]> {
   let hasVerifier = 1;
 }
 
+def Nx_PrintValueOp : Op<Nx_Dialect, "print_value", [MemoryEffects<[MemWrite]>]> {
+  let summary = "prints tensors when the code runs (print_value in the JIT)";
+  let description = [{
+    Calls the host's printer: nxc_print_begin with `header` (the label,
+    :limit, the container's structure and the leaves' types; see
+    nxc/Sema/PrintValue.h), nxc_print_bits for every element of every input
+    in row-major order, then nxc_print_end. Only the JIT emits it.
+  }];
+  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs, StrAttr:$header);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+}
+
 def Nx_YieldOp : Op<Nx_Dialect, "yield", [Pure, Terminator, ReturnLike,
                                           ParentOneOf<["CondOp", "WhileOp"]>]> {
   let summary = "yields the values of an nx.cond or nx.while region";
