@@ -600,24 +600,42 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
 }
 
 Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
-  if (!args.empty() && !(args.size() == 1 && args[0].isKeywordList()))
+  // Nx.Constants.NAME() and NAME(type, opts \\ []); opts only choose a backend.
+  static const std::set<std::string> floatOnly = {"nan", "infinity", "neg_infinity", "pi", "e", "euler_gamma",
+                                                  "smallest_positive_normal", "epsilon"};
+  static const std::set<std::string> typed = {"max_finite", "min_finite", "max", "min"};
+  if (!floatOnly.count(name) && !typed.count(name)) {
+    if (name == "i") return error(loc, "Nx.Constants.i: complex types are not supported by nxc");
     return error(loc, fmt::format(FMT_STRING("undefined function {}"), qual));
-  double v;
-  if (name == "pi" || name == "e") {
-    // Plain floats (they take the precision of the surrounding operation),
-    // unless a type is asked for.
-    v = name == "pi" ? M_PI : M_E;
-    if (args.empty()) return Value::real(v, loc);
-  } else if (name == "nan") v = NAN;
-  else if (name == "infinity") v = INFINITY;
-  else if (name == "neg_infinity") v = -INFINITY;
-  else return error(loc, fmt::format(FMT_STRING("{} is not supported yet by nxc"), qual));
-  ElemType t = ElemType::f32();
-  if (!args.empty()) {
-    NXC_TRY(opts, options(args[0], {"type"}, "Nx.Constants." + name));
-    if (opts.count("type")) { NXC_TRY(tt, parseType(opts["type"])); t = tt; }
   }
-  if (!t.isFloat()) return error(loc, fmt::format(FMT_STRING("Nx.Constants.{} needs a float type"), name));
+  if (args.size() > 2 || (args.empty() && typed.count(name)))
+    return error(loc, fmt::format(FMT_STRING("undefined function {}"), qual));
+  const double pi = M_PI, e = M_E, gamma = 0.57721566490153286;
+  // pi/0 and e/0 are plain numbers: they take the surrounding precision.
+  if (args.empty() && (name == "pi" || name == "e")) return Value::real(name == "pi" ? pi : e, loc);
+  ElemType t = ElemType::f32();
+  if (!args.empty()) { NXC_TRY(tt, parseType(args[0])); t = tt; }
+  if (floatOnly.count(name) && !t.isFloat())
+    return error(args[0].loc.valid() ? args[0].loc : loc,
+                 fmt::format(FMT_STRING("Nx.Constants.{} expects a floating-point type, got {}"), name, t.name()));
+  if (t.isInteger()) {
+    bool uns = t.kind == TypeKind::U, hi = name == "max" || name == "max_finite";
+    int64_t v;
+    if (t.bits == 64) v = hi ? (uns ? -1 : INT64_MAX) : (uns ? 0 : INT64_MIN);
+    else v = hi ? (uns ? (int64_t(1) << t.bits) - 1 : (int64_t(1) << (t.bits - 1)) - 1)
+                : (uns ? 0 : -(int64_t(1) << (t.bits - 1)));
+    return Value::tensor(constant(t, {}, {}, {v}, loc), loc);
+  }
+  bool bf = t.kind == TypeKind::BF;
+  double maxFinite = t.bits == 64 ? 1.7976931348623157e308 : t.bits == 16 && !bf ? 65504.0
+                     : bf ? 3.3895313892515355e38 : 3.4028234663852886e38;
+  double smallest = t.bits == 64 ? 2.2250738585072014e-308 : t.bits == 16 && !bf ? 6.103515625e-05 : 1.1754943508222875e-38;
+  double eps = t.bits == 64 ? 2.220446049250313e-16 : t.bits == 16 && !bf ? 0.0009765625 : bf ? 0.0078125
+                                                                                       : 1.1920928955078125e-07;
+  double v = name == "nan" ? NAN : name == "infinity" || name == "max" ? INFINITY
+             : name == "neg_infinity" || name == "min" ? -INFINITY : name == "max_finite" ? maxFinite
+             : name == "min_finite" ? -maxFinite : name == "smallest_positive_normal" ? smallest
+             : name == "epsilon" ? eps : name == "pi" ? pi : name == "e" ? e : gamma;
   return Value::tensor(constant(t, {}, {v}, {}, loc), loc);
 }
 

@@ -247,7 +247,7 @@ TEST_CASE("constants and literals") {
   CHECK(typeOf("x", "2.5", "f32[1]") == "f32");
   CHECK(typeOf("x", "Nx.Constants.pi()", "f32[1]") == "f32");
   CHECK(typeOf("x", "Nx.Constants.nan()", "f32[1]") == "f32");
-  CHECK(typeOf("x", "Nx.Constants.infinity(type: :f64)", "f32[1]") == "f64");
+  CHECK(typeOf("x", "Nx.Constants.infinity(:f64)", "f32[1]") == "f64");
 
   auto g = traceBody("x", "Nx.iota({2, 3}, axis: 1)", "f32[1]");
   REQUIRE(g.ok());
@@ -280,10 +280,13 @@ TEST_CASE("Kernel max/min and bitwise operators on two numbers compute a number"
 TEST_CASE("Nx.Constants.pi and e are plain floats, or tensors of the type asked for") {
   // Defn rewrites pi()/e() into float literals, which take the precision of
   // the operation they are used in; `type:` makes a tensor of that type.
-  CHECK(typeOf("x", "Nx.Constants.pi(type: :f64)", "f32[1]") == "f64");
-  CHECK(typeOf("x", "Nx.Constants.e(type: :f64)", "f32[1]") == "f64");
+  CHECK(typeOf("x", "Nx.Constants.pi({:f, 64})", "f32[1]") == "f64");
+  CHECK(typeOf("x", "Nx.Constants.e(:f64)", "f32[1]") == "f64");
   CHECK(typeOf("x", "x * Nx.Constants.pi()", "f16[2]") == "f16[2]");
   CHECK(typeOf("x", "x * Nx.Constants.pi()", "s32[2]") == "f32[2]");
+  CHECK(typeOf("x", "Nx.Constants.max_finite({:s, 16})", "f32[1]") == "s16");
+  CHECK(typeOf("x", "Nx.Constants.epsilon(:bf16)", "f32[1]") == "bf16");
+  CHECK(typeOf("x", "Nx.Constants.euler_gamma(:f64, [])", "f32[1]") == "f64");
 }
 
 TEST_CASE("Nx.select and Nx.clip") {
