@@ -19,7 +19,7 @@ const std::unordered_map<std::string, NxHandler> &table() {
   static const std::unordered_map<std::string, NxHandler> t = [] {
     std::unordered_map<std::string, NxHandler> m;
     for (auto family : {nxElementwiseFunctions, nxReductionFunctions, nxShapeFunctions, nxIndexFunctions,
-                        nxCreationFunctions, nxLinAlgFunctions, nxRandomFunctions})
+                        nxCreationFunctions, nxLinAlgFunctions, nxRandomFunctions, nxConvenienceFunctions})
       for (const NxEntry &e : family()) m.emplace(e.name, e.handler);
     return m;
   }();

@@ -95,6 +95,7 @@ std::vector<NxEntry> nxIndexFunctions();
 std::vector<NxEntry> nxCreationFunctions();
 std::vector<NxEntry> nxLinAlgFunctions();
 std::vector<NxEntry> nxRandomFunctions();
+std::vector<NxEntry> nxConvenienceFunctions();
 
 class Tracer {
 public:
@@ -260,6 +261,9 @@ public:
   Result<Value> nxInvert(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxDecomposition(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxQr(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  // Nx functions composed of others (NxConveniences.cpp)
+  Result<Value> nxQuery(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxComposite(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   /// Calls defn `name` of the built-in LinAlg prelude (lib/Sema/prelude).
   Result<Value> prelude(const std::string &name, std::vector<Value> args, const Loc &loc);
   /// Applies `each` to the matrices of `xs` that share the leading
