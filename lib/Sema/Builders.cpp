@@ -278,11 +278,17 @@ Result<std::vector<int64_t>> Tracer::axesOption(const Value &v, int64_t rank, co
   std::vector<int64_t> axes;
   for (auto &e : v.elems) {
     NXC_TRY(a, normalizeAxis(e, rank, v.loc, node));
-    if (std::find(axes.begin(), axes.end(), a) != axes.end())
-      return error(e.loc.valid() ? e.loc : v.loc,
-                   fmt::format(FMT_STRING("axes must be unique, axis {} is repeated"), a));
     axes.push_back(a);
   }
+  // Nx.Shape.normalize_axes's message, at the first repeated axis.
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (std::find(axes.begin(), axes.begin() + i, axes[i]) != axes.begin() + i) {
+      std::string list;
+      for (size_t k = 0; k < axes.size(); ++k) list += (k ? ", " : "") + std::to_string(axes[k]);
+      const Value &e = v.elems[i];
+      return error(e.loc.valid() ? e.loc : v.loc,
+                   fmt::format(FMT_STRING("axes [{}] must be unique integers between 0 and {}"), list, rank - 1));
+    }
   return axes;
 }
 

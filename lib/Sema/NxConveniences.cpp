@@ -1,8 +1,8 @@
 //===- NxConveniences.cpp - Nx functions built from other Nx functions ----===//
 //
 // Compile-time queries (axes, names, flat_size, byte_size, bit_size,
-// axis_index), rename, to_tensor, fill, diff, linspace, put_diagonal and
-// Nx.LinAlg.adjoint/matrix_power, each composed from the ops the other
+// axis_index), rename, to_tensor, fill, diff, linspace, put_diagonal, split,
+// all_close and Nx.LinAlg.adjoint/matrix_power, each composed from the ops the other
 // families trace, in the order Nx composes them.
 //
 //===----------------------------------------------------------------------===//
@@ -10,13 +10,16 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace nxc::sema {
 
 std::vector<NxEntry> nxConvenienceFunctions() {
   std::vector<NxEntry> v;
   for (const char *n : {"axes", "names", "flat_size", "byte_size", "bit_size", "axis_index", "rename", "to_tensor"})
     v.push_back({n, &Tracer::nxQuery});
-  for (const char *n : {"fill", "diff", "linspace", "put_diagonal", "LinAlg.adjoint", "LinAlg.matrix_power"})
+  for (const char *n :
+       {"fill", "diff", "linspace", "put_diagonal", "split", "all_close", "LinAlg.adjoint", "LinAlg.matrix_power"})
     v.push_back({n, &Tracer::nxComposite});
   return v;
 }
@@ -127,6 +130,81 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
     }
     if (!result) return acc;
     return dotp(*result, acc);
+  }
+  if (fn == "split") {
+    Value opts = takeOptions(args, 2);
+    NXC_CHECK(arity(fn, args, 2, 2, loc));
+    NXC_TRY(o, options(opts, {"axis"}, "Nx.split"));
+    NXC_TRY(x, tensorArg(fn, args[0], loc));
+    int64_t axis = 0;
+    if (o.count("axis")) { NXC_TRY(a, normalizeAxis(o["axis"], g_.typeOf(x).rank(), loc, x)); axis = a; }
+    int64_t size = g_.typeOf(x).shape[axis], at;
+    const Value &sp = args[1];
+    const Loc &sl = sp.loc.valid() ? sp.loc : loc;
+    if (sp.kind == Value::Int) {
+      if (sp.i > 0 && sp.i < size) at = sp.i;
+      else if (sp.i < 0 && sp.i > -size) at = size + sp.i;
+      else return error(sl, "split must be an integer greater than zero and less than the length of the given axis");
+    } else if (sp.kind == Value::Float) {
+      at = (int64_t)std::ceil(sp.f * (double)size);
+      if (!(at > 0 && at < size)) return error(sl, "split must be a float such that 0 < split and ceil(split * axis_size) < 1");
+    } else {
+      return error(sl, fmt::format(FMT_STRING("Nx.split expects an integer or a float, got {}"), describeValue(sp)));
+    }
+    Value t = Value::tensor(x, loc);
+    NXC_TRY(head, callNx("slice_along_axis", {t, num(0), num(at), kw({{"axis", num(axis)}})}, loc));
+    NXC_TRY(tail, callNx("slice_along_axis", {t, num(at), num(size - at), kw({{"axis", num(axis)}})}, loc));
+    return Value::tuple({head, tail}, loc);
+  }
+  if (fn == "all_close") {
+    // As Nx: |a - b| <= atol + rtol |b| everywhere, infinities equal only to
+    // themselves, NaN equal to NaN only with equal_nan: true; a u8 scalar.
+    Value opts = takeOptions(args, 2);
+    NXC_CHECK(arity(fn, args, 2, 2, loc));
+    NXC_TRY(o, options(opts, {"rtol", "atol", "equal_nan"}, "Nx.all_close"));
+    double rtol = 1.0e-5, atol = 1.0e-8;
+    bool equalNan = false;
+    for (auto [key, out] : {std::pair<const char *, double *>{"rtol", &rtol}, {"atol", &atol}})
+      if (o.count(key)) {
+        if (!o[key].isNumber() || o[key].kind == Value::Atom)
+          return error(o[key].loc.valid() ? o[key].loc : loc, fmt::format(FMT_STRING("Nx.all_close: :{} must be a number"), key));
+        *out = o[key].asDouble();
+      }
+    if (o.count("equal_nan")) { NXC_TRY(e, boolOption(o["equal_nan"], "equal_nan")); equalNan = e; }
+    NXC_TRY(a, toTensor(args[0], loc));
+    NXC_TRY(b, toTensor(args[1], loc));
+    bool ints = g_.typeOf(a).elem.isInteger() && g_.typeOf(b).elem.isInteger();
+    Value A = Value::tensor(a, loc), B = Value::tensor(b, loc);
+    NXC_TRY(diff, callNx("subtract", {A, B}, loc));
+    NXC_TRY(absDiff, callNx("abs", {diff}, loc));
+    Value absB;
+    if (ints) {
+      NXC_TRY(wide, callNx("as_type", {B, Value::atomValue("f64", loc)}, loc));
+      NXC_TRY(ab, callNx("abs", {wide}, loc));
+      absB = ab;
+    } else {
+      NXC_TRY(ab, callNx("abs", {B}, loc));
+      absB = ab;
+    }
+    NXC_TRY(scaled, callNx("multiply", {Value::real(rtol, loc), absB}, loc));
+    NXC_TRY(bound, callNx("add", {Value::real(atol, loc), scaled}, loc));
+    NXC_TRY(close, callNx("less_equal", {absDiff, bound}, loc));
+    if (!ints) {
+      NXC_TRY(infA, callNx("is_infinity", {A}, loc));
+      NXC_TRY(infB, callNx("is_infinity", {B}, loc));
+      NXC_TRY(anyInf, callNx("logical_or", {infA, infB}, loc));
+      NXC_TRY(same, callNx("equal", {A, B}, loc));
+      NXC_TRY(entries, callNx("select", {anyInf, same, close}, loc));
+      close = entries;
+      if (equalNan) {
+        NXC_TRY(nanA, callNx("is_nan", {A}, loc));
+        NXC_TRY(nanB, callNx("is_nan", {B}, loc));
+        NXC_TRY(both, callNx("logical_and", {nanA, nanB}, loc));
+        NXC_TRY(withNan, callNx("select", {both, num(1), close}, loc));
+        close = withNan;
+      }
+    }
+    return callNx("all", {close}, loc);
   }
   if (fn == "fill") {
     Value opts = takeOptions(args, 2);

@@ -384,7 +384,7 @@ const ErrorCase kSemaErrors[] = {
      "defmodule M do\n"
      "  defn f(x), do: Nx.sum(x, axes: [0, 0])\n"
      "end\n",
-     "f(f32[2,3])", File, 2, 38, "axes must be unique, axis 0 is repeated"},
+     "f(f32[2,3])", File, 2, 38, "axes [0, 0] must be unique integers between 0 and 1"},
     {"a named axis",
      "defmodule M do\n"
      "  defn f(x), do: Nx.sum(x, axes: [:rows])\n"
