@@ -357,6 +357,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
   }
   if (op == "metadata") {
     if (n.param == Tracer::kStopGrad) return;
+    if (n.param == Tracer::kNoGrad) return fail(error(n.loc, n.text));
     if (n.param == Tracer::kClip) {
       int v = x(1), lo = x(2), hi = x(3);
       int zero = scalarF32(0.0);

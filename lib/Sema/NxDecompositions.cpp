@@ -8,8 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
-#include "nxc/Frontend/Parser.h"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -17,26 +15,6 @@
 namespace nxc::sema {
 
 namespace {
-
-const char kPreludeSource[] =
-#include "PreludeLinAlg.inc"
-    ;
-
-/// The prelude's module, parsed once.
-const ast::Module &preludeModule() {
-  static const ast::File file = [] {
-    auto source = std::make_shared<SourceFile>();
-    source->name = "<nxc>/LinAlg.exs";
-    source->text = kPreludeSource;
-    auto parsed = parseFile(source);
-    if (!parsed.ok()) {
-      fmt::print(stderr, FMT_STRING("nxc: internal error: the LinAlg prelude does not parse:\n{}\n"), parsed.error().render());
-      std::abort();
-    }
-    return std::move(*parsed);
-  }();
-  return file.modules.front();
-}
 
 std::string shapeTuple(const Shape &s) {
   std::string r = "{";
@@ -47,13 +25,6 @@ std::string shapeTuple(const Shape &s) {
 bool squareMatrices(const Shape &s) { return s.size() >= 2 && s[s.size() - 1] == s[s.size() - 2]; }
 
 } // namespace
-
-Result<Value> Tracer::prelude(const std::string &name, std::vector<Value> args, const Loc &loc) {
-  const ast::Module &m = preludeModule();
-  const ast::Function *f = findFunction(m, name, args.size());
-  if (!f) return error(loc, fmt::format(FMT_STRING("internal error: the LinAlg prelude has no {}/{}"), name, args.size()));
-  return inlineCall(*f, m, std::move(args), loc);
-}
 
 Result<std::vector<int>> Tracer::perMatrix(const std::vector<int> &xs, size_t batchRank,
                                            const std::function<Result<std::vector<int>>(const std::vector<int> &)> &each,

@@ -238,16 +238,14 @@ Result<Value> Tracer::nxMedian(const std::string &fn, std::vector<Value> &args, 
   return Value::tensor(reshape(r.node, out, loc), loc);
 }
 
-Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
-  Value opts = takeOptions(args, 2);
-  NXC_CHECK(arity(fn, args, 2, 2, loc));
+Result<WindowSpec> Tracer::windowSpec(const std::string &fn, int x, const Value &windowArg, const Value &opts,
+                                      const Loc &loc) {
   NXC_TRY(o, options(opts, {"strides", "padding", "window_dilations"}, "Nx." + fn));
-  NXC_TRY(x, tensorArg(fn, args[0], loc));
   TensorType in = g_.typeOf(x);
   size_t rank = in.shape.size();
-  NXC_TRY(window, shapeArg(args[1], "Nx." + fn));
+  NXC_TRY(window, shapeArg(windowArg, "Nx." + fn));
   if (window.size() != rank)
-    return error(args[1].loc.valid() ? args[1].loc : loc,
+    return error(windowArg.loc.valid() ? windowArg.loc : loc,
                  fmt::format(FMT_STRING("Nx.{}: the window {} must have the rank of the tensor {}"), fn,
                              shapeString(window), shapeString(in.shape)));
   auto perAxis = [&](const char *key, std::vector<int64_t> &out) -> Status {
@@ -297,6 +295,18 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
                    fmt::format(FMT_STRING("Nx.{}: padding must be :valid, :same or a list of {{low, high}}"), fn));
     }
   }
+  return WindowSpec{window, strides, dilations, lo, hi};
+}
+
+Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 2);
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  NXC_TRY(spec, windowSpec(fn, x, args[1], opts, loc));
+  TensorType in = g_.typeOf(x);
+  size_t rank = in.shape.size();
+  const Shape &window = spec.window;
+  const std::vector<int64_t> &strides = spec.strides, &dilations = spec.dilations, &lo = spec.lo, &hi = spec.hi;
   // Pad with the reduction's identity, then reduce windows of the padded tensor.
   std::string op = fn == "window_mean" ? "window_sum" : fn;
   ElemType t = in.elem;

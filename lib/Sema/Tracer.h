@@ -80,6 +80,12 @@ std::string describeValue(const Value &v);
 
 enum class BinaryRule { Arith, Float, IntOnly, Compare };
 
+/// A window op's window and options, padding resolved to explicit amounts.
+struct WindowSpec {
+  Shape window;
+  std::vector<int64_t> strides, dilations, lo, hi;
+};
+
 class Tracer;
 /// An Nx function: `Nx.name(args)` is `(tracer.*handler)(name, args, loc)`.
 using NxHandler = Result<Value> (Tracer::*)(const std::string &fn, std::vector<Value> &args, const Loc &loc);
@@ -96,6 +102,7 @@ std::vector<NxEntry> nxCreationFunctions();
 std::vector<NxEntry> nxLinAlgFunctions();
 std::vector<NxEntry> nxRandomFunctions();
 std::vector<NxEntry> nxConvenienceFunctions();
+std::vector<NxEntry> nxGenericReductionFunctions();
 
 class Tracer {
 public:
@@ -212,6 +219,7 @@ public:
   Result<Value> nxCumulative(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxLogsumexp(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<WindowSpec> windowSpec(const std::string &fn, int x, const Value &windowArg, const Value &opts, const Loc &loc);
   Result<Value> nxVariance(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxWeightedMean(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxMedian(const std::string &fn, std::vector<Value> &args, const Loc &loc);
@@ -264,6 +272,13 @@ public:
   // Nx functions composed of others (NxConveniences.cpp)
   Result<Value> nxQuery(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxComposite(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  // reduce, window_reduce, window_scatter_max/min (NxGenericReductions.cpp)
+  Result<Value> nxGenericReduce(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxWindowScatter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  /// x behind a metadata node that grad rejects with Nx's message for `fn`.
+  int noGradient(int x, const std::string &fn, const std::string &what, const std::string &name, const Loc &loc);
+  /// Windows of `padded` as [window elements, output positions...].
+  Result<int> windowPatches(int padded, const WindowSpec &w, const Shape &out, const Loc &loc);
   /// Calls defn `name` of the built-in LinAlg prelude (lib/Sema/prelude).
   Result<Value> prelude(const std::string &name, std::vector<Value> args, const Loc &loc);
   /// Applies `each` to the matrices of `xs` that share the leading
@@ -294,7 +309,8 @@ public:
   /// `metadata` node kinds (the node's `param`): an alias that grad
   /// differentiates against, stop_grad, custom_grad, and clip (operands:
   /// the clipped value, then operand, min and max for the gradient).
-  static constexpr int kToGrad = 0, kStopGrad = 1, kCustomGrad = 2, kClip = 3;
+  /// kNoGrad: an op Nx cannot differentiate; node.text holds Nx's message.
+  static constexpr int kToGrad = 0, kStopGrad = 1, kCustomGrad = 2, kClip = 3, kNoGrad = 4;
   struct CustomGrad {
     std::vector<int> inputs;
     Value fn;
