@@ -16,6 +16,8 @@ const char *nxrt_status_string(int status) {
     return "an argument or output pointer was NULL";
   case NXRT_ERROR_BAD_WORKSPACE:
     return "the workspace was NULL or misaligned";
+  case NXRT_ERROR_UNSUPPORTED_CPU:
+    return "this CPU lacks an instruction-set feature that every variant of the module needs";
   default:
     return "unknown status";
   }

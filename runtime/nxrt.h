@@ -18,6 +18,9 @@ extern "C" {
 #define NXRT_ERROR_NULL_ARGUMENT 1
 /** The workspace was NULL or not aligned as the header requires; nothing was written. */
 #define NXRT_ERROR_BAD_WORKSPACE 2
+/** The running CPU lacks an instruction-set feature that every variant of the
+ *  module needs (MODULE_cpu_variant() names them); nothing was written. */
+#define NXRT_ERROR_UNSUPPORTED_CPU 3
 #endif
 
 /** The nxc runtime version, "MAJOR.MINOR.PATCH". */

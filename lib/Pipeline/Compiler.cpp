@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Pipeline/Compiler.h"
+#include "CpuVariants.h"
 #include "nxc/Conversion/GraphToNx.h"
 #include "nxc/Conversion/Passes.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
@@ -269,6 +270,10 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
                                                                                   : kDefaultStackWorkspaceLimit;
   addEntryWrappers(*llvmModule, out.entries, tm->createDataLayout(), stackLimit, target.packedEntries);
   prepareModuleForTarget(*llvmModule, *tm);
+  if (!target.variants.empty()) {
+    NXC_TRY(variants, addCpuVariants(*llvmModule, target.variants, target.features, target.variantQuery, *tm));
+    out.variants = std::move(variants);
+  }
   std::string verifyErrors;
   llvm::raw_string_ostream ves(verifyErrors);
   if (llvm::verifyModule(*llvmModule, &ves)) return internalError("verifying LLVM IR", verifyErrors);

@@ -58,9 +58,23 @@ nlohmann::json axisNames(const TensorType &t) {
 
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
-                        const std::vector<std::string> &libraries, bool bareMetal) {
+                        const std::vector<std::string> &libraries, bool bareMetal,
+                        const std::vector<VariantDescription> &variants) {
   std::string decls;
   auto to = std::back_inserter(decls);
+  if (!variants.empty()) {
+    decls += "/* ISA variants, best first: every function is compiled once per variant and\n"
+             " * runs the first one the CPU supports (chosen once, at load time). A CPU\n"
+             " * below all of them gets NXRT_ERROR_UNSUPPORTED_CPU.\n";
+    for (auto &v : variants)
+      fmt::format_to(to, FMT_STRING(" *   {}: needs {}\n"), v.cpu,
+                     v.features.empty() ? std::string("the x86-64 baseline")
+                                        : fmt::format(FMT_STRING("{}"), fmt::join(v.features, " ")));
+    fmt::format_to(to,
+                   FMT_STRING(" */\n/* The variant in use (its CPU name), or what the CPU lacks. */\n"
+                              "const char *{}_cpu_variant(void);\n\n"),
+                   module);
+  }
   for (auto &e : entries) {
     const Graph &g = *e.graph;
     auto outs = outputNames(g);
@@ -137,7 +151,8 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
 
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
                           const std::string &triple, const std::string &cpu,
-                          const std::vector<std::string> &libraries) {
+                          const std::vector<std::string> &libraries,
+                          const std::vector<VariantDescription> &variants) {
   using nlohmann::json;
   json fns = json::array();
   for (auto &e : entries) {
@@ -170,9 +185,16 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
             {"target", {{"triple", triple}, {"cpu", cpu}}},
             {"calling_convention",
              "int SYMBOL_with_workspace(const T *inputs..., T *outputs..., void *workspace); "
-             "int SYMBOL(const T *inputs..., T *outputs...); 0 = ok, 1 = NULL argument, 2 = bad workspace"},
+             "int SYMBOL(const T *inputs..., T *outputs...); 0 = ok, 1 = NULL argument, 2 = bad workspace, "
+             "3 = unsupported CPU"},
             {"link_libraries", libraries},
             {"functions", fns}};
+  if (!variants.empty()) {
+    json vs = json::array();
+    for (auto &v : variants) vs.push_back({{"cpu", v.cpu}, {"requires", v.features}});
+    m["variants"] = vs;
+    m["variant_query"] = module + "_cpu_variant";
+  }
   return m.dump(2) + "\n";
 }
 

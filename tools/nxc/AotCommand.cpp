@@ -105,6 +105,13 @@ int runAot(const AotOptions &o) {
     descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
   }
   TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
+  auto plan = planCpuVariants(o.triple, o.cpu);
+  if (!plan) return report(plan.error());
+  target.variants = *plan;
+  if (!target.variants.empty()) {
+    target.cpu = target.variants.back(); // the module's baseline; each variant sets its own
+    target.variantQuery = module + "_cpu_variant";
+  }
 
   if (!o.emit.empty()) {
     static const std::map<std::string, Stage> stages = {{"nx", Stage::Nx},
@@ -134,7 +141,9 @@ int runAot(const AotOptions &o) {
     descs[i].workspaceSize = out->entries[i].workspaceSize;
     descs[i].plainVariant = out->entries[i].plainVariant;
   }
-  auto runtime = buildRuntimeObject(o.triple, o.cpu, o.features);
+  std::vector<VariantDescription> variants;
+  for (auto &v : out->variants) variants.push_back(VariantDescription{v.cpu, v.features});
+  auto runtime = buildRuntimeObject(o.triple, target.cpu, o.features);
   if (!runtime) return report(runtime.error());
 
   fs::path dir(o.outDir);
@@ -151,8 +160,9 @@ int runAot(const AotOptions &o) {
   for (auto st : {writeFile(obj, out->object),
                   writeStaticArchive({{module + ".o", out->object}}, (dir / ("lib" + module + ".a")).string()),
                   writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
-                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(), libraries, out->bareMetal)),
-                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries)),
+                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(),
+                                                               libraries, out->bareMetal, variants)),
+                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries, variants)),
                   writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
     if (!st) return report(st.error());
   // Bare-metal targets have no dynamic loader: static libraries only.

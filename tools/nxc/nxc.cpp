@@ -32,7 +32,9 @@ int main(int argc, char **argv) {
   aotCmd->add_option("-o,--output", aot.outDir, "Output directory (created if needed)")->default_str(".");
   aotCmd->add_option("--name", aot.name, "Module name: prefix of C names and file names (default: the input's stem)");
   aotCmd->add_option("--target", aot.triple, "LLVM target triple (default: the host)");
-  aotCmd->add_option("--cpu", aot.cpu, "Target CPU (default: the host CPU for the host, generic otherwise; 'native' allowed)");
+  aotCmd->add_option("--cpu", aot.cpu,
+                     "Target CPU, or for x86-64 a comma-separated list of ISA variants, best first "
+                     "('native,x86-64-v3,x86-64', 'znver4,x86-64-v2'); see below for the default");
   aotCmd->add_option("--features", aot.features, "Extra target features, as in '+avx2,-avx512f'");
   aotCmd->add_option("--device", aot.device, "cpu (default)")->default_str("cpu");
   aotCmd->add_option("--emit", aot.emit,
@@ -53,6 +55,13 @@ int main(int argc, char **argv) {
       "bytes (MODULE_FUNCTION_CONSTANT_BYTES). Files carry no axis names: declare them after a colon, as in\n"
       "'predict(@params.npz:{f32[input: 784, layer: 128], f32[layer: 128]}, f32[30,784])' (the file's types\n"
       "and shapes must match the declaration).\n\n"
+      "CPU variants (x86-64 with an OS): every function is compiled once per --cpu entry, and the library\n"
+      "runs the first variant the running CPU supports (checked once, at load time; MODULE_cpu_variant()\n"
+      "names it). A CPU below every variant gets NXRT_ERROR_UNSUPPORTED_CPU (3), never an illegal\n"
+      "instruction. Without --cpu a host build holds the build machine's CPU, x86-64-v3 and the x86-64\n"
+      "baseline, so it runs everywhere and stays fast where it was built; one --cpu gives one (checked)\n"
+      "variant. Other architectures get one version for --cpu (default: the host CPU for the host,\n"
+      "generic otherwise). nxc jit always compiles for the running CPU.\n\n"
       "C names: MODULE_FUNCTION; a function compiled at several signatures gets MODULE_FUNCTION_<sig>,\n"
       "e.g. mymod_softmax_f32_1000 and mymod_softmax_s32_5; 'fast=softmax(...)' gives MODULE_fast.\n\n"
       "Example:\n"

@@ -34,6 +34,21 @@ struct TargetOptions {
   /// Also export `int symbol_packed(void **argv)` (argv: inputs, outputs,
   /// workspace), which the JIT calls without knowing the arity.
   bool packedEntries = false;
+  /// x86-64 ISA variants, best first ("native", "x86-64-v3", "znver4"...):
+  /// every function is compiled once per variant and the entry points run
+  /// the first one the CPU supports, chosen once; a CPU below all of them
+  /// gets NXRT_ERROR_UNSUPPORTED_CPU. Empty: one unguarded version for `cpu`.
+  std::vector<std::string> variants;
+  /// With variants: the exported `const char *NAME(void)` that names the
+  /// variant in use.
+  std::string variantQuery;
+};
+
+/// One ISA variant of a module: its CPU and the features the running CPU
+/// must have for it.
+struct CpuVariant {
+  std::string cpu;                   ///< the resolved CPU name
+  std::vector<std::string> features; ///< CPUID-checked features it needs
 };
 
 /// Every temporary lives in a caller-owned workspace aligned to this.
@@ -62,6 +77,7 @@ struct CompileOutput {
   std::string cpu;    ///< the resolved CPU
   bool bareMetal = false; ///< no operating system (`*-none-*`): no shared object, no C library
   std::vector<EntryInfo> entries; ///< filled from the bufferization stage on
+  std::vector<CpuVariant> variants; ///< with TargetOptions::variants, best first
 };
 
 /// Compiles all entries into one module and lowers it to `stage`.
@@ -69,6 +85,16 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
 
 /// The host's triple, as LLVM normalizes it.
 std::string hostTriple();
+
+/// The default variants of a host x86-64 module: the build machine's CPU,
+/// x86-64-v3 (AVX2, FMA) and the x86-64 baseline, without duplicates.
+std::vector<std::string> defaultCpuVariants();
+
+/// The variants `nxc aot` builds for `triple` (empty: the host) and the
+/// --cpu option: a comma-separated list as given; one CPU on x86-64 as one
+/// guarded variant; nothing on x86-64 Linux hosts as defaultCpuVariants();
+/// otherwise none (one unguarded version, as for other architectures).
+Result<std::vector<std::string>> planCpuVariants(const std::string &triple, const std::string &cpuOption);
 
 } // namespace nxc
 

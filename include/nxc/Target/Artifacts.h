@@ -49,16 +49,24 @@ Result<std::string> buildRuntimeObject(const std::string &triple, const std::str
 std::string runtimeSource();
 std::string runtimeHeader();
 
+/// An ISA variant of a module, for the header and the manifest.
+struct VariantDescription {
+  std::string cpu;
+  std::vector<std::string> features; ///< what the running CPU must have
+};
+
 /// The generated C header for a module.
 /// `libraries`: what the static library needs at link time besides libnxrt.a ("m").
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
-                        const std::vector<std::string> &libraries, bool bareMetal);
+                        const std::vector<std::string> &libraries, bool bareMetal,
+                        const std::vector<VariantDescription> &variants = {});
 
 /// The JSON manifest for a module.
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
                           const std::string &triple, const std::string &cpu,
-                          const std::vector<std::string> &libraries);
+                          const std::vector<std::string> &libraries,
+                          const std::vector<VariantDescription> &variants = {});
 
 } // namespace nxc
 

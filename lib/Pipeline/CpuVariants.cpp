@@ -1,0 +1,314 @@
+//===- CpuVariants.cpp - one module, several x86-64 ISA variants ----------===//
+//
+// Every function of the module is cloned once per variant, each clone
+// carrying its variant's target-cpu/target-features, so the optimizer and
+// the code generator specialize it (as function multiversioning does). The
+// kernels become dispatchers that call their variant's clone; the exported
+// entry points first make sure a variant was chosen (once: a constructor,
+// or the first call if that runs earlier) and return
+// NXRT_ERROR_UNSUPPORTED_CPU when the CPU supports none. Constants and the
+// runtime are shared: they are not cloned.
+//
+// The choice compares the CPU's features (CPUID, with the OS's saved
+// register state; runtime/cpu_x86.c, linked in as bitcode) against each
+// variant's, as the table in runtime/cpu_x86.h names them.
+//
+//===----------------------------------------------------------------------===//
+#include "CpuVariants.h"
+
+#include "nxc/Target/ObjectEmitter.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include "cpu_x86.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace nxc {
+namespace embedded {
+extern const unsigned char cpu_x86_bc[];
+extern const unsigned long cpu_x86_bc_size;
+} // namespace embedded
+
+namespace {
+
+struct Feature {
+  const char *name;
+  int index;
+};
+
+const std::vector<Feature> &x86Features() {
+  static const std::vector<Feature> table = {
+#define NXC_FEATURE_ROW(name, index, leaf, subleaf, reg, bit) {name, index},
+      NXC_X86_FEATURES(NXC_FEATURE_ROW)
+#undef NXC_FEATURE_ROW
+  };
+  return table;
+}
+
+/// The CPU name and feature string LLVM compiles `name` with.
+std::pair<std::string, std::string> resolveCpu(const std::string &name) {
+  if (name != "native") return {name, ""};
+  std::string features;
+  for (auto &f : llvm::sys::getHostCPUFeatures())
+    features += fmt::format(FMT_STRING("{}{}{}"), features.empty() ? "" : ",", f.second ? '+' : '-', f.first().str());
+  return {llvm::sys::getHostCPUName().str(), features};
+}
+
+} // namespace
+
+std::vector<std::string> defaultCpuVariants() {
+  std::vector<std::string> out;
+  for (std::string cpu : {std::string("native"), std::string("x86-64-v3"), std::string("x86-64")}) {
+    std::string resolved = resolveCpu(cpu).first;
+    bool seen = false;
+    for (auto &o : out) seen |= resolveCpu(o).first == resolved;
+    if (!seen) out.push_back(cpu);
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> planCpuVariants(const std::string &tripleStr, const std::string &cpuOption) {
+  std::string host = hostTriple();
+  llvm::Triple triple(llvm::Triple::normalize(tripleStr.empty() ? host : tripleStr));
+  bool isHost = tripleStr.empty() || triple.str() == host;
+  bool x86 = triple.getArch() == llvm::Triple::x86_64 && triple.getOS() != llvm::Triple::UnknownOS;
+  std::vector<std::string> list;
+  for (size_t start = 0; start <= cpuOption.size() && !cpuOption.empty();) {
+    size_t comma = cpuOption.find(',', start);
+    std::string item = cpuOption.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) return error(Loc{}, fmt::format(FMT_STRING("--cpu '{}': an empty CPU name in the list"), cpuOption));
+    list.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (list.size() > 1 && !x86)
+    return error(Loc{}, fmt::format(FMT_STRING("--cpu {}: several variants need an x86-64 target with an operating "
+                                               "system (this one is {})"),
+                                    cpuOption, triple.str()));
+  if (!x86) return std::vector<std::string>{};
+  if (list.empty()) return isHost ? defaultCpuVariants() : std::vector<std::string>{"x86-64"};
+  // Unknown names are an error here, before LLVM warns about them.
+  initializeLLVMTargets();
+  std::string err;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
+  if (!target) return error(Loc{}, fmt::format(FMT_STRING("unknown target '{}': {}"), tripleStr, err));
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(target->createMCSubtargetInfo(triple, "generic", ""));
+  for (auto &cpu : list) {
+    if (cpu == "native" && !isHost) return error(Loc{}, "--cpu native is only valid when compiling for the host");
+    if (cpu != "native" && !generic->isCPUStringValid(cpu))
+      return error(Loc{}, fmt::format(FMT_STRING("unknown CPU '{}' for {} (llc-22 -mtriple={} -mcpu=help lists them)"),
+                                      cpu, triple.str(), triple.str()));
+  }
+  return list;
+}
+
+Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vector<std::string> &names,
+                                               const std::string &userFeatures, const std::string &query,
+                                               llvm::TargetMachine &tm) {
+  llvm::LLVMContext &ctx = m.getContext();
+  const llvm::Triple &triple = tm.getTargetTriple();
+  if (triple.getArch() != llvm::Triple::x86_64)
+    return error(Loc{}, fmt::format(FMT_STRING("several --cpu variants need an x86-64 target (this one is {})"),
+                                    triple.str()));
+  // What each variant needs, from LLVM's view of its CPU.
+  std::vector<CpuVariant> variants;
+  std::vector<uint64_t> masks;
+  std::vector<std::pair<std::string, std::string>> resolved;
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(tm.getTarget().createMCSubtargetInfo(triple, "generic", ""));
+  for (auto &name : names) {
+    auto [cpu, features] = resolveCpu(name);
+    if (!generic->isCPUStringValid(cpu))
+      return error(Loc{}, fmt::format(FMT_STRING("unknown CPU '{}' for {} (llc-22 -mtriple={} -mcpu=help lists them)"),
+                                      name, triple.str(), triple.str()));
+    if (!userFeatures.empty()) features = features.empty() ? userFeatures : features + "," + userFeatures;
+    // Features compiled code never needs (system, crypto and cache-control
+    // instructions) are turned off rather than checked: a VM may hide them
+    // from a CPU that runs the arithmetic variant perfectly well.
+    for (const char *f : {"pclmul", "aes", "xsave", "rdrnd", "fsgsbase", "invpcid", "rdseed", "adx", "clflushopt",
+                          "clwb", "sha", "rdpid", "movdiri", "movdir64b", "serialize", "amx-bf16", "amx-tile",
+                          "amx-int8", "prfchw", "xsaveopt", "xsavec", "xsaves", "cx16", "vaes", "vpclmulqdq"})
+      features += std::string(features.empty() ? "" : ",") + "-" + f;
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(tm.getTarget().createMCSubtargetInfo(triple, cpu, features));
+    CpuVariant v{cpu, {}};
+    uint64_t mask = 0;
+    for (auto &f : x86Features())
+      if (sti->checkFeatures(std::string("+") + f.name)) {
+        v.features.push_back(f.name);
+        mask |= uint64_t(1) << f.index;
+      }
+    variants.push_back(v);
+    masks.push_back(mask);
+    resolved.push_back({cpu, features});
+  }
+
+  // The CPU check, linked in with internal linkage.
+  llvm::StringRef bc((const char *)embedded::cpu_x86_bc, embedded::cpu_x86_bc_size);
+  auto check = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bc, "cpu_x86.bc"), ctx);
+  if (!check)
+    return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot read the embedded CPU check: {}"),
+                                    llvm::toString(check.takeError())));
+  (*check)->setTargetTriple(m.getTargetTriple());
+  (*check)->setDataLayout(m.getDataLayout());
+  for (llvm::Function &f : **check) {
+    f.removeFnAttr("target-cpu");
+    f.removeFnAttr("target-features");
+    f.removeFnAttr("tune-cpu");
+  }
+  if (llvm::Linker::linkModules(m, std::move(*check)))
+    return error(Loc{}, "internal error: cannot link the CPU check");
+  llvm::Function *features = m.getFunction("nxc_x86_features");
+  features->setLinkage(llvm::GlobalValue::InternalLinkage);
+  features->addFnAttr("target-cpu", "x86-64");
+
+  // The functions to clone: everything defined except the entry points
+  // (external) and the CPU check.
+  std::vector<llvm::Function *> bodies, entries;
+  for (llvm::Function &f : m) {
+    if (f.isDeclaration() || &f == features) continue;
+    (f.hasExternalLinkage() ? entries : bodies).push_back(&f);
+  }
+  std::vector<std::map<llvm::Function *, llvm::Function *>> clones(variants.size());
+  for (size_t k = 0; k < variants.size(); ++k) {
+    llvm::ValueToValueMapTy vmap;
+    for (llvm::Function *f : bodies) {
+      llvm::Function *c = llvm::Function::Create(f->getFunctionType(), llvm::GlobalValue::InternalLinkage,
+                                                 f->getName() + ".v" + std::to_string(k), m);
+      vmap[f] = c;
+      clones[k][f] = c;
+    }
+    for (llvm::Function *f : bodies) {
+      llvm::Function *c = clones[k][f];
+      auto arg = c->arg_begin();
+      for (llvm::Argument &a : f->args()) vmap[&a] = &*arg++;
+      llvm::SmallVector<llvm::ReturnInst *, 4> returns;
+      llvm::CloneFunctionInto(c, f, vmap, llvm::CloneFunctionChangeType::LocalChangesOnly, returns);
+      c->setLinkage(llvm::GlobalValue::InternalLinkage);
+      c->addFnAttr("target-cpu", resolved[k].first);
+      if (resolved[k].second.empty()) c->removeFnAttr("target-features");
+      else c->addFnAttr("target-features", resolved[k].second);
+    }
+  }
+
+  // The choice: -2 not made yet, -1 no variant fits, else the variant.
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *choice = new llvm::GlobalVariable(m, i32, false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::ConstantInt::get(i32, -2), "nxc_cpu_variant");
+  llvm::Function *choose = llvm::Function::Create(llvm::FunctionType::get(i32, false),
+                                                  llvm::GlobalValue::InternalLinkage, "nxc_choose_cpu_variant", m);
+  choose->addFnAttr("target-cpu", "x86-64");
+  {
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", choose));
+    llvm::Value *have = b.CreateCall(features);
+    for (size_t k = 0; k < variants.size(); ++k) {
+      llvm::Value *need = llvm::ConstantInt::get(i64, masks[k]);
+      llvm::BasicBlock *yes = llvm::BasicBlock::Create(ctx, "fits", choose),
+                       *no = llvm::BasicBlock::Create(ctx, "next", choose);
+      b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(have, need), need), yes, no);
+      b.SetInsertPoint(yes);
+      b.CreateAlignedStore(b.getInt32((int)k), choice, llvm::MaybeAlign(4))->setAtomic(llvm::AtomicOrdering::Monotonic);
+      b.CreateRet(b.getInt32((int)k));
+      b.SetInsertPoint(no);
+    }
+    b.CreateAlignedStore(b.getInt32(-1), choice, llvm::MaybeAlign(4))->setAtomic(llvm::AtomicOrdering::Monotonic);
+    b.CreateRet(b.getInt32(-1));
+  }
+  llvm::appendToGlobalCtors(m, llvm::cast<llvm::Function>(llvm::Function::Create(
+                                   llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+                                   llvm::GlobalValue::InternalLinkage, "nxc_cpu_variant_init", m)),
+                            65535);
+  {
+    llvm::Function *init = m.getFunction("nxc_cpu_variant_init");
+    init->addFnAttr("target-cpu", "x86-64");
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", init));
+    b.CreateCall(choose);
+    b.CreateRetVoid();
+  }
+  /// The variant in use, choosing it if no constructor ran yet.
+  auto current = [&](llvm::IRBuilder<> &b, llvm::Function *f) -> llvm::Value * {
+    llvm::LoadInst *v = b.CreateAlignedLoad(i32, choice, llvm::MaybeAlign(4));
+    v->setAtomic(llvm::AtomicOrdering::Monotonic);
+    llvm::BasicBlock *from = b.GetInsertBlock();
+    llvm::BasicBlock *pick = llvm::BasicBlock::Create(ctx, "choose", f), *have = llvm::BasicBlock::Create(ctx, "chosen", f);
+    b.CreateCondBr(b.CreateICmpEQ(v, b.getInt32(-2)), pick, have);
+    b.SetInsertPoint(pick);
+    llvm::Value *picked = b.CreateCall(choose);
+    b.CreateBr(have);
+    b.SetInsertPoint(have);
+    llvm::PHINode *phi = b.CreatePHI(i32, 2);
+    phi->addIncoming(v, from);
+    phi->addIncoming(picked, pick);
+    return phi;
+  };
+
+  // Kernels (what the entry points call) dispatch to their variant.
+  for (llvm::Function *f : bodies) {
+    if (!f->getName().starts_with("__nxc_kernel_")) continue;
+    f->deleteBody();
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    llvm::Value *v = current(b, f);
+    std::vector<llvm::Value *> args;
+    for (llvm::Argument &a : f->args()) args.push_back(&a);
+    llvm::BasicBlock *last = llvm::BasicBlock::Create(ctx, "v" + std::to_string(variants.size() - 1), f);
+    llvm::SwitchInst *sw = b.CreateSwitch(v, last, (unsigned)variants.size());
+    for (size_t k = 0; k < variants.size(); ++k) {
+      llvm::BasicBlock *bb = k + 1 == variants.size() ? last : llvm::BasicBlock::Create(ctx, "v" + std::to_string(k), f);
+      if (k + 1 < variants.size()) sw->addCase(b.getInt32((int)k), bb);
+      llvm::IRBuilder<> cb(bb);
+      cb.CreateCall(clones[k][f], args);
+      cb.CreateRetVoid();
+    }
+  }
+  // Entry points returning a status refuse to run on a CPU no variant fits.
+  for (llvm::Function *f : entries) {
+    if (!f->getReturnType()->isIntegerTy(32)) continue;
+    llvm::BasicBlock *body = &f->getEntryBlock();
+    llvm::BasicBlock *guard = llvm::BasicBlock::Create(ctx, "cpu_check", f, body);
+    llvm::IRBuilder<> b(guard);
+    llvm::Value *v = current(b, f);
+    llvm::BasicBlock *refuse = llvm::BasicBlock::Create(ctx, "unsupported_cpu", f);
+    b.CreateCondBr(b.CreateICmpSLT(v, b.getInt32(0)), refuse, body);
+    llvm::IRBuilder<> rb(refuse);
+    rb.CreateRet(rb.getInt32(3)); // NXRT_ERROR_UNSUPPORTED_CPU
+  }
+  // const char *QUERY(void): the variant in use, or what the CPU lacks.
+  if (!query.empty()) {
+    llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+    llvm::Function *q = llvm::Function::Create(llvm::FunctionType::get(ptr, false), llvm::GlobalValue::ExternalLinkage,
+                                               query, m);
+    q->addFnAttr("target-cpu", "x86-64");
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", q));
+    llvm::Value *v = current(b, q);
+    std::string lacking = "none: this CPU lacks features that every variant needs (the least demanding, " +
+                          variants.back().cpu + ", needs";
+    for (auto &f : variants.back().features) lacking += " " + f;
+    lacking += ")";
+    llvm::BasicBlock *none = llvm::BasicBlock::Create(ctx, "none", q);
+    llvm::SwitchInst *sw = b.CreateSwitch(v, none, (unsigned)variants.size());
+    for (size_t k = 0; k < variants.size(); ++k) {
+      llvm::BasicBlock *bb = llvm::BasicBlock::Create(ctx, "v" + std::to_string(k), q);
+      sw->addCase(b.getInt32((int)k), bb);
+      llvm::IRBuilder<> cb(bb);
+      cb.CreateRet(cb.CreateGlobalString(variants[k].cpu, "nxc_variant_name"));
+    }
+    llvm::IRBuilder<> nb(none);
+    nb.CreateRet(nb.CreateGlobalString(lacking, "nxc_variant_none"));
+  }
+  return variants;
+}
+
+} // namespace nxc

@@ -1,0 +1,23 @@
+//===- CpuVariants.h - one module, several x86-64 ISA variants -*- C++ -*-===//
+#ifndef NXC_PIPELINE_CPUVARIANTS_H
+#define NXC_PIPELINE_CPUVARIANTS_H
+
+#include "nxc/Pipeline/Compiler.h"
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace nxc {
+
+/// Clones the module's functions once per CPU in `names` (best first) and
+/// makes the entry points dispatch to the first variant the running CPU
+/// supports (see CpuVariants.cpp). `tm` is the module's (baseline) target.
+Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vector<std::string> &names,
+                                               const std::string &userFeatures, const std::string &query,
+                                               llvm::TargetMachine &tm);
+
+} // namespace nxc
+
+#endif // NXC_PIPELINE_CPUVARIANTS_H
