@@ -31,16 +31,20 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include "cpu_aarch64.h"
 #include "cpu_x86.h"
 
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 namespace nxc {
 namespace embedded {
 extern const unsigned char cpu_x86_bc[];
 extern const unsigned long cpu_x86_bc_size;
+extern const unsigned char cpu_aarch64_bc[];
+extern const unsigned long cpu_aarch64_bc_size;
 } // namespace embedded
 
 namespace {
@@ -50,13 +54,49 @@ struct Feature {
   int index;
 };
 
-const std::vector<Feature> &x86Features() {
-  static const std::vector<Feature> table = {
+/// What multi-variant code needs to know about one architecture.
+struct Arch {
+  std::vector<Feature> features;      ///< checked at run time
+  std::vector<const char *> disabled; ///< turned off instead (never needed by compiled code)
+  llvm::StringRef bitcode;            ///< the feature check
+  const char *check;                  ///< its function
+  const char *baseline;               ///< target-cpu of the dispatch code
+};
+
+const Arch *archFor(const llvm::Triple &t) {
+  static const Arch x86 = {
+      {
 #define NXC_FEATURE_ROW(name, index, leaf, subleaf, reg, bit) {name, index},
-      NXC_X86_FEATURES(NXC_FEATURE_ROW)
+          NXC_X86_FEATURES(NXC_FEATURE_ROW)
 #undef NXC_FEATURE_ROW
-  };
-  return table;
+      },
+      // System, crypto and cache-control instructions: a VM may hide them
+      // from a CPU that runs the arithmetic variant perfectly well.
+      {"pclmul", "aes", "xsave", "rdrnd", "fsgsbase", "invpcid", "rdseed", "adx", "clflushopt", "clwb", "sha", "rdpid",
+       "movdiri", "movdir64b", "serialize", "amx-bf16", "amx-tile", "amx-int8", "prfchw", "xsaveopt", "xsavec",
+       "xsaves", "cx16", "vaes", "vpclmulqdq"},
+      llvm::StringRef((const char *)embedded::cpu_x86_bc, embedded::cpu_x86_bc_size),
+      "nxc_x86_features",
+      "x86-64"};
+  static const Arch aarch64 = {
+      {
+#define NXC_FEATURE_ROW(name, index, reg, shift, min) {name, index},
+          NXC_AARCH64_FEATURES(NXC_FEATURE_ROW)
+#undef NXC_FEATURE_ROW
+      },
+      {"crc", "lse", "aes", "sha2", "sha3", "sm4", "mops", "cssc", "sme", "sme2", "mte", "rand", "pauth", "bti",
+       "flagm", "predres", "sb", "ssbs", "ccdp", "ccpp", "lse128", "the", "d128", "gcs", "rcpc3", "rcpc-immo", "lor",
+       "pan", "ras", "vh", "dit", "spe", "hbc", "wfxt", "ls64", "xs", "fptoint", "altnzcv", "specres2", "tlb-rmi",
+       "sve2-aes", "sve2-sha3", "sve2-sm4", "sve2-bitperm", "f32mm", "f64mm", "sve-b16b16", "sve2p1", "faminmax",
+       "fp8", "lut", "fprcvt", "sve2p2", "cpa", "tme", "spe-eef", "ete", "trbe", "brbe", "pmuv3", "perfmon",
+       "el2vmsa", "el3", "ecv", "fgt", "amvs", "am", "chk", "mec", "rme", "sel2", "nmi", "pan-rwv", "uaops"},
+      llvm::StringRef((const char *)embedded::cpu_aarch64_bc, embedded::cpu_aarch64_bc_size),
+      "nxc_aarch64_features",
+      "generic"};
+  if (t.getOS() == llvm::Triple::UnknownOS) return nullptr;
+  if (t.getArch() == llvm::Triple::x86_64) return &x86;
+  if (t.getArch() == llvm::Triple::aarch64 && t.isOSLinux()) return &aarch64;
+  return nullptr;
 }
 
 /// The CPU name and feature string LLVM compiles `name` with.
@@ -86,6 +126,7 @@ Result<std::vector<std::string>> planCpuVariants(const std::string &tripleStr, c
   llvm::Triple triple(llvm::Triple::normalize(tripleStr.empty() ? host : tripleStr));
   bool isHost = tripleStr.empty() || triple.str() == host;
   bool x86 = triple.getArch() == llvm::Triple::x86_64 && triple.getOS() != llvm::Triple::UnknownOS;
+  bool multi = archFor(triple) != nullptr;
   std::vector<std::string> list;
   for (size_t start = 0; start <= cpuOption.size() && !cpuOption.empty();) {
     size_t comma = cpuOption.find(',', start);
@@ -95,11 +136,12 @@ Result<std::vector<std::string>> planCpuVariants(const std::string &tripleStr, c
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  if (list.size() > 1 && !x86)
+  if (list.size() > 1 && !multi)
     return error(Loc{}, fmt::format(FMT_STRING("--cpu {}: several variants need an x86-64 target with an operating "
-                                               "system (this one is {})"),
+                                               "system or aarch64 Linux (this one is {})"),
                                     cpuOption, triple.str()));
-  if (!x86) return std::vector<std::string>{};
+  // AArch64: variants when a list asks for them; one version otherwise.
+  if (!x86 && list.size() <= 1) return std::vector<std::string>{};
   if (list.empty()) return isHost ? defaultCpuVariants() : std::vector<std::string>{"x86-64"};
   // Unknown names are an error here, before LLVM warns about them.
   initializeLLVMTargets();
@@ -121,14 +163,18 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
                                                llvm::TargetMachine &tm) {
   llvm::LLVMContext &ctx = m.getContext();
   const llvm::Triple &triple = tm.getTargetTriple();
-  if (triple.getArch() != llvm::Triple::x86_64)
-    return error(Loc{}, fmt::format(FMT_STRING("several --cpu variants need an x86-64 target (this one is {})"),
+  const Arch *arch = archFor(triple);
+  if (!arch)
+    return error(Loc{}, fmt::format(FMT_STRING("--cpu variants need an x86-64 target with an operating system or "
+                                               "aarch64 Linux (this one is {})"),
                                     triple.str()));
   // What each variant needs, from LLVM's view of its CPU.
   std::vector<CpuVariant> variants;
   std::vector<uint64_t> masks;
   std::vector<std::pair<std::string, std::string>> resolved;
   std::unique_ptr<llvm::MCSubtargetInfo> generic(tm.getTarget().createMCSubtargetInfo(triple, "generic", ""));
+  std::set<std::string> known; // the feature names this LLVM knows
+  for (const llvm::SubtargetFeatureKV &kv : generic->getAllProcessorFeatures()) known.insert(kv.Key);
   for (auto &name : names) {
     auto [cpu, features] = resolveCpu(name);
     if (!generic->isCPUStringValid(cpu))
@@ -138,14 +184,12 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
     // Features compiled code never needs (system, crypto and cache-control
     // instructions) are turned off rather than checked: a VM may hide them
     // from a CPU that runs the arithmetic variant perfectly well.
-    for (const char *f : {"pclmul", "aes", "xsave", "rdrnd", "fsgsbase", "invpcid", "rdseed", "adx", "clflushopt",
-                          "clwb", "sha", "rdpid", "movdiri", "movdir64b", "serialize", "amx-bf16", "amx-tile",
-                          "amx-int8", "prfchw", "xsaveopt", "xsavec", "xsaves", "cx16", "vaes", "vpclmulqdq"})
-      features += std::string(features.empty() ? "" : ",") + "-" + f;
+    for (const char *f : arch->disabled)
+      if (known.count(f)) features += std::string(features.empty() ? "" : ",") + "-" + f;
     std::unique_ptr<llvm::MCSubtargetInfo> sti(tm.getTarget().createMCSubtargetInfo(triple, cpu, features));
     CpuVariant v{cpu, {}};
     uint64_t mask = 0;
-    for (auto &f : x86Features())
+    for (auto &f : arch->features)
       if (sti->checkFeatures(std::string("+") + f.name)) {
         v.features.push_back(f.name);
         mask |= uint64_t(1) << f.index;
@@ -156,8 +200,7 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
   }
 
   // The CPU check, linked in with internal linkage.
-  llvm::StringRef bc((const char *)embedded::cpu_x86_bc, embedded::cpu_x86_bc_size);
-  auto check = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bc, "cpu_x86.bc"), ctx);
+  auto check = llvm::parseBitcodeFile(llvm::MemoryBufferRef(arch->bitcode, "cpu_check.bc"), ctx);
   if (!check)
     return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot read the embedded CPU check: {}"),
                                     llvm::toString(check.takeError())));
@@ -170,9 +213,9 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
   }
   if (llvm::Linker::linkModules(m, std::move(*check)))
     return error(Loc{}, "internal error: cannot link the CPU check");
-  llvm::Function *features = m.getFunction("nxc_x86_features");
+  llvm::Function *features = m.getFunction(arch->check);
   features->setLinkage(llvm::GlobalValue::InternalLinkage);
-  features->addFnAttr("target-cpu", "x86-64");
+  features->addFnAttr("target-cpu", arch->baseline);
 
   // The functions to clone: everything defined except the entry points
   // (external) and the CPU check.
@@ -209,7 +252,7 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
                                           llvm::ConstantInt::get(i32, -2), "nxc_cpu_variant");
   llvm::Function *choose = llvm::Function::Create(llvm::FunctionType::get(i32, false),
                                                   llvm::GlobalValue::InternalLinkage, "nxc_choose_cpu_variant", m);
-  choose->addFnAttr("target-cpu", "x86-64");
+  choose->addFnAttr("target-cpu", arch->baseline);
   {
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", choose));
     llvm::Value *have = b.CreateCall(features);
@@ -232,7 +275,7 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
                             65535);
   {
     llvm::Function *init = m.getFunction("nxc_cpu_variant_init");
-    init->addFnAttr("target-cpu", "x86-64");
+    init->addFnAttr("target-cpu", arch->baseline);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", init));
     b.CreateCall(choose);
     b.CreateRetVoid();
@@ -290,11 +333,12 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
     llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
     llvm::Function *q = llvm::Function::Create(llvm::FunctionType::get(ptr, false), llvm::GlobalValue::ExternalLinkage,
                                                query, m);
-    q->addFnAttr("target-cpu", "x86-64");
+    q->addFnAttr("target-cpu", arch->baseline);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", q));
     llvm::Value *v = current(b, q);
     std::string lacking = "none: this CPU lacks features that every variant needs (the least demanding, " +
                           variants.back().cpu + ", needs";
+    if (variants.back().features.empty()) lacking += " nothing beyond the baseline";
     for (auto &f : variants.back().features) lacking += " " + f;
     lacking += ")";
     llvm::BasicBlock *none = llvm::BasicBlock::Create(ctx, "none", q);

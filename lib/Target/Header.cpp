@@ -68,7 +68,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
              " * below all of them gets NXRT_ERROR_UNSUPPORTED_CPU.\n";
     for (auto &v : variants)
       fmt::format_to(to, FMT_STRING(" *   {}: needs {}\n"), v.cpu,
-                     v.features.empty() ? std::string("the x86-64 baseline")
+                     v.features.empty() ? std::string("the baseline")
                                         : fmt::format(FMT_STRING("{}"), fmt::join(v.features, " ")));
     fmt::format_to(to,
                    FMT_STRING(" */\n/* The variant in use (its CPU name), or what the CPU lacks. */\n"

@@ -8,7 +8,10 @@ qemu-x86_64 as a Haswell (AVX2, no AVX-512) and a Nehalem (SSE4.2, no AVX):
 every run must succeed, name the variant it chose (Nehalem: the baseline;
 Haswell: an AVX2 variant) and give the native results (within 1e-6). A
 module built for skylake-avx512 only must refuse to run under Haswell with
-NXRT_ERROR_UNSUPPORTED_CPU and a message, without a signal.
+NXRT_ERROR_UNSUPPORTED_CPU and a message, without a signal. An aarch64
+module with neoverse-v1, cortex-a76 and generic variants runs under
+qemu-aarch64 as a Cortex-A72 (generic), a Neoverse-N1 (cortex-a76) and `max`
+(neoverse-v1).
 
 Usage: /usr/bin/python3 test/variants/variants_test.py --nxc PATH --work DIR
 """
@@ -105,7 +108,7 @@ def main():
     if names[-1] != "x86-64" or len(names) < 2:
         failures.append(f"default variants {names}: expected the host's, x86-64-v3 and x86-64")
     header = open(os.path.join(out, "m.h")).read()
-    if "m_cpu_variant(void)" not in header or "x86-64: needs the x86-64 baseline" not in header:
+    if "m_cpu_variant(void)" not in header or "x86-64: needs the baseline" not in header:
         failures.append("the header does not list the variants and the query")
     native = None
     for kind, exe in exes.items():
@@ -139,6 +142,38 @@ def main():
         print(f"avx512-only module under Haswell: status {s1} {s2}: {variant}")
         if s1 != 3 or s2 != 3 or "lacks" not in variant or "avx512f" not in variant:
             failures.append(f"the AVX-512 module under Haswell: status {s1} {s2}, '{variant}'")
+    # AArch64: a list of variants, checked through the ID registers.
+    clang = "/usr/lib/llvm-22/bin/clang"
+    if shutil.which("qemu-aarch64") and os.path.isdir("/usr/aarch64-linux-gnu") and os.path.exists(clang):
+        out = os.path.join(args.work, "aarch64")
+        os.makedirs(out, exist_ok=True)
+        p = run([args.nxc, "aot", os.path.join(args.work, "m.nx"), "--name", "m", "--fn", "M.softmax(f32[1000])",
+                 "--fn", "M.predict(f32[784,16], f32[16], f32[16,10], f32[10], f32[2,784])", "-o", out,
+                 "--target", "aarch64-linux-gnu", "--cpu", "neoverse-v1,cortex-a76,generic"])
+        if p.returncode:
+            failures.append(f"nxc aot for aarch64 variants failed:\n{p.stderr}")
+        else:
+            exe = os.path.join(out, "h")
+            p = run([clang, "--target=aarch64-linux-gnu", "-fuse-ld=lld", "-O2", "-I" + out,
+                     os.path.join(args.work, "h.c"), os.path.join(out, "libm.a"), os.path.join(out, "libnxrt.a"),
+                     "-o", exe])
+            if p.returncode:
+                failures.append(f"linking the aarch64 harness failed:\n{p.stderr}")
+            for cpu, want in (("cortex-a72", "generic"), ("neoverse-n1", "cortex-a76"), ("max", "neoverse-v1")):
+                if p.returncode:
+                    break
+                q = run(["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", "-cpu", cpu, exe])
+                if q.returncode:
+                    failures.append(f"aarch64 {cpu}: exit {q.returncode}\n{q.stderr[-300:]}")
+                    continue
+                variant, s1, s2, values = parse(q.stdout)
+                print(f"aarch64 under {cpu}: variant {variant}, status {s1} {s2}")
+                if (s1, s2) != (0, 0) or variant != want:
+                    failures.append(f"aarch64 {cpu}: variant {variant}, status {s1} {s2}; expected {want}")
+                elif native is not None and any(abs(a - b) > 1e-6 * max(1.0, abs(b)) for a, b in zip(values, native)):
+                    failures.append(f"aarch64 {cpu}: results differ from the x86-64 run")
+    else:
+        print("aarch64: skipped (needs qemu-aarch64, /usr/aarch64-linux-gnu and clang-22)")
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0
