@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace nxc {
 
 std::string SourceFile::lineText(int line) const {
@@ -21,9 +23,23 @@ std::string SourceFile::lineText(int line) const {
 std::string Diag::render() const {
   if (!loc.valid()) return fmt::format(FMT_STRING("nxc: error: {}\n"), message);
   std::string line = loc.file->lineText(loc.line);
+  // A long line is shown around the column only, marked with "...".
+  constexpr int kWindow = 120;
+  int col = loc.col;
+  if ((int)line.size() > 2 * kWindow) {
+    int start = std::max(0, col - 1 - kWindow / 2);
+    int end = std::min((int)line.size(), start + kWindow);
+    std::string shown = line.substr(start, end - start);
+    if (start > 0) {
+      shown = "..." + shown;
+      col = col - start + 3;
+    }
+    if (end < (int)line.size()) shown += "...";
+    line = shown;
+  }
   // Keep tabs so that the caret lines up under the offending character.
   std::string pad;
-  for (int i = 0; i + 1 < loc.col && i < (int)line.size(); ++i) pad += line[i] == '\t' ? '\t' : ' ';
+  for (int i = 0; i + 1 < col && i < (int)line.size(); ++i) pad += line[i] == '\t' ? '\t' : ' ';
   return fmt::format(FMT_STRING("{}:{}:{}: error: {}\n{}\n{}^\n"), loc.file->name, loc.line, loc.col, message, line, pad);
 }
 

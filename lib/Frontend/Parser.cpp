@@ -96,6 +96,7 @@ private:
   bool at(Tok k) const { return peek().kind == k; }
   bool isPunct(const char *p, size_t k = 0) const { return peek(k).kind == Tok::Punct && peek(k).text == p; }
   bool isWord(const char *w, size_t k = 0) const { return peek(k).kind == Tok::Ident && peek(k).text == w; }
+  int nesting_ = 0;
   Token take() { Token t = peek(); if (pos_ < toks_.size() - 1) ++pos_; return t; }
   void skipNewlines() { while (at(Tok::Newline)) take(); }
 
@@ -369,6 +370,8 @@ private:
 
   /// Patterns: a variable, `_`, a tuple of patterns, or `pattern = var`.
   Result<ExprPtr> pattern() {
+    NestingGuard guard(nesting_);
+    NXC_CHECK(checkNesting());
     NXC_TRY(p, primaryPattern());
     if (isPunct("=")) {
       Loc loc = take().loc;
@@ -434,7 +437,23 @@ private:
   // Expressions
   //===--------------------------------------------------------------------===//
 
+  /// Counts nested expressions; past kMaxNesting parsing stops with a
+  /// located error (each level costs a few stack frames).
+  struct NestingGuard {
+    int &depth;
+    explicit NestingGuard(int &d) : depth(d) { ++depth; }
+    ~NestingGuard() { --depth; }
+  };
+  static constexpr int kMaxNesting = 10000;
+  Status checkNesting() const {
+    if (nesting_ > kMaxNesting)
+      return error(peek().loc, fmt::format(FMT_STRING("expression nested too deeply (more than {} levels)"), kMaxNesting));
+    return okStatus();
+  }
+
   Result<ExprPtr> expression() {
+    NestingGuard guard(nesting_);
+    NXC_CHECK(checkNesting());
     // `=` is the loosest and right-associative.
     NXC_TRY(lhs, binary(0));
     if (isPunct("=")) {
@@ -497,6 +516,8 @@ private:
     const Token &t = peek();
     if ((t.kind == Tok::Punct && (t.text == "-" || t.text == "+" || t.text == "!" || t.text == "^")) ||
         (t.kind == Tok::Ident && t.text == "not")) {
+      NestingGuard guard(nesting_); // `- - - x` nests without parentheses
+      NXC_CHECK(checkNesting());
       Token op = take();
       NXC_TRY(operand, unary());
       // Fold a sign into a number literal, as Elixir does.

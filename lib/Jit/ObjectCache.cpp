@@ -9,7 +9,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <cstdlib>
+#include <map>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -17,7 +21,8 @@
 namespace nxc {
 namespace {
 
-/// Each entry is KEY.o plus KEY.meta ("nxc-object-cache 1 <workspace> <object size>").
+/// Each entry is KEY.o plus KEY.meta: "nxc-object-cache 2 <workspace> <object size>
+/// <object SHA-256> <metadata SHA-256>".
 constexpr const char *kMagic = "nxc-object-cache";
 
 bool readFile(const std::string &path, std::string &out) {
@@ -68,20 +73,92 @@ std::string ObjectCache::key(const std::vector<std::string> &parts) {
   return fmt::format(FMT_STRING("{:02x}"), fmt::join(digest, ""));
 }
 
+namespace {
+
+std::string sha256(const std::string &bytes) {
+  llvm::SHA256 sha;
+  sha.update(llvm::StringRef(bytes));
+  auto digest = sha.final();
+  return fmt::format(FMT_STRING("{:02x}"), fmt::join(digest, ""));
+}
+
+/// The metadata's own check: everything it states, tied to its key.
+std::string metaDigest(const std::string &key, int64_t workspace, size_t size, const std::string &objectDigest) {
+  return sha256(fmt::format(FMT_STRING("{} {} {} {} {}"), kMagic, key, workspace, size, objectDigest));
+}
+
+/// The most bytes the cache keeps ($NXC_CACHE_MAX_BYTES, default 1 GiB).
+uint64_t cacheLimit() {
+  if (const char *v = std::getenv("NXC_CACHE_MAX_BYTES"); v && *v) {
+    char *end = nullptr;
+    unsigned long long n = std::strtoull(v, &end, 10);
+    if (end && !*end) return n;
+  }
+  return uint64_t(1) << 30;
+}
+
+/// Removes the least recently used entries (by their .meta's time, which a
+/// hit refreshes) until the cache fits its limit.
+void evict(const std::string &dir) {
+  struct Item {
+    std::string key;
+    llvm::sys::TimePoint<> used;
+    uint64_t bytes = 0;
+  };
+  std::map<std::string, Item> items;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef path = it->path();
+    llvm::StringRef name = llvm::sys::path::filename(path);
+    auto dot = name.rfind('.');
+    if (dot == llvm::StringRef::npos) continue;
+    std::string key = name.substr(0, dot).str(), ext = name.substr(dot).str();
+    if (ext != ".o" && ext != ".meta") continue;
+    llvm::sys::fs::file_status st;
+    if (llvm::sys::fs::status(path, st)) continue;
+    Item &item = items[key];
+    item.key = key;
+    item.bytes += st.getSize();
+    total += st.getSize();
+    if (ext == ".meta") item.used = st.getLastModificationTime();
+  }
+  uint64_t limit = cacheLimit();
+  if (total <= limit) return;
+  std::vector<Item> order;
+  for (auto &[k, item] : items) order.push_back(item);
+  std::sort(order.begin(), order.end(), [](const Item &a, const Item &b) { return a.used < b.used; });
+  for (auto &item : order) {
+    if (total <= limit) break;
+    // The .meta first: an object without one is never used.
+    llvm::sys::fs::remove(fmt::format(FMT_STRING("{}/{}.meta"), dir, item.key));
+    llvm::sys::fs::remove(fmt::format(FMT_STRING("{}/{}.o"), dir, item.key));
+    total -= std::min(total, item.bytes);
+  }
+}
+
+} // namespace
+
 std::optional<ObjectCache::Entry> ObjectCache::lookup(const std::string &key) {
   std::string dir = directory();
   if (dir.empty()) return std::nullopt;
   Entry e;
   e.path = fmt::format(FMT_STRING("{}/{}.o"), dir, key);
-  std::string meta;
-  if (!readFile(fmt::format(FMT_STRING("{}/{}.meta"), dir, key), meta) || !readFile(e.path, e.object))
-    return std::nullopt;
+  std::string meta, metaPath = fmt::format(FMT_STRING("{}/{}.meta"), dir, key);
+  if (!readFile(metaPath, meta) || !readFile(e.path, e.object)) return std::nullopt;
   std::istringstream ms(meta);
-  std::string magic;
+  std::string magic, objectDigest, digest;
   int version = 0;
   size_t size = 0;
-  if (!(ms >> magic >> version >> e.workspaceSize >> size) || magic != kMagic || version != 1 || size != e.object.size())
+  // Everything is checked before the object is loaded: its size, its
+  // SHA-256, and the metadata's own digest (so a damaged workspace size
+  // is caught too). Anything else means "compile again".
+  if (!(ms >> magic >> version >> e.workspaceSize >> size >> objectDigest >> digest) || magic != kMagic ||
+      version != 2 || size != e.object.size() || e.workspaceSize < 0 || e.workspaceSize > (int64_t(1) << 40) ||
+      objectDigest != sha256(e.object) || digest != metaDigest(key, e.workspaceSize, size, objectDigest))
     return std::nullopt;
+  std::error_code ec; // a hit counts as a use, for eviction
+  std::filesystem::last_write_time(metaPath, std::filesystem::file_time_type::clock::now(), ec);
   return e;
 }
 
@@ -90,8 +167,11 @@ void ObjectCache::store(const std::string &key, const std::string &object, int64
   if (dir.empty() || llvm::sys::fs::create_directories(dir)) return;
   // The object first: a .meta file only ever names a complete object.
   if (!writeAtomically(fmt::format(FMT_STRING("{}/{}.o"), dir, key), object)) return;
+  std::string objectDigest = sha256(object);
   writeAtomically(fmt::format(FMT_STRING("{}/{}.meta"), dir, key),
-                  fmt::format(FMT_STRING("{} 1 {} {}\n"), kMagic, workspaceSize, object.size()));
+                  fmt::format(FMT_STRING("{} 2 {} {} {} {}\n"), kMagic, workspaceSize, object.size(), objectDigest,
+                              metaDigest(key, workspaceSize, object.size(), objectDigest)));
+  evict(dir);
 }
 
 } // namespace nxc

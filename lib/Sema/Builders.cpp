@@ -305,6 +305,9 @@ Result<Shape> Tracer::shapeArg(const Value &v, const std::string &fn) {
   if (v.kind == Value::Tensor) return g_.typeOf(v.node).shape;
   if (v.kind == Value::Tuple) {
     Shape s;
+    if (v.elems.size() > (size_t)kMaxRank)
+      return error(v.loc, fmt::format(FMT_STRING("{}: a shape of rank {}; nxc supports tensors up to rank {}"), fn,
+                                      v.elems.size(), kMaxRank));
     for (auto &e : v.elems) {
       if (e.kind != Value::Int || e.i < 0)
         return error(e.loc.valid() ? e.loc : v.loc,

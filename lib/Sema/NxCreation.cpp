@@ -103,6 +103,10 @@ Result<Value> Tracer::nxEye(const std::string &fn, std::vector<Value> &args, con
 
 Status Tracer::flattenLiteral(const Value &v, size_t depth, Shape &shape, std::vector<const Value *> &leaves, const Loc &loc) {
   if (v.kind == Value::List) {
+    if (depth >= (size_t)kMaxRank)
+      return error(v.loc.valid() ? v.loc : loc,
+                   fmt::format(FMT_STRING("Nx.tensor: lists nested more than {} deep (nxc supports tensors up to rank {})"),
+                               kMaxRank, kMaxRank));
     if (!leaves.empty() && depth >= shape.size())
       return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular; found a list where a number was expected");
     if (depth == shape.size()) shape.push_back((int64_t)v.elems.size());

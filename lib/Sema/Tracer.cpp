@@ -220,7 +220,8 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
     explicit DepthGuard(int &x) : d(x) { ++d; }
     ~DepthGuard() { --d; }
   } guard(depth_);
-  if (depth_ > 2000) return error(e.loc, "expression nested too deeply (more than 2000 levels)");
+  if (depth_ > kMaxEvalDepth)
+    return error(e.loc, fmt::format(FMT_STRING("expression nested too deeply (more than {} levels)"), kMaxEvalDepth));
   switch (e.kind) {
   case ExprKind::Int: return Value::number(e.intValue, e.loc);
   case ExprKind::Float: return Value::real(e.floatValue, e.loc);

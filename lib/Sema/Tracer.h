@@ -335,6 +335,12 @@ private:
   /// the top level.
   std::vector<std::vector<int> *> regions_;
   int depth_ = 0;
+  /// Nesting eval() follows before it stops with a located error (nxc runs
+  /// on a 512 MiB stack; a level takes a few hundred bytes).
+  static constexpr int kMaxEvalDepth = 100000;
+  /// The largest rank nxc accepts (Nx has no limit; generated loops nest
+  /// once per axis).
+  static constexpr int kMaxRank = 64;
   /// custom_grad metadata nodes: their inputs and gradient function.
   std::map<int, CustomGrad> customGrads_;
 

@@ -974,6 +974,47 @@ def case_cache_hit_and_miss(ctx):
     check(len(objects) == 2, f"the cache should hold both compiled functions, holds {objects}")
 
 
+def case_cache_corrupted(ctx):
+    """A damaged cache entry is never loaded: an object with flipped bytes (same size), a changed
+    workspace size in the metadata, or a truncated metadata file each mean a recompile, the right
+    result and a repaired entry. A size cap evicts the least recently used entries."""
+    x, xp = softmax_input(ctx, 1000, "x.npy")
+    src = source("cache.nx")
+    args = [src, "--fn", "MyDefn.softmax", xp, "-v"]
+    first = ctx.jit(*args, "-o", ctx.path("y0.npy"))
+    obj = expect_verbose(first, "compiled", ctx.cache, ["softmax", "f32[1000]"])
+    meta = obj[:-2] + ".meta"
+    good_obj, good_meta = open(obj, "rb").read(), open(meta, "rb").read()
+
+    def damaged(name, obj_bytes, meta_bytes):
+        with open(obj, "wb") as f:
+            f.write(obj_bytes)
+        with open(meta, "wb") as f:
+            f.write(meta_bytes)
+        res = ctx.jit(*args, "-o", ctx.path(name + ".npy"))
+        expect_verbose(res, "compiled", ctx.cache, ["softmax", "f32[1000]"])
+        compare_arrays(name, load_npy(ctx.path(name + ".npy"), res), ref_softmax(x, "f32"), "f32")
+        check(open(obj, "rb").read() == good_obj, f"{name}: the entry was not rewritten")
+
+    flipped = bytearray(good_obj)
+    for i in range(len(flipped) // 3, len(flipped) // 3 + 64):
+        flipped[i] ^= 0xFF
+    damaged("flipped", bytes(flipped), good_meta)
+    fields = good_meta.decode().split()
+    fields[2] = str(int(fields[2]) + 4096)
+    damaged("workspace", good_obj, (" ".join(fields) + "\n").encode())
+    damaged("truncated", good_obj, good_meta[: len(good_meta) // 2])
+
+    # A cap of one entry: compiling a second shape evicts the first.
+    _, other = softmax_input(ctx, 500, "other.npy")
+    capped = dict(os.environ, XDG_CACHE_HOME=ctx.cache, NXC_CACHE_MAX_BYTES=str(len(good_obj) + len(good_meta) + 100))
+    res = ctx.run(["jit", src, "--fn", "MyDefn.softmax", other, "-v"], env=capped)
+    expect_ok(res, "a compile with a capped cache")
+    left = [f for f in files_under(os.path.join(ctx.cache, "nxc")) if f.endswith(".o")]
+    check(len(left) == 1 and os.path.basename(obj) not in left,
+          f"the least recently used entry was not evicted: {left}")
+
+
 def case_cache_no_cache(ctx):
     """--no-cache writes nothing to a fresh cache and does not read a populated one."""
     src = source("cache.nx")

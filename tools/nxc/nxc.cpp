@@ -9,6 +9,8 @@
 #include "Commands.h"
 
 #include <CLI/CLI.hpp>
+#include "llvm/Support/thread.h"
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -16,6 +18,9 @@
 
 using namespace nxc;
 using namespace nxc::cli;
+
+/// The stack of the thread nxc works on (reserved, touched only as used).
+constexpr unsigned kCompilerStackBytes = 512u << 20;
 
 int main(int argc, char **argv) {
   CLI::App app{"nxc - an ahead-of-time compiler for Nx numerical definitions (defn)"};
@@ -116,21 +121,38 @@ int main(int argc, char **argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : kUserError;
   }
-  if (aotCmd->parsed()) return runAot(aot);
-  if (jitCmd->parsed()) {
-    jit.args = jitCmd->remaining();
-    jit.args.insert(jit.args.end(), verbatim.begin(), verbatim.end());
-    for (auto &a : jit.args)
-      if (a.size() > 1 && a[0] == '-' && !std::isdigit((unsigned char)a[1]) && a[1] != '.' && a != "-Inf") {
-        std::cerr << fmt::format(FMT_STRING("nxc jit: unknown option {} (put negative literals after --)\n"), a);
-        return kUserError;
-      }
-    return runJit(jit);
-  }
-  if (!verbatim.empty()) {
-    std::cerr << "nxc: arguments after -- are only for nxc jit\n";
-    return kUserError;
-  }
-  if (replCmd->parsed()) return runRepl(repl);
-  return 0;
+  auto dispatch = [&]() -> int {
+    if (aotCmd->parsed()) return runAot(aot);
+    if (jitCmd->parsed()) {
+      jit.args = jitCmd->remaining();
+      jit.args.insert(jit.args.end(), verbatim.begin(), verbatim.end());
+      for (auto &a : jit.args)
+        if (a.size() > 1 && a[0] == '-' && !std::isdigit((unsigned char)a[1]) && a[1] != '.' && a != "-Inf") {
+          std::cerr << fmt::format(FMT_STRING("nxc jit: unknown option {} (put negative literals after --)\n"), a);
+          return kUserError;
+        }
+      return runJit(jit);
+    }
+    if (!verbatim.empty()) {
+      std::cerr << "nxc: arguments after -- are only for nxc jit\n";
+      return kUserError;
+    }
+    if (replCmd->parsed()) return runRepl(repl);
+    return 0;
+  };
+  // The compiler recurses over the program (parsing, tracing, printing):
+  // it runs on a thread with a large stack, so that the explicit nesting
+  // limits (a located error) are reached long before the stack's end. Out
+  // of memory is an error, not an abort.
+  int rc = 0;
+  llvm::thread worker(std::optional<unsigned>(kCompilerStackBytes), [&] {
+    try {
+      rc = dispatch();
+    } catch (const std::bad_alloc &) {
+      std::cerr << "nxc: error: out of memory (the input or a tensor in it is too large for this machine)\n";
+      rc = kUserError;
+    }
+  });
+  worker.join();
+  return rc;
 }
