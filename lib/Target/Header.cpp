@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <iterator>
+#include <set>
 
 namespace nxc {
 namespace embedded {
@@ -25,6 +26,44 @@ constexpr int kWorkspaceAlign = 64;
 std::string upper(std::string s) {
   for (auto &c : s) c = std::isalnum((unsigned char)c) ? (char)std::toupper((unsigned char)c) : '_';
   return s;
+}
+
+/// C and C++ keywords, and the type names the header itself uses.
+bool reservedInC(const std::string &n) {
+  static const std::set<std::string> words = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool",
+      "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn", "_Static_assert",
+      "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t",
+      "char16_t", "char32_t", "class", "compl", "concept", "consteval", "constexpr", "constinit", "const_cast",
+      "co_await", "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export", "false",
+      "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+      "private", "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template",
+      "this", "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor",
+      "xor_eq", "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+      "NULL", "workspace"};
+  if (words.count(n) || n == "result") return true;
+  // result_0, result_1, ...: the outputs of a tuple.
+  if (n.rfind("result_", 0) != 0 || n.size() == 7) return false;
+  for (size_t i = 7; i < n.size(); ++i)
+    if (!std::isdigit((unsigned char)n[i])) return false;
+  return true;
+}
+
+/// The C name of each parameter: the source name, with "_" appended while it
+/// is a C/C++ keyword, a name the header generates (result, workspace) or
+/// equal to an earlier one once upper-cased for the size macros.
+std::vector<std::string> cParamNames(const Graph &g) {
+  std::vector<std::string> out;
+  std::set<std::string> macros;
+  for (auto &n : g.paramNames) {
+    std::string c = n;
+    while (reservedInC(c) || macros.count(upper(c))) c += "_";
+    macros.insert(upper(c));
+    out.push_back(c);
+  }
+  return out;
 }
 
 /// Output names: "result" for a single output, "result_0", ... for tuples.
@@ -86,12 +125,13 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
                      elementsComment(t));
     };
     fmt::format_to(to, FMT_STRING("/* {} -> {}\n"), e.source, resultTreeString(g, g.resultTree));
-    for (size_t i = 0; i < g.params.size(); ++i) argument(g.paramNames[i], "in ", g.typeOf(g.params[i]));
+    const std::vector<std::string> cnames = cParamNames(g);
+    for (size_t i = 0; i < g.params.size(); ++i) argument(cnames[i], "in ", g.typeOf(g.params[i]));
     for (size_t i = 0; i < outs.size(); ++i) argument(outs[i], "out", g.typeOf(g.results[i]));
     decls += " */\n";
     std::string up = upper(e.symbol);
     for (size_t i = 0; i < g.params.size(); ++i)
-      fmt::format_to(to, FMT_STRING("#define {}_{}_SIZE {}\n"), up, upper(g.paramNames[i]),
+      fmt::format_to(to, FMT_STRING("#define {}_{}_SIZE {}\n"), up, upper(cnames[i]),
                      g.typeOf(g.params[i]).numElements());
     for (size_t i = 0; i < outs.size(); ++i)
       fmt::format_to(to, FMT_STRING("#define {}_{}_SIZE {}\n"), up, upper(outs[i]),
@@ -108,7 +148,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
     }
     std::vector<std::string> params;
     for (size_t i = 0; i < g.params.size(); ++i)
-      params.push_back(fmt::format(FMT_STRING("const {} *{}"), g.typeOf(g.params[i]).elem.cType(), g.paramNames[i]));
+      params.push_back(fmt::format(FMT_STRING("const {} *{}"), g.typeOf(g.params[i]).elem.cType(), cnames[i]));
     for (size_t i = 0; i < outs.size(); ++i)
       params.push_back(fmt::format(FMT_STRING("{} *{}"), g.typeOf(g.results[i]).elem.cType(), outs[i]));
     std::string args = fmt::format(FMT_STRING("{}"), fmt::join(params, ", "));
@@ -160,7 +200,8 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
     json args = json::array(), results = json::array();
     for (size_t i = 0; i < g.params.size(); ++i) {
       const TensorType &t = g.typeOf(g.params[i]);
-      args.push_back({{"name", g.paramNames[i]}, {"type", t.elem.name()}, {"shape", t.shape}, {"c_type", t.elem.cType()}});
+      args.push_back({{"name", g.paramNames[i]}, {"c_name", cParamNames(g)[i]}, {"type", t.elem.name()},
+                      {"shape", t.shape}, {"c_type", t.elem.cType()}});
       if (!t.names.empty()) args.back()["axis_names"] = axisNames(t);
     }
     auto outs = outputNames(g);

@@ -638,6 +638,41 @@ def case_print_value(ctx):
     check("nxc_print" not in syms, f"the AOT library refers to the printer:\n{syms}")
 
 
+def case_hostile_names_and_options(ctx):
+    """Parameter names that are C/C++ keywords or generated names (int, new, result, workspace), or
+    equal once upper-cased for the size macros (ab, aB), get a trailing "_" in the header, which
+    compiles as C and as C++; --name nxrt, an out-of-range --stack-workspace-limit and --time inf
+    are errors that say why."""
+    src = ctx.path("names.nx")
+    with open(src, "w") as f:
+        f.write("defmodule M do\n  import Nx.Defn\n"
+                "  defn f(int, new, result, workspace), do: int + new + result + workspace\n"
+                "  defn g(ab, aB), do: ab - aB\nend\n")
+    out = ctx.path("names_out")
+    res = ctx.run(["aot", src, "--fn", "M.f(f32[2], f32[2], f32[2], f32[2])", "--fn", "M.g(f32[2], f32[2])",
+                   "--name", "m", "-o", out])
+    expect_ok(res, "nxc aot with hostile parameter names")
+    header = open(os.path.join(out, "m.h")).read()
+    check("int m_f(const float *int_, const float *new_, const float *result_, const float *workspace_, "
+          "float *result);" in header, "keywords and generated names are not escaped:\n" + header)
+    check("#define M_G_AB_SIZE 2" in header and "#define M_G_AB__SIZE 2" in header,
+          "two parameters share a size macro")
+    with open(ctx.path("t.c"), "w") as f:
+        f.write('#include "m.h"\nint main(void) { return 0; }\n')
+    for compiler, lang in (("cc", "c"), ("c++", "c++")):
+        p = subprocess.run([compiler, "-Wall", "-Werror", "-x", lang, "-c", "-I" + out, ctx.path("t.c"), "-o",
+                            ctx.path("t.o")], capture_output=True, text=True)
+        check(p.returncode == 0, f"the header does not compile as {lang}:\n{p.stderr}")
+    g = ctx.path("g.nx")
+    with open(g, "w") as f:
+        f.write("defmodule M do\n  import Nx.Defn\n  defn g(x), do: x\nend\n")
+    expect_error(ctx.run(["aot", g, "--fn", "M.g(f32[2])", "--name", "nxrt", "-o", out]),
+                 "--name nxrt would overwrite the runtime's files")
+    expect_error(ctx.run(["aot", g, "--fn", "M.g(f32[2])", "--stack-workspace-limit", "-5", "-o", out]),
+                 "--stack-workspace-limit -5 is out of range")
+    expect_error(ctx.jit(g, "--fn", "M.g", "[1.0]", "--bench", "--time", "inf"), "--time inf is out of range")
+
+
 def case_print_tuples(ctx):
     """Tuples print as Elixir inspects them: '{', elements nested by one more space, ',' breaks
     (the tuple outputs in nx/guides/cheatsheets/numpy_nx.cheatmd and nx/lib/nx/serving.ex)."""

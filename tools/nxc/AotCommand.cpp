@@ -68,6 +68,13 @@ int runAot(const AotOptions &o) {
   std::string module = o.name.empty() ? sanitizeIdentifier(inputPath.stem().string()) : o.name;
   if (!validCIdentifier(module))
     return report(error(Loc{}, fmt::format(FMT_STRING("--name '{}' is not a valid C identifier"), module)));
+  if (module == "nxrt")
+    return report(error(Loc{}, "--name nxrt would overwrite the runtime's files (nxrt.h, libnxrt.a); choose another "
+                               "module name"));
+  if (o.stackWorkspaceLimit < -1 || o.stackWorkspaceLimit > (int64_t(1) << 30))
+    return report(error(Loc{}, fmt::format(FMT_STRING("--stack-workspace-limit {} is out of range: give 0 to {} bytes "
+                                                      "(or leave it out for the target's default)"),
+                                           o.stackWorkspaceLimit, int64_t(1) << 30)));
 
   // Trace every signature.
   std::vector<TracedEntry> entries;

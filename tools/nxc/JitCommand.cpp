@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <cmath>
 #include <iostream>
 
@@ -84,27 +85,40 @@ Result<HostValue> readArgument(const std::string &text, size_t index) {
 
 int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor *> &inputs, const JitOptions &o) {
   using clock = std::chrono::steady_clock;
-  auto runFor = [&](double budget, std::vector<double> *samples) -> Status {
+  for (auto [what, seconds] : {std::pair<const char *, double>{"--time", o.benchSeconds}, {"--warmup", o.warmupSeconds}})
+    if (!(seconds >= 0 && seconds <= 3600))
+      return report(error(Loc{}, fmt::format(FMT_STRING("{} {} is out of range: give 0 to 3600 seconds"), what, seconds)));
+  // Mean and deviation over every run (Welford); the median and the 99th
+  // percentile from a uniform sample of at most kKept runs, so memory stays
+  // bounded however fast the function and however long the measurement.
+  constexpr size_t kKept = 100000;
+  std::vector<double> kept;
+  uint64_t runs = 0;
+  double mean = 0, m2 = 0;
+  std::mt19937_64 rng(12345);
+  auto runFor = [&](double budget, bool record) -> Status {
     auto start = clock::now();
     do {
       auto t0 = clock::now();
       NXC_TRY(r, engine.call(p, inputs));
       (void)r;
       double dt = std::chrono::duration<double>(clock::now() - t0).count();
-      if (samples) samples->push_back(dt);
+      if (record) {
+        ++runs;
+        double delta = dt - mean;
+        mean += delta / (double)runs;
+        m2 += delta * (dt - mean);
+        if (kept.size() < kKept) kept.push_back(dt);
+        else if (uint64_t j = rng() % runs; j < kKept) kept[j] = dt;
+      }
     } while (std::chrono::duration<double>(clock::now() - start).count() < budget);
     return okStatus();
   };
-  if (auto st = runFor(o.warmupSeconds, nullptr); !st) return report(st.error());
-  std::vector<double> samples;
-  if (auto st = runFor(o.benchSeconds, &samples); !st) return report(st.error());
-  std::vector<double> sorted = samples;
+  if (auto st = runFor(o.warmupSeconds, false); !st) return report(st.error());
+  if (auto st = runFor(o.benchSeconds, true); !st) return report(st.error());
+  std::vector<double> sorted = kept;
   std::sort(sorted.begin(), sorted.end());
-  double sum = 0;
-  for (double s : samples) sum += s;
-  double mean = sum / samples.size(), var = 0;
-  for (double s : samples) var += (s - mean) * (s - mean);
-  double stddev = samples.size() > 1 ? std::sqrt(var / (samples.size() - 1)) : 0;
+  double stddev = runs > 1 ? std::sqrt(m2 / (double)(runs - 1)) : 0;
   auto percentile = [&](double q) {
     size_t i = (size_t)std::ceil(q * sorted.size()) - 1;
     return sorted[std::min(i, sorted.size() - 1)];
@@ -118,7 +132,7 @@ int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor 
                   benchDuration(median), benchDuration(percentile(0.99)));
   out += fmt::format(FMT_STRING("\nRuns: {} in {:g} s after {:g} s of warm-up (each run includes allocating the "
                                 "outputs)\n"),
-                     samples.size(), o.benchSeconds, o.warmupSeconds);
+                     runs, o.benchSeconds, o.warmupSeconds);
   if (p.diskCacheHit)
     out += fmt::format(FMT_STRING("Compile: none (disk cache hit), trace {}, load {}\n"), benchDuration(p.traceSeconds),
                        benchDuration(p.loadSeconds));
