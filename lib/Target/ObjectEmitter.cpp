@@ -10,6 +10,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
@@ -45,6 +46,13 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
   if (cpu.empty() || cpu == "native") {
     if (cpu == "native" && !isHost) return error(Loc{}, "--cpu native is only valid when compiling for the host");
     cpu = isHost ? llvm::sys::getHostCPUName().str() : "generic";
+  }
+  {
+    // An unknown CPU is an error here (LLVM would only warn and compile generic code).
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, "", ""));
+    if (sti && cpu != "generic" && !sti->isCPUStringValid(cpu))
+      return error(Loc{}, fmt::format(FMT_STRING("unknown CPU '{}' for {} (llc-22 -mtriple={} -mcpu=help lists them)"),
+                                      cpuIn, triple.str(), triple.str()));
   }
   std::string features = featuresIn;
   if (isHost && (cpuIn.empty() || cpuIn == "native")) {
