@@ -192,7 +192,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
                           const std::string &triple, const std::string &cpu,
                           const std::vector<std::string> &libraries,
-                          const std::vector<VariantDescription> &variants) {
+                          const std::vector<VariantDescription> &variants, const std::string &inputsDigest) {
   using nlohmann::json;
   json fns = json::array();
   for (auto &e : entries) {
@@ -223,6 +223,7 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
   }
   json m = {{"module", module},
             {"nxc_version", NXC_VERSION},
+            {"inputs_sha256", inputsDigest},
             {"target", {{"triple", triple}, {"cpu", cpu}}},
             {"calling_convention",
              "int SYMBOL_with_workspace(const T *inputs..., T *outputs..., void *workspace); "

@@ -12,7 +12,12 @@
 #include "nxc/Target/Artifacts.h"
 #include "nxc/Tensor/Constants.h"
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SHA256.h"
+
 #include <fmt/format.h>
+
+#include <functional>
 
 #include <cctype>
 #include <iostream>
@@ -43,6 +48,35 @@ struct TracedEntry {
   Graph graph;
   std::string symbol;
 };
+
+/// SHA-256 of everything the artifacts are made from: the source, the --fn
+/// texts, the baked constants' values and the options that change code.
+std::string inputsDigest(const std::string &source, const std::vector<TracedEntry> &entries, const AotOptions &o,
+                         const std::string &module) {
+  llvm::SHA256 sha;
+  auto add = [&](llvm::StringRef bytes) {
+    sha.update(llvm::StringRef(fmt::format(FMT_STRING("{}:"), bytes.size())));
+    sha.update(bytes);
+  };
+  add("nxc-inputs 1");
+  add(source);
+  add(module);
+  for (auto &part : {o.triple, o.cpu, o.features, std::to_string(o.optLevel), std::to_string(o.stackWorkspaceLimit)})
+    add(part);
+  std::function<void(const Template &)> constants = [&](const Template &t) {
+    if (t.values) {
+      add(llvm::StringRef((const char *)t.values->f.data(), t.values->f.size() * sizeof(double)));
+      add(llvm::StringRef((const char *)t.values->i.data(), t.values->i.size() * sizeof(int64_t)));
+    }
+    for (auto &e : t.elems) constants(e);
+  };
+  for (auto &e : entries) {
+    add(e.sigText);
+    for (auto &a : e.sig.args) constants(a);
+  }
+  auto digest = sha.final();
+  return fmt::format(FMT_STRING("{:02x}"), fmt::join(digest, ""));
+}
 
 } // namespace
 
@@ -169,7 +203,8 @@ int runAot(const AotOptions &o) {
                   writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
                   writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(),
                                                                libraries, out->bareMetal, variants)),
-                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries, variants)),
+                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries, variants,
+                                                                   inputsDigest(src->get()->text, entries, o, module))),
                   writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
     if (!st) return report(st.error());
   // Bare-metal targets have no dynamic loader: static libraries only.

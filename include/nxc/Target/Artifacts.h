@@ -66,7 +66,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
                           const std::string &triple, const std::string &cpu,
                           const std::vector<std::string> &libraries,
-                          const std::vector<VariantDescription> &variants = {});
+                          const std::vector<VariantDescription> &variants = {}, const std::string &inputsDigest = "");
 
 } // namespace nxc
 
