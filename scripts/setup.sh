@@ -12,6 +12,8 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libedit-dev
   # tests: doctest (unit), lit + FileCheck (IR), NumPy (reference results), binutils (readelf)
   doctest-dev python3-numpy binutils zlib1g-dev libzstd-dev
+  # the install test: CPack's .deb generator needs dpkg-shlibdeps and file
+  dpkg-dev file
   # cross tests: qemu (user mode for Linux boards, system mode for Cortex-M),
   # Debian's cross C libraries, and the bare-metal Arm toolchain with newlib
   qemu-user qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi
