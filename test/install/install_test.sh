@@ -27,6 +27,6 @@ test -x "$pc" || { echo "FAIL: pkg-config --variable=nxc nxc gave '$pc'"; exit 1
 deb=$(ls "$work"/nxc_*.deb)
 dpkg-deb -I "$deb" > "$work/deb-info.txt"
 dpkg-deb -c "$deb" > "$work/deb-contents.txt"
-grep -q 'Depends:.*libllvm22' "$work/deb-info.txt" || { echo "FAIL: the .deb does not depend on libllvm22"; exit 1; }
+grep -q 'Depends:.*libllvm22' "$work/deb-info.txt" && grep -q 'Depends:.*libmlir-22' "$work/deb-info.txt" || { echo "FAIL: the .deb does not depend on libllvm22 and libmlir-22"; exit 1; }
 grep -q './usr/bin/nxc$' "$work/deb-contents.txt" || { echo "FAIL: the .deb has no /usr/bin/nxc"; exit 1; }
 echo "install tree, consumer, pkg-config and .deb: ok"
