@@ -218,7 +218,7 @@ private:
     for (int p : parts) l.push_back(tv(p));
     return nx("concatenate", std::vector<Value>{Value::list(std::move(l), loc_), opt("axis", Value::number(axis, loc_))});
   }
-  void windowChooserRule(const Node &n, int id, int g, Adjoints &a);
+  void windowChooserRule(const Node &n, int g, Adjoints &a);
   void convRule(const Node &n, int g, Adjoints &a);
   /// The gradient of a broadcast from operand shape `xs` to `s` along `axes`.
   int unbroadcast(const Shape &xs, const Shape &s, const std::vector<int64_t> &axes, int g);
@@ -742,7 +742,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     return give(0, nx("window_sum", std::vector<Value>{tv(padded), tuple(window),
                                                         opt("window_dilations", ints(dilations))}));
   }
-  if (op == "window_max" || op == "window_min") return windowChooserRule(n, id, g, a);
+  if (op == "window_max" || op == "window_min") return windowChooserRule(n, g, a);
   if (op == "conv") return convRule(n, g, a);
   if (op == "window_product")
     return fail(error(n.loc, "cannot compute gradient for Nx.window_product/3 (use stop_grad/1 to treat it as a "
@@ -837,47 +837,29 @@ int Backprop::scatterAdd(int x, int g, std::vector<int> coords) {
   return nx("indexed_add", std::vector<Value>{tv(zeros(type(x).elem, xs)), tv(indices), tv(updates)});
 }
 
-void Backprop::windowChooserRule(const Node &n, int id, int g, Adjoints &a) {
+void Backprop::windowChooserRule(const Node &n, int g, Adjoints &a) {
   // As Nx's window_scatter_max/min: each window's gradient goes to the
   // element it chose, the last of equal ones (Nx's evaluator scans the
-  // window in row-major order with >= / <=). The windows are gathered
-  // into [out..., window...], the choice is an arg-reduction over them.
-  (void)id;
+  // window in row-major order with >= / <=): an arg-reduction over the
+  // window's elements (Tracer::windowPatches), then a scatter-add.
   int in = n.operands[0];
-  const std::vector<int64_t> &window = n.attr("window_dims"), &strides = n.attr("strides"),
-                             &dilations = n.attr("dilations");
-  const Shape xs = shape(in), os = type(g).shape;
-  int64_t rank = (int64_t)xs.size(), size = 1;
-  for (auto w : window) size *= w;
-  Shape both = os;
-  both.insert(both.end(), window.begin(), window.end());
-  ElemType s32 = ElemType::s32();
-  std::vector<int> starts, columns;
-  Shape column = both;
-  column.push_back(1);
-  for (int64_t d = 0; d < rank; ++d) {
-    int start = mul(tv(coordinate(os, d, s32)), Value::number(strides[d], loc_));
-    starts.push_back(start);
-    int offset = mul(tv(coordinate(both, rank + d, s32)), Value::number(dilations[d], loc_));
-    int at = add(tv(broadcastAxes(start, both, range(0, rank))), tv(offset));
-    if (!ok(at)) return;
-    columns.push_back(t_.reshape(at, column, loc_));
-  }
-  int indices = columns.size() == 1 ? columns[0] : concat(columns, 2 * rank);
-  int windows = nx("gather", std::vector<Value>{tv(in), tv(indices)});
-  if (!ok(windows)) return;
-  Shape flat = os;
-  flat.push_back(size);
+  WindowSpec w{Shape(n.attr("window_dims").begin(), n.attr("window_dims").end()), n.attr("strides"),
+               n.attr("dilations"), {}, {}};
+  const Shape os = type(g).shape;
+  int64_t rank = (int64_t)os.size(), size = 1;
+  for (auto d : w.window) size *= d;
+  auto patches = t_.windowPatches(in, w, os, loc_);
+  if (!patches.ok()) return fail(patches.error());
   int chosen = nx(n.op == "window_max" ? "argmax" : "argmin",
-                  std::vector<Value>{tv(t_.reshape(windows, flat, loc_)),
-                                     keywords({{"axis", Value::number(rank, loc_)},
-                                               {"tie_break", Value::atomValue("high", loc_)}})});
+                  std::vector<Value>{tv(*patches), keywords({{"axis", Value::number(0, loc_)},
+                                                             {"tie_break", Value::atomValue("high", loc_)}})});
   std::vector<int> coords;
   int64_t inner = size;
   for (int64_t d = 0; d < rank; ++d) {
-    inner /= window[d];
-    int k = nx("remainder", tv(nx("quotient", tv(chosen), Value::number(inner, loc_))), Value::number(window[d], loc_));
-    coords.push_back(add(tv(starts[d]), tv(mul(tv(k), Value::number(dilations[d], loc_)))));
+    inner /= w.window[d];
+    int start = mul(tv(coordinate(os, d, ElemType::s32())), Value::number(w.strides[d], loc_));
+    int k = nx("remainder", tv(nx("quotient", tv(chosen), Value::number(inner, loc_))), Value::number(w.window[d], loc_));
+    coords.push_back(add(tv(start), tv(mul(tv(k), Value::number(w.dilations[d], loc_)))));
   }
   contribute(a, in, scatterAdd(in, g, coords));
 }

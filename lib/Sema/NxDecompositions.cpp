@@ -1,6 +1,6 @@
 //===- NxDecompositions.cpp - Nx.LinAlg solvers and factorizations --------===//
 //
-// triangular_solve, solve, invert, lu, cholesky and determinant. The
+// triangular_solve, solve, invert, lu, cholesky, qr and determinant. The
 // handlers check arguments with Nx's messages and split batches into single
 // matrices; the algorithms are defn code in lib/Sema/prelude/LinAlg.exs,
 // compiled into nxc and traced like the user's own defns.
