@@ -97,17 +97,7 @@ private:
     for (auto x : v) e.push_back(Value::number(x, loc_));
     return Value::list(std::move(e), loc_);
   }
-  Value keywords(std::vector<std::pair<std::string, Value>> kv) const {
-    Value l;
-    l.kind = Value::List;
-    for (auto &[k, v] : kv) {
-      l.elems.push_back(v);
-      l.keys.push_back(k);
-      l.keyLocs.push_back(loc_);
-    }
-    l.loc = loc_;
-    return l;
-  }
+  Value keywords(std::vector<std::pair<std::string, Value>> kv) const { return Value::keywords(std::move(kv), loc_); }
   const TensorType &type(int id) const { return g_.typeOf(id); }
   const Shape &shape(int id) const { return g_.typeOf(id).shape; }
 

@@ -54,17 +54,7 @@ Result<Value> Tracer::nxQuery(const std::string &fn, std::vector<Value> &args, c
 }
 
 Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
-  auto kw = [&](std::vector<std::pair<std::string, Value>> kv) {
-    Value l;
-    l.kind = Value::List;
-    l.loc = loc;
-    for (auto &[k, v] : kv) {
-      l.elems.push_back(v);
-      l.keys.push_back(k);
-      l.keyLocs.push_back(loc);
-    }
-    return l;
-  };
+  auto kw = [&](std::vector<std::pair<std::string, Value>> kv) { return Value::keywords(std::move(kv), loc); };
   auto num = [&](int64_t v) { return Value::number(v, loc); };
   if (fn == "LinAlg.adjoint") {
     // The conjugate transpose of the last two axes: a transpose for real types.

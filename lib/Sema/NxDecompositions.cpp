@@ -203,13 +203,8 @@ Result<Value> Tracer::nxInvert(const std::string &fn, std::vector<Value> &args, 
     NXC_TRY(absDet, callNx("abs", {det}, loc));
     NXC_TRY(tiny, callNx("less_equal", {absDet, Value::real(smallest * 1.0e3, loc)}, loc));
     NXC_TRY(absT, callNx("abs", {t}, loc));
-    Value axes = Value::list({Value::number(1, loc)}, loc);
-    Value kw;
-    kw.kind = Value::List;
-    kw.loc = loc;
-    kw.elems = {axes, Value::atomValue("true", loc)};
-    kw.keys = {"axes", "keep_axes"};
-    kw.keyLocs = {loc, loc};
+    Value kw = Value::keywords(
+        {{"axes", Value::list({Value::number(1, loc)}, loc)}, {"keep_axes", Value::atomValue("true", loc)}}, loc);
     NXC_TRY(rowMax, callNx("reduce_max", {absT, kw}, loc));
     NXC_TRY(isZero, callNx("equal", {rowMax, Value::number(0, loc)}, loc));
     NXC_TRY(safe, callNx("select", {isZero, Value::number(1, loc), rowMax}, loc));

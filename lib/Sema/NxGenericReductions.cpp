@@ -24,17 +24,7 @@ std::vector<NxEntry> nxGenericReductionFunctions() {
 
 namespace {
 
-Value keywords(std::vector<std::pair<std::string, Value>> kv, const Loc &loc) {
-  Value l;
-  l.kind = Value::List;
-  l.loc = loc;
-  for (auto &[k, v] : kv) {
-    l.elems.push_back(v);
-    l.keys.push_back(k);
-    l.keyLocs.push_back(loc);
-  }
-  return l;
-}
+Value keywords(std::vector<std::pair<std::string, Value>> kv, const Loc &loc) { return Value::keywords(std::move(kv), loc); }
 
 Value shapeTuple(const Shape &s, const Loc &loc) {
   std::vector<Value> dims;

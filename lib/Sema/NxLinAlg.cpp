@@ -266,13 +266,7 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
   }
   int r = parts[0].node;
   if (batchGroups > 1) {
-    Value kw;
-    kw.kind = Value::List;
-    kw.loc = loc;
-    kw.elems = {Value::number(1, loc)};
-    kw.keys = {"axis"};
-    kw.keyLocs = {loc};
-    NXC_TRY(joined, callNx("concatenate", {Value::list(parts, loc), kw}, loc));
+    NXC_TRY(joined, callNx("concatenate", {Value::list(parts, loc), Value::keywords({{"axis", Value::number(1, loc)}}, loc)}, loc));
     r = joined.node;
   }
   // output_permutation[i] names the output axis that dim i goes to.

@@ -59,6 +59,18 @@ struct Value {
   static Value tensor(int n, Loc l) { Value x; x.kind = Tensor; x.node = n; x.loc = std::move(l); return x; }
   static Value atomValue(std::string a, Loc l) { Value x; x.kind = Atom; x.atom = std::move(a); x.loc = std::move(l); return x; }
   static Value tuple(std::vector<Value> e, Loc l) { Value x; x.kind = Tuple; x.elems = std::move(e); x.loc = std::move(l); return x; }
+  /// A keyword list, as `[axis: 0, type: :s64]` evaluates.
+  static Value keywords(std::vector<std::pair<std::string, Value>> kv, const Loc &l) {
+    Value x;
+    x.kind = List;
+    x.loc = l;
+    for (auto &[k, v] : kv) {
+      x.elems.push_back(std::move(v));
+      x.keys.push_back(k);
+      x.keyLocs.push_back(l);
+    }
+    return x;
+  }
   /// A plain list (no keys), as `[a, b]` evaluates.
   static Value list(std::vector<Value> e, const Loc &l) {
     Value x;
