@@ -19,7 +19,8 @@ std::vector<NxEntry> nxConvenienceFunctions() {
   for (const char *n : {"axes", "names", "flat_size", "byte_size", "bit_size", "axis_index", "rename", "to_tensor"})
     v.push_back({n, &Tracer::nxQuery});
   for (const char *n :
-       {"fill", "diff", "linspace", "put_diagonal", "split", "all_close", "LinAlg.adjoint", "LinAlg.matrix_power"})
+       {"fill", "diff", "linspace", "put_diagonal", "split", "all_close", "covariance", "LinAlg.adjoint",
+        "LinAlg.matrix_power"})
     v.push_back({n, &Tracer::nxComposite});
   return v;
 }
@@ -120,6 +121,42 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
     }
     if (!result) return acc;
     return dotp(*result, acc);
+  }
+  if (fn == "covariance") {
+    // covariance(t), (t, opts), (t, mean), (t, mean, opts): the centered
+    // tensor's x^T x over axis -2, divided by (n - ddof), as Nx computes it.
+    Value opts = takeOptions(args, 1);
+    NXC_CHECK(arity(fn, args, 1, 2, loc));
+    NXC_TRY(o, options(opts, {"ddof"}, "Nx.covariance"));
+    NXC_TRY(x, tensorArg(fn, args[0], loc));
+    int64_t rank = g_.typeOf(x).rank();
+    if (rank < 2) return error(loc, fmt::format(FMT_STRING("expected input tensor of rank at least 2, got {}"), rank));
+    Value t = Value::tensor(x, loc), mean;
+    if (args.size() == 2) {
+      mean = args[1];
+      if (shapeOfValue(mean).empty()) return error(loc, "expected mean of rank at least 1, got 0");
+    } else {
+      NXC_TRY(m, callNx("mean", {t, kw({{"axes", Value::list({num(-2)}, loc)}})}, loc));
+      mean = m;
+    }
+    int64_t ddof = 0;
+    if (o.count("ddof")) {
+      const Value &d = o["ddof"];
+      if (d.kind != Value::Int || d.i < 0)
+        return error(d.loc.valid() ? d.loc : loc,
+                     fmt::format(FMT_STRING("expected ddof to be a non-negative integer, got {}"), describeValue(d)));
+      ddof = d.i;
+    }
+    NXC_TRY(m2, callNx("new_axis", {mean, num(-2)}, loc));
+    NXC_TRY(centered, callNx("subtract", {t, m2}, loc));
+    int plain = reshape(centered.node, g_.typeOf(centered.node).shape, loc); // names dropped
+    std::vector<Value> batch;
+    for (int64_t d = 0; d + 2 < rank; ++d) batch.push_back(num(d));
+    Value c = Value::tensor(plain, loc);
+    std::vector<Value> dargs = {c, Value::list({num(rank - 2)}, loc), Value::list(batch, loc), c,
+                                Value::list({num(rank - 2)}, loc), Value::list(batch, loc)};
+    NXC_TRY(prod, dot(dargs, loc));
+    return callNx("divide", {prod, num(g_.typeOf(x).shape[rank - 2] - ddof)}, loc);
   }
   if (fn == "split") {
     Value opts = takeOptions(args, 2);
