@@ -200,18 +200,10 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
   }
 
   // The CPU check, linked in with internal linkage.
-  auto check = llvm::parseBitcodeFile(llvm::MemoryBufferRef(arch->bitcode, "cpu_check.bc"), ctx);
-  if (!check)
-    return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot read the embedded CPU check: {}"),
-                                    llvm::toString(check.takeError())));
-  (*check)->setTargetTriple(m.getTargetTriple());
-  (*check)->setDataLayout(m.getDataLayout());
-  for (llvm::Function &f : **check) {
-    f.removeFnAttr("target-cpu");
-    f.removeFnAttr("target-features");
-    f.removeFnAttr("tune-cpu");
-  }
-  if (llvm::Linker::linkModules(m, std::move(*check)))
+  NXC_TRY(check, loadEmbeddedBitcode(arch->bitcode, "cpu_check.bc", ctx));
+  check->setTargetTriple(m.getTargetTriple());
+  check->setDataLayout(m.getDataLayout());
+  if (llvm::Linker::linkModules(m, std::move(check)))
     return error(Loc{}, "internal error: cannot link the CPU check");
   llvm::Function *features = m.getFunction(arch->check);
   features->setLinkage(llvm::GlobalValue::InternalLinkage);

@@ -829,29 +829,13 @@ int Backprop::scatterAdd(int x, int g, std::vector<int> coords) {
 
 void Backprop::windowChooserRule(const Node &n, int g, Adjoints &a) {
   // As Nx's window_scatter_max/min: each window's gradient goes to the
-  // element it chose, the last of equal ones (Nx's evaluator scans the
-  // window in row-major order with >= / <=): an arg-reduction over the
-  // window's elements (Tracer::windowPatches), then a scatter-add.
+  // element it chose; then a scatter-add.
   int in = n.operands[0];
   WindowSpec w{Shape(n.attr("window_dims").begin(), n.attr("window_dims").end()), n.attr("strides"),
                n.attr("dilations"), {}, {}};
-  const Shape os = type(g).shape;
-  int64_t rank = (int64_t)os.size(), size = 1;
-  for (auto d : w.window) size *= d;
-  auto patches = t_.windowPatches(in, w, os, loc_);
-  if (!patches.ok()) return fail(patches.error());
-  int chosen = nx(n.op == "window_max" ? "argmax" : "argmin",
-                  std::vector<Value>{tv(*patches), keywords({{"axis", Value::number(0, loc_)},
-                                                             {"tie_break", Value::atomValue("high", loc_)}})});
-  std::vector<int> coords;
-  int64_t inner = size;
-  for (int64_t d = 0; d < rank; ++d) {
-    inner /= w.window[d];
-    int start = mul(tv(coordinate(os, d, ElemType::s32())), Value::number(w.strides[d], loc_));
-    int k = nx("remainder", tv(nx("quotient", tv(chosen), Value::number(inner, loc_))), Value::number(w.window[d], loc_));
-    coords.push_back(add(tv(start), tv(mul(tv(k), Value::number(w.dilations[d], loc_)))));
-  }
-  contribute(a, in, scatterAdd(in, g, coords));
+  auto coords = t_.windowChoices(in, w, type(g).shape, n.op == "window_max", loc_);
+  if (!coords.ok()) return fail(coords.error());
+  contribute(a, in, scatterAdd(in, g, *coords));
 }
 
 void Backprop::convRule(const Node &n, int g, Adjoints &a) {

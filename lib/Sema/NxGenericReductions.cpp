@@ -72,6 +72,35 @@ Result<int> Tracer::windowPatches(int padded, const WindowSpec &w, const Shape &
   return g.node;
 }
 
+Result<std::vector<int>> Tracer::windowChoices(int padded, const WindowSpec &w, const Shape &out, bool max,
+                                               const Loc &loc) {
+  // The element each window selects: the last of its maxima (minima), as
+  // Nx's evaluator scans a window in row-major order with >= (<=).
+  NXC_TRY(patches, windowPatches(padded, w, out, loc));
+  NXC_TRY(choice, callNx(max ? "argmax" : "argmin",
+                         {Value::tensor(patches, loc), keywords({{"axis", Value::number(0, loc)},
+                                                                 {"tie_break", Value::atomValue("high", loc)}},
+                                                                loc)},
+                         loc));
+  int64_t size = 1;
+  for (auto d : w.window) size *= d;
+  std::vector<int> coords;
+  int64_t inner = size;
+  for (size_t d = 0; d < out.size(); ++d) {
+    inner /= w.window[d];
+    NXC_TRY(o, callNx("iota", {shapeTuple(out, loc), keywords({{"axis", Value::number((int64_t)d, loc)}}, loc)}, loc));
+    NXC_TRY(kq, callNx("quotient", {choice, Value::number(inner, loc)}, loc));
+    NXC_TRY(kd, callNx("remainder", {kq, Value::number(w.window[d], loc)}, loc));
+    NXC_TRY(os, callNx("multiply", {o, Value::number(w.strides[d], loc)}, loc));
+    NXC_TRY(ks, callNx("multiply", {kd, Value::number(w.dilations[d], loc)}, loc));
+    NXC_TRY(at, callNx("add", {os, ks}, loc));
+    int64_t lo = d < w.lo.size() ? w.lo[d] : 0;
+    NXC_TRY(unpadded, callNx("subtract", {at, Value::number(lo, loc)}, loc));
+    coords.push_back(unpadded.node);
+  }
+  return coords;
+}
+
 Result<Value> Tracer::nxGenericReduce(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   bool window = fn == "window_reduce";
   size_t fixed = window ? 3 : 2; // tensor, acc (, window)
@@ -182,29 +211,13 @@ Result<Value> Tracer::nxWindowScatter(const std::string &fn, std::vector<Value> 
     out.push_back((ps[d] - w.window[d]) / w.strides[d] + 1);
   }
   if (out != g_.typeOf(source).shape) return error(loc, "source shape must match valid windows in input tensor");
-  NXC_TRY(patches, windowPatches(padded, w, out, loc));
-  NXC_TRY(choice, callNx(fn == "window_scatter_max" ? "argmax" : "argmin",
-                         {Value::tensor(patches, loc), keywords({{"axis", Value::number(0, loc)},
-                                                                 {"tie_break", Value::atomValue("high", loc)}},
-                                                                loc)},
-                         loc));
-  int64_t rank = (int64_t)out.size(), size = 1, n = 1;
-  for (auto d : w.window) size *= d;
+  NXC_TRY(coords, windowChoices(padded, w, out, fn == "window_scatter_max", loc));
+  int64_t rank = (int64_t)out.size(), n = 1;
   for (auto d : out) n *= d;
   Shape column = out;
   column.push_back(1);
   std::vector<Value> columns;
-  int64_t inner = size;
-  for (int64_t d = 0; d < rank; ++d) {
-    inner /= w.window[d];
-    NXC_TRY(o, callNx("iota", {shapeTuple(out, loc), keywords({{"axis", Value::number(d, loc)}}, loc)}, loc));
-    NXC_TRY(kq, callNx("quotient", {choice, Value::number(inner, loc)}, loc));
-    NXC_TRY(kd, callNx("remainder", {kq, Value::number(w.window[d], loc)}, loc));
-    NXC_TRY(os, callNx("multiply", {o, Value::number(w.strides[d], loc)}, loc));
-    NXC_TRY(at, callNx("add", {os, kd}, loc));
-    NXC_TRY(unpadded, callNx("subtract", {at, Value::number(w.lo[d], loc)}, loc));
-    columns.push_back(Value::tensor(reshape(unpadded.node, column, loc), loc));
-  }
+  for (int c : coords) columns.push_back(Value::tensor(reshape(c, column, loc), loc));
   Value idx = columns[0];
   if (rank > 1) {
     NXC_TRY(c, callNx("concatenate", {Value::list(columns, loc), keywords({{"axis", Value::number(rank, loc)}}, loc)}, loc));

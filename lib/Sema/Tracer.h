@@ -289,6 +289,11 @@ public:
   Result<Value> nxWindowScatter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   /// x behind a metadata node that grad rejects with Nx's message for `fn`.
   int noGradient(int x, const std::string &fn, const std::string &what, const std::string &name, const Loc &loc);
+  /// For each window position, the coordinates (one tensor per axis, minus
+  /// the spec's low padding) of the element the window selects: the last
+  /// maximum (`max`) or minimum, as Nx's window_scatter_max/min choose.
+  Result<std::vector<int>> windowChoices(int padded, const WindowSpec &w, const Shape &out, bool max,
+                                         const Loc &loc);
   /// Windows of `padded` as [window elements, output positions...].
   Result<int> windowPatches(int padded, const WindowSpec &w, const Shape &out, const Loc &loc);
   /// Calls defn `name` of the built-in LinAlg prelude (lib/Sema/prelude).

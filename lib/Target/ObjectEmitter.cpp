@@ -2,6 +2,8 @@
 #include "nxc/Target/ObjectEmitter.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -89,6 +91,20 @@ void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm) {
     if (!tm.getTargetFeatureString().empty()) f.addFnAttr("target-features", tm.getTargetFeatureString());
     if (freestanding) f.addFnAttr("no-builtins");
   }
+}
+
+Result<std::unique_ptr<llvm::Module>> loadEmbeddedBitcode(llvm::StringRef bitcode, const char *name,
+                                                          llvm::LLVMContext &ctx) {
+  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, name), ctx);
+  if (!module)
+    return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot read the embedded {}: {}"), name,
+                                    llvm::toString(module.takeError())));
+  for (llvm::Function &f : **module) {
+    f.removeFnAttr("target-cpu");
+    f.removeFnAttr("target-features");
+    f.removeFnAttr("tune-cpu");
+  }
+  return std::move(*module);
 }
 
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel) {

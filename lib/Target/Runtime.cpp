@@ -39,16 +39,8 @@ Result<std::string> buildRuntimeObject(const std::string &triple, const std::str
   llvm::StringRef bc = is64 ? llvm::StringRef((const char *)embedded::nxrt64_bc, embedded::nxrt64_bc_size)
                             : llvm::StringRef((const char *)embedded::nxrt32_bc, embedded::nxrt32_bc_size);
   llvm::LLVMContext ctx;
-  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bc, "nxrt.bc"), ctx);
-  if (!module)
-    return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot read the embedded runtime: {}"),
-                                    llvm::toString(module.takeError())));
-  llvm::Module &m = **module;
-  for (llvm::Function &f : m) {
-    f.removeFnAttr("target-cpu");
-    f.removeFnAttr("target-features");
-    f.removeFnAttr("tune-cpu");
-  }
+  NXC_TRY(module, loadEmbeddedBitcode(bc, "nxrt.bc", ctx));
+  llvm::Module &m = *module;
   prepareModuleForTarget(m, *tm);
   optimizeModule(m, *tm, 2);
   return emitMachineCode(m, *tm, /*assembly=*/false);

@@ -8,7 +8,9 @@
 #include <string>
 
 namespace llvm {
+class LLVMContext;
 class Module;
+class StringRef;
 class TargetMachine;
 } // namespace llvm
 
@@ -24,6 +26,11 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
 
 /// Sets the module's triple and data layout from `tm`.
 void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm);
+
+/// Parses bitcode embedded in nxc (the runtime, the CPU checks) and drops
+/// the CPU its functions were compiled for, so the module's target applies.
+Result<std::unique_ptr<llvm::Module>> loadEmbeddedBitcode(llvm::StringRef bitcode, const char *name,
+                                                          llvm::LLVMContext &ctx);
 
 /// Runs LLVM's standard per-module pipeline at -O`optLevel`.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel);
