@@ -18,6 +18,10 @@ const char *nxrt_status_string(int status) {
     return "the workspace was NULL or misaligned";
   case NXRT_ERROR_UNSUPPORTED_CPU:
     return "this CPU lacks an instruction-set feature that every variant of the module needs";
+  case NXRT_ERROR_NO_DEVICE:
+    return "no CUDA driver or no CUDA GPU (MODULE_device_error() says which)";
+  case NXRT_ERROR_DEVICE:
+    return "a CUDA driver call or a kernel failed (MODULE_device_error() says which)";
   default:
     return "unknown status";
   }

@@ -21,6 +21,12 @@ extern "C" {
 /** The running CPU lacks an instruction-set feature that every variant of the
  *  module needs (MODULE_cpu_variant() names them); nothing was written. */
 #define NXRT_ERROR_UNSUPPORTED_CPU 3
+/** A CUDA module found no CUDA driver (libcuda.so.1) or no GPU; nothing was
+ *  written. MODULE_device_error() says which. */
+#define NXRT_ERROR_NO_DEVICE 4
+/** A CUDA driver call failed (loading the module, a launch, a copy, the
+ *  kernels themselves); MODULE_device_error() names it and the driver's error. */
+#define NXRT_ERROR_DEVICE 5
 #endif
 
 /** The nxc runtime version, "MAJOR.MINOR.PATCH". */

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "nxc/Pipeline/Compiler.h"
 #include "CpuVariants.h"
+#include "PipelineSupport.h"
 #include "nxc/Conversion/GraphToNx.h"
 #include "nxc/Conversion/Passes.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
@@ -79,24 +80,24 @@ void registerEverythingOnce() {
   });
 }
 
-/// Collects MLIR diagnostics into one message.
-struct DiagnosticCollector {
-  std::string messages;
-  mlir::ScopedDiagnosticHandler handler;
-  explicit DiagnosticCollector(mlir::MLIRContext *ctx)
-      : handler(ctx, [this](mlir::Diagnostic &d) {
-          llvm::raw_string_ostream os(messages);
-          os << d.getLocation() << ": " << d << "\n";
-          return mlir::success();
-        }) {}
-};
+} // namespace
+
+namespace detail {
+
+DiagnosticCollector::DiagnosticCollector(mlir::MLIRContext *ctx)
+    : handler(ctx, [this](mlir::Diagnostic &d) {
+        llvm::raw_string_ostream os(messages);
+        os << d.getLocation() << ": " << d << "\n";
+        return mlir::success();
+      }) {}
 
 Diag internalError(const std::string &what, const std::string &details) {
   return error(Loc{}, fmt::format(FMT_STRING("internal compiler error while {}{}{}"), what,
                                   details.empty() ? "" : ":\n", details));
 }
 
-Status runPipeline(mlir::ModuleOp module, const char *pipeline, DiagnosticCollector &diags, const std::string &what) {
+Status runPipeline(mlir::ModuleOp module, const std::string &pipeline, DiagnosticCollector &diags,
+                   const std::string &what) {
   mlir::PassManager pm(module.getContext());
   std::string parseErrors;
   llvm::raw_string_ostream es(parseErrors);
@@ -111,6 +112,18 @@ std::string print(mlir::ModuleOp module) {
   module.print(os);
   return s;
 }
+
+void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries) {
+  for (auto &e : entries)
+    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol))
+      if (auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size")) e.workspaceSize = size.getInt();
+}
+
+} // namespace detail
+
+namespace {
+
+using namespace detail;
 
 /// Renames each kernel `symbol(inputs..., outputs..., workspace)` to an
 /// internal symbol and exports the C entry points around it:
@@ -218,13 +231,6 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
   }
 }
 
-/// Reads the workspace size the bufferization pipeline recorded per function.
-void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries) {
-  for (auto &e : entries)
-    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol))
-      if (auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size")) e.workspaceSize = size.getInt();
-}
-
 } // namespace
 
 std::string hostTriple() { return llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple()); }
@@ -256,6 +262,10 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
   for (auto &e : entries) out.entries.push_back(EntryInfo{e.symbol, 0, false});
+  if (target.device == Device::Cuda) {
+    NXC_CHECK(compileCuda(*module, target, stage, *tm, diags, out));
+    return out;
+  }
   NXC_CHECK(runPipeline(*module, kBufferize, diags, "bufferizing"));
   readWorkspaceSizes(*module, out.entries);
   if (stage == Stage::Bufferized) { out.text = print(*module); return out; }

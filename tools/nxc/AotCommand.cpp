@@ -12,6 +12,7 @@
 #include "nxc/Target/Artifacts.h"
 #include "nxc/Tensor/Constants.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SHA256.h"
 
@@ -94,8 +95,11 @@ int runAot(const AotOptions &o) {
     std::cout << ast::print(*file);
     return 0;
   }
-  if (o.device != "cpu")
-    return report(error(Loc{}, fmt::format(FMT_STRING("--device {} is not supported yet (only cpu)"), o.device)));
+  if (o.device != "cpu" && o.device != "cuda")
+    return report(error(Loc{}, fmt::format(FMT_STRING("unknown --device '{}'; expected cpu or cuda"), o.device)));
+  bool cuda = o.device == "cuda";
+  if (!cuda && (!o.gpu.empty() || !o.cudaPath.empty()))
+    return report(error(Loc{}, "--gpu and --cuda-path need --device cuda"));
   if (o.fns.empty())
     return report(error(Loc{}, "no function to compile: give at least one --fn, as in --fn 'softmax(f32[100])'"));
 
@@ -146,9 +150,17 @@ int runAot(const AotOptions &o) {
     descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
   }
   TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
-  auto plan = planCpuVariants(o.triple, o.cpu);
+  auto plan = cuda ? Result<std::vector<std::string>>(std::vector<std::string>{}) : planCpuVariants(o.triple, o.cpu);
   if (!plan) return report(plan.error());
   target.variants = *plan;
+  if (cuda) {
+    target.device = Device::Cuda;
+    llvm::SmallVector<llvm::StringRef> archs;
+    llvm::StringRef(o.gpu).split(archs, ',', -1, false);
+    for (auto a : archs) target.gpuArchs.push_back(a.trim().str());
+    target.cudaPath = o.cudaPath;
+    target.deviceErrorQuery = module + "_device_error";
+  }
   if (!target.variants.empty()) {
     target.cpu = target.variants.back(); // the module's baseline; each variant sets its own
     target.variantQuery = module + "_cpu_variant";
@@ -158,6 +170,8 @@ int runAot(const AotOptions &o) {
     static const std::map<std::string, Stage> stages = {{"nx", Stage::Nx},
                                                          {"linalg", Stage::Linalg},
                                                          {"bufferized", Stage::Bufferized},
+                                                         {"gpu", Stage::Gpu},
+                                                         {"ptx", Stage::Ptx},
                                                          {"llvm-dialect", Stage::LLVMDialect},
                                                          {"llvm", Stage::LLVMIR},
                                                          {"asm", Stage::Asm}};
@@ -166,9 +180,11 @@ int runAot(const AotOptions &o) {
       return 0;
     }
     auto it = stages.find(o.emit);
+    if (it != stages.end() && !cuda && (it->second == Stage::Gpu || it->second == Stage::Ptx))
+      return report(error(Loc{}, fmt::format(FMT_STRING("--emit {} needs --device cuda"), o.emit)));
     if (it == stages.end())
       return report(error(Loc{}, fmt::format(FMT_STRING("unknown --emit stage '{}'; expected ast, expr, nx, linalg, "
-                                                        "bufferized, llvm-dialect, llvm or asm"),
+                                                        "bufferized, gpu, ptx, llvm-dialect, llvm or asm"),
                                              o.emit)));
     auto out = compile(points, target, it->second);
     if (!out) return report(out.error());

@@ -34,6 +34,8 @@ struct AotOptions {
   std::string cpu;
   std::string features;
   std::string device = "cpu";
+  std::string gpu;
+  std::string cudaPath;
   std::string emit;
   int optLevel = 3;
   int64_t stackWorkspaceLimit = -1;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "nxc/Pipeline/Compiler.h"
 
 #include <CLI/CLI.hpp>
 #include "llvm/Support/thread.h"
@@ -41,10 +42,17 @@ int main(int argc, char **argv) {
                      "Target CPU, or for x86-64 a comma-separated list of ISA variants, best first "
                      "('native,x86-64-v3,x86-64', 'znver4,x86-64-v2'); see below for the default");
   aotCmd->add_option("--features", aot.features, "Extra target features, as in '+avx2,-avx512f'");
-  aotCmd->add_option("--device", aot.device, "cpu (default)")->default_str("cpu");
+  aotCmd->add_option("--device", aot.device, "cpu (default) or cuda (NVIDIA GPUs; see below)")->default_str("cpu");
+  aotCmd->add_option("--gpu", aot.gpu,
+                     std::string("With --device cuda: the CUDA architectures to build cubins for, as in "
+                                 "'sm_80,sm_90' (default: ") +
+                         kDefaultGpuArchs + ")");
+  aotCmd->add_option("--cuda-path", aot.cudaPath,
+                     "With --device cuda: the CUDA toolkit whose ptxas and fatbinary make the cubins (default: "
+                     "$CUDA_PATH, then /usr/local/cuda)");
   aotCmd->add_option("--emit", aot.emit,
                      "Print one stage to stdout instead of writing files: ast, expr, nx, linalg, bufferized, "
-                     "llvm-dialect, llvm, asm");
+                     "llvm-dialect, llvm, asm; with --device cuda also gpu (launches and kernels) and ptx");
   aotCmd->add_option("--stack-workspace-limit", aot.stackWorkspaceLimit,
                      "Largest workspace (bytes) FN(...) may keep on the stack; larger ones only get "
                      "FN_with_workspace (default: 65536 with an OS, 0 on bare metal)");

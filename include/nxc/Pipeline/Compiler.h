@@ -7,6 +7,11 @@
 //     --fusion, bufferization, loops, math expansion--> LLVM dialect
 //     --translation, entry wrappers, LLVM O3--> LLVM IR --TargetMachine--> asm/object
 //
+// For CUDA the stages after bufferization differ (lib/Pipeline/CudaPipeline.cpp):
+//   bufferized --nxc-map-to-gpu, outlining--> gpu launches and kernels
+//     --NVVM, LLVM's NVPTX back end--> PTX per architecture --ptxas, fatbinary--> fatbin
+//     --host code: launches on one stream, the CUDA loader, entry wrappers--> object
+//
 //===----------------------------------------------------------------------===//
 #ifndef NXC_PIPELINE_COMPILER_H
 #define NXC_PIPELINE_COMPILER_H
@@ -20,7 +25,10 @@
 namespace nxc {
 
 /// How far to lower; each stage can be printed (`--emit`).
-enum class Stage { Nx, Linalg, Bufferized, LLVMDialect, LLVMIR, Asm, Object };
+enum class Stage { Nx, Linalg, Bufferized, Gpu, LLVMDialect, LLVMIR, Ptx, Asm, Object };
+
+/// Where the generated code runs.
+enum class Device { Cpu, Cuda };
 
 /// What to generate code for.
 struct TargetOptions {
@@ -42,7 +50,20 @@ struct TargetOptions {
   /// With variants: the exported `const char *NAME(void)` that names the
   /// variant in use.
   std::string variantQuery;
+  /// Device::Cuda: kernels for NVIDIA GPUs, launched from host code for
+  /// `triple` (a 64-bit Linux target).
+  Device device = Device::Cpu;
+  /// CUDA architectures ("sm_90"), one cubin each; empty: kDefaultGpuArchs.
+  std::vector<std::string> gpuArchs;
+  /// The CUDA toolkit (ptxas, fatbinary); empty: $CUDA_PATH, then /usr/local/cuda.
+  std::string cudaPath;
+  /// CUDA: the exported `const char *NAME(void)` that says why the last call
+  /// returned NXRT_ERROR_NO_DEVICE or NXRT_ERROR_DEVICE.
+  std::string deviceErrorQuery;
 };
+
+/// The CUDA architectures `nxc aot --device cuda` builds cubins for by default.
+constexpr const char *kDefaultGpuArchs = "sm_80,sm_90,sm_100,sm_120";
 
 /// One ISA variant of a module: its CPU and the features the running CPU
 /// must have for it.
@@ -60,6 +81,7 @@ struct EntryInfo {
   std::string symbol;
   int64_t workspaceSize = 0; ///< bytes of scratch memory
   bool plainVariant = false; ///< whether `symbol(...)` (stack workspace) exists
+  unsigned inputs = 0;       ///< tensor arguments (flattened); the outputs follow
 };
 
 /// One exported C function: `symbol` computes `graph`.
@@ -78,6 +100,10 @@ struct CompileOutput {
   bool bareMetal = false; ///< no operating system (`*-none-*`): no shared object, no C library
   std::vector<EntryInfo> entries; ///< filled from the bufferization stage on
   std::vector<CpuVariant> variants; ///< with TargetOptions::variants, best first
+  /// CUDA: what the embedded GPU binary holds ("cubin sm_80, sm_90; PTX
+  /// sm_90"), and warnings for the user (no toolkit: PTX only).
+  std::vector<std::string> gpuImages;
+  std::vector<std::string> warnings;
 };
 
 /// Compiles all entries into one module and lowers it to `stage`.

@@ -49,4 +49,22 @@ def DistinctResultsPass : Pass<"nxc-distinct-results", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def MapToGpuPass : Pass<"nxc-map-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Map the structured ops of bufferized functions to gpu.launch";
+  let description = [{
+    Runs after bufferization and nxc-allocs-to-workspace. Every linalg op of
+    a function's body becomes a gpu.launch: element-wise ops as grid-stride
+    loops over all elements, reductions as one thread team per output
+    element (a block, or a warp-sized row of a block) combining through a
+    shared-memory tree, whole-array reductions split across blocks with
+    their partials in the workspace, and a fill that only initializes a
+    reduction folded into it. A function whose ops are all small runs as
+    one block with barriers between its ops (one launch). Anything else
+    (runtime control flow, scalar code) runs in a single-thread kernel.
+    Host code keeps only constants, views and the launches.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 #endif // NXC_TRANSFORMS_PASSES

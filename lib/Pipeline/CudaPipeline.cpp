@@ -1,0 +1,491 @@
+//===- CudaPipeline.cpp - the CUDA back end -------------------------------===//
+//
+// From linalg on tensors to a host object that carries its GPU code:
+//
+//  1. bufferization as for CPUs, but every temporary in the workspace (device
+//     memory; nothing on the host stack);
+//  2. nxc-map-to-gpu (lib/Transforms/MapToGpu.cpp) puts every op that touches
+//     memory in a gpu.launch; gpu-kernel-outlining makes the kernels, which
+//     are then gathered into one gpu.module (one binary per module);
+//  3. NVVM, then LLVM's NVPTX back end makes PTX for each --gpu architecture
+//     (gpu-module-to-binary, in process);
+//  4. with a CUDA toolkit, ptxas makes a cubin per architecture and
+//     fatbinary packs them with the newest architecture's PTX (the forward-
+//     compatible fallback); without one, the oldest architecture's PTX alone
+//     is embedded and the driver compiles it at load time (a warning says so);
+//  5. host code: the functions launch their kernels on a stream they are
+//     given; exported entries (device pointers, device pointers on a stream,
+//     host pointers) call the CUDA loader (runtime/cuda_loader.c, linked in
+//     as bitcode and internalized), which opens libcuda.so.1 at first use.
+//
+//===----------------------------------------------------------------------===//
+#include "PipelineSupport.h"
+#include "nxc/Target/ObjectEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <set>
+
+namespace nxc {
+namespace embedded {
+extern const unsigned char cuda_loader_bc[];
+extern const unsigned long cuda_loader_bc_size;
+} // namespace embedded
+
+namespace detail {
+namespace {
+
+/// Bufferization for the GPU: as for CPUs, without stack temporaries (the
+/// host stack is not device memory).
+const char *kBufferizeForGpu =
+    "func.func(nxc-distinct-results),"
+    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
+    "allow-return-allocs-from-loops},"
+    "canonicalize,"
+    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,"
+    "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize";
+
+/// Launches and outlined kernels (printed by --emit=gpu).
+const char *kToGpu = "func.func(linalg-generalize-named-ops),nxc-map-to-gpu,gpu-kernel-outlining,canonicalize,cse";
+
+/// The architecture's number: "sm_90" -> 90; 0 if malformed.
+int smNumber(const std::string &arch) {
+  if (arch.rfind("sm_", 0) != 0 || arch.size() < 5) return 0;
+  int n = 0;
+  for (size_t i = 3; i < arch.size(); ++i) {
+    if (!std::isdigit((unsigned char)arch[i])) return 0;
+    n = n * 10 + (arch[i] - '0');
+  }
+  return n;
+}
+
+/// The PTX version nxc emits for an architecture: 8.0 up to sm_90 (CUDA 12.0
+/// drivers), then the first version that knows the architecture.
+const char *ptxFeature(int sm) {
+  if (sm <= 90) return "+ptx80";
+  if (sm <= 103) return "+ptx86";
+  return "+ptx87";
+}
+
+Result<std::vector<std::string>> gpuArchitectures(const TargetOptions &target) {
+  std::vector<std::string> archs = target.gpuArchs;
+  if (archs.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(kDefaultGpuArchs).split(parts, ',');
+    for (auto p : parts) archs.push_back(p.str());
+  }
+  static const std::set<int> known = {75, 80, 86, 87, 89, 90, 100, 101, 103, 120, 121};
+  std::vector<std::string> out;
+  for (auto &a : archs) {
+    int sm = smNumber(a);
+    if (!known.count(sm))
+      return error(Loc{}, fmt::format(FMT_STRING("unknown CUDA architecture '{}' in --gpu; expected a list of sm_75, "
+                                                 "sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_101, sm_103, sm_120, "
+                                                 "sm_121"),
+                                      a));
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  }
+  std::sort(out.begin(), out.end(), [](auto &x, auto &y) { return smNumber(x) < smNumber(y); });
+  return out;
+}
+
+/// Gathers the kernels of every gpu.module into the first one, so a module
+/// ships one GPU binary (one load, one ptxas run per architecture).
+void gatherKernels(mlir::ModuleOp module) {
+  auto gpuModules = llvm::to_vector(module.getOps<mlir::gpu::GPUModuleOp>());
+  if (gpuModules.empty()) return;
+  auto *ctx = module.getContext();
+  mlir::gpu::GPUModuleOp first = gpuModules.front();
+  // Each kernel gets a name unique in the module: "module::func" -> new name.
+  llvm::StringMap<std::string> kernelOf;
+  for (auto gm : gpuModules)
+    for (auto fn : gm.getOps<mlir::gpu::GPUFuncOp>()) {
+      std::string newName = fmt::format(FMT_STRING("{}_{}"), fn.getName().str(), kernelOf.size());
+      kernelOf[gm.getName().str() + "::" + fn.getName().str()] = newName;
+    }
+  module.walk([&](mlir::gpu::LaunchFuncOp launch) {
+    auto it = kernelOf.find(launch.getKernelModuleName().str() + "::" + launch.getKernelName().str());
+    if (it != kernelOf.end())
+      launch.setKernelAttr(mlir::SymbolRefAttr::get(ctx, "nxc_kernels", {mlir::FlatSymbolRefAttr::get(ctx, it->second)}));
+  });
+  mlir::SymbolTable table(first);
+  for (auto gm : gpuModules) {
+    for (auto fn : llvm::to_vector(gm.getOps<mlir::gpu::GPUFuncOp>())) {
+      fn.setName(kernelOf[gm.getName().str() + "::" + fn.getName().str()]);
+      if (gm != first) fn->moveBefore(&first.getBody()->back());
+    }
+    if (gm == first) continue;
+    for (auto &op : llvm::make_early_inc_range(gm.getBody()->getOperations())) {
+      auto sym = llvm::dyn_cast<mlir::SymbolOpInterface>(op);
+      if (!sym || table.lookup(sym.getName())) continue; // a global both modules copied
+      op.moveBefore(&first.getBody()->back());
+    }
+  }
+  for (auto gm : gpuModules)
+    if (gm != first) gm.erase();
+  first.setName("nxc_kernels");
+}
+
+/// The device lowering up to PTX, and the host code's lowering to LLVM.
+std::string lowerPipeline(const std::vector<std::string> &archs) {
+  std::string p = "gpu.module(convert-linalg-to-loops),nxc-expand-math,"
+                  "convert-nvgpu-to-nvvm,convert-vector-to-scf,lower-affine,convert-scf-to-cf,convert-nvvm-to-llvm,"
+                  "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},expand-strided-metadata,";
+  for (auto &a : archs)
+    p += fmt::format(FMT_STRING("nvvm-attach-target{{chip={} features={} O=3}},"), a, ptxFeature(smNumber(a)));
+  p += "lower-affine,arith-expand,convert-index-to-llvm,canonicalize,cse,"
+       "gpu.module(convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,cse,reconcile-unrealized-casts),"
+       "gpu-to-llvm{use-bare-pointers-for-host=1 use-bare-pointers-for-kernels=1},finalize-memref-to-llvm,"
+       "convert-arith-to-llvm,convert-cf-to-llvm,gpu-module-to-binary{format=isa},convert-math-to-llvm,"
+       "convert-ub-to-llvm,canonicalize,cse,reconcile-unrealized-casts";
+  return p;
+}
+
+/// The PTX of each architecture, from the binary gpu-module-to-binary made.
+std::vector<std::pair<std::string, std::string>> ptxByArch(mlir::gpu::BinaryOp binary) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (mlir::Attribute a : binary.getObjects()) {
+    auto object = llvm::cast<mlir::gpu::ObjectAttr>(a);
+    auto target = llvm::cast<mlir::NVVM::NVVMTargetAttr>(object.getTarget());
+    out.push_back({target.getChip().str(), object.getObject().getValue().str()});
+  }
+  return out;
+}
+
+std::string findCudaToolkit(const TargetOptions &target) {
+  std::vector<std::string> candidates;
+  if (!target.cudaPath.empty()) candidates.push_back(target.cudaPath);
+  if (const char *env = std::getenv("CUDA_PATH")) candidates.push_back(env);
+  candidates.push_back("/usr/local/cuda");
+  for (auto &c : candidates) {
+    llvm::SmallString<256> ptxas(c), fatbinary(c);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    llvm::sys::path::append(fatbinary, "bin", "fatbinary");
+    if (llvm::sys::fs::can_execute(ptxas) && llvm::sys::fs::can_execute(fatbinary)) return c;
+    if (!target.cudaPath.empty() && c == target.cudaPath) return ""; // an explicit path that lacks them
+  }
+  return "";
+}
+
+/// A temporary file holding `bytes`, removed with this object.
+struct TempFile {
+  std::string path;
+  TempFile(const std::string &suffix) {
+    llvm::SmallString<128> p;
+    llvm::sys::fs::createTemporaryFile("nxc-cuda", suffix, p);
+    path = p.str().str();
+  }
+  ~TempFile() { llvm::sys::fs::remove(path); }
+};
+
+Status writeBytes(const std::string &path, const std::string &bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) return error(Loc{}, fmt::format(FMT_STRING("cannot write {}: {}"), path, ec.message()));
+  os << bytes;
+  return okStatus();
+}
+
+Status runTool(const std::string &tool, const std::vector<std::string> &args) {
+  std::vector<llvm::StringRef> argv = {tool};
+  for (auto &a : args) argv.push_back(a);
+  TempFile log(".log");
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log.path), llvm::StringRef(log.path)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(tool, argv, std::nullopt, redirects, 0, 0, &message);
+  if (rc != 0) {
+    auto text = llvm::MemoryBuffer::getFile(log.path);
+    return error(Loc{}, fmt::format(FMT_STRING("{} failed{}{}:\n{}"), tool, message.empty() ? "" : ": ", message,
+                                    text ? (*text)->getBuffer().str() : ""));
+  }
+  return okStatus();
+}
+
+/// Cubins for every architecture and the newest one's PTX, in one fatbin.
+Result<std::string> buildFatbin(const std::string &toolkit, const std::vector<std::pair<std::string, std::string>> &ptx,
+                                std::vector<std::string> &images) {
+  std::string ptxas = toolkit + "/bin/ptxas", fatbinary = toolkit + "/bin/fatbinary";
+  std::vector<std::unique_ptr<TempFile>> files;
+  std::vector<std::string> fatArgs = {"-64", "--compress-all"};
+  TempFile out(".fatbin");
+  fatArgs.push_back("--create=" + out.path);
+  for (auto &[arch, text] : ptx) {
+    files.push_back(std::make_unique<TempFile>(".ptx"));
+    std::string ptxPath = files.back()->path;
+    NXC_CHECK(writeBytes(ptxPath, text));
+    files.push_back(std::make_unique<TempFile>(".cubin"));
+    std::string cubin = files.back()->path;
+    NXC_CHECK(runTool(ptxas, {"-arch=" + arch, "-O3", ptxPath, "-o", cubin}));
+    fatArgs.push_back(fmt::format(FMT_STRING("--image3=kind=elf,sm={},file={}"), smNumber(arch), cubin));
+    images.push_back("cubin " + arch);
+  }
+  auto &[newest, newestPtx] = ptx.back();
+  fatArgs.push_back(fmt::format(FMT_STRING("--image3=kind=ptx,sm={},file={}"), smNumber(newest),
+                                files[files.size() - 2]->path));
+  images.push_back("ptx " + newest);
+  NXC_CHECK(runTool(fatbinary, fatArgs));
+  auto bytes = llvm::MemoryBuffer::getFile(out.path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!bytes) return error(Loc{}, fmt::format(FMT_STRING("cannot read {}"), out.path));
+  return (*bytes)->getBuffer().str();
+}
+
+/// Moves `f`'s body into a new function with one more parameter, the stream,
+/// that every launch uses; the per-launch stream create/synchronize/destroy
+/// of MLIR's lowering disappear (the entries synchronize once).
+llvm::Function *launchOnGivenStream(llvm::Module &m, llvm::Function *f) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  std::vector<llvm::Type *> params(f->getFunctionType()->param_begin(), f->getFunctionType()->param_end());
+  params.push_back(ptr);
+  auto *g = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false),
+                                   llvm::GlobalValue::InternalLinkage, "__nxc_launch_" + f->getName(), m);
+  g->splice(g->end(), f);
+  for (unsigned i = 0; i < f->arg_size(); ++i) f->getArg(i)->replaceAllUsesWith(g->getArg(i));
+  llvm::Value *stream = g->getArg(params.size() - 1);
+  std::vector<llvm::CallInst *> dead;
+  for (auto &bb : *g)
+    for (auto &inst : bb)
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
+        if (llvm::Function *callee = call->getCalledFunction()) {
+          llvm::StringRef name = callee->getName();
+          if (name == "mgpuStreamCreate") {
+            call->replaceAllUsesWith(stream);
+            dead.push_back(call);
+          } else if (name == "mgpuStreamSynchronize" || name == "mgpuStreamDestroy") {
+            dead.push_back(call);
+          }
+        }
+  for (auto *c : dead) c->eraseFromParent();
+  f->eraseFromParent();
+  return g;
+}
+
+/// The exported C entries of one function (see the header's CUDA section):
+///   int32_t S(tensors...)                       device pointers, module's stream, synchronized
+///   int32_t S_on_stream(tensors..., ws, stream) device pointers, caller's stream and workspace, asynchronous
+///   int32_t S_host(tensors...)                  host pointers, copied in and out
+///   size_t  S_workspace_size(void)
+void addCudaEntries(llvm::Module &m, const EntryInfo &e, llvm::Function *launch, const std::vector<uint64_t> &bytes,
+                    unsigned inputs) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
+  unsigned tensors = launch->arg_size() - 2;
+  // __nxc_run_S(void **argv, void *stream): argv = tensors..., workspace.
+  auto *run = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false),
+                                     llvm::GlobalValue::InternalLinkage, "__nxc_run_" + e.symbol, m);
+  {
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
+    std::vector<llvm::Value *> args;
+    for (unsigned i = 0; i <= tensors; ++i)
+      args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, run->getArg(0), i)));
+    args.push_back(run->getArg(1));
+    b.CreateCall(launch, args);
+    b.CreateRetVoid();
+  }
+  // The tensors' byte sizes, inputs first.
+  std::vector<llvm::Constant *> sizes;
+  for (uint64_t n : bytes) sizes.push_back(llvm::ConstantInt::get(i64, n));
+  auto *sizeTable = new llvm::GlobalVariable(m, llvm::ArrayType::get(i64, sizes.size()), true,
+                                             llvm::GlobalValue::InternalLinkage,
+                                             llvm::ConstantArray::get(llvm::ArrayType::get(i64, sizes.size()), sizes),
+                                             "__nxc_sizes_" + e.symbol);
+  auto declare = [&](const char *name, llvm::Type *ret, std::vector<llvm::Type *> ps) {
+    return m.getOrInsertFunction(name, llvm::FunctionType::get(ret, ps, false));
+  };
+  // int nxrt_cuda_run(void (*)(void**, void*), void **argv, uint32 ntensors, uint64 ws, void *stream, void *ws_ptr, int mode)
+  auto runtimeRun = declare("nxrt_cuda_run", i32, {ptr, ptr, i32, i32, ptr, i64, ptr, ptr, i32});
+  auto define = [&](const std::string &name, llvm::Type *ret, std::vector<llvm::Type *> ps) {
+    auto *f = llvm::Function::Create(llvm::FunctionType::get(ret, ps, false), llvm::GlobalValue::ExternalLinkage,
+                                     name, m);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    return f;
+  };
+  // mode: 0 = device pointers on the module's stream; 1 = caller's stream and
+  // workspace; 2 = host pointers.
+  auto wrapper = [&](const std::string &name, bool withStream, int mode) {
+    std::vector<llvm::Type *> ps(tensors, ptr);
+    if (withStream) { ps.push_back(ptr); ps.push_back(ptr); }
+    llvm::Function *f = define(name, i32, ps);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    llvm::Value *argv = b.CreateAlloca(ptr, b.getInt32(tensors + 1));
+    for (unsigned i = 0; i < tensors; ++i) b.CreateStore(f->getArg(i), b.CreateConstGEP1_64(ptr, argv, i));
+    llvm::Value *null = llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0));
+    llvm::Value *ws = withStream ? f->getArg(tensors) : null;
+    llvm::Value *stream = withStream ? f->getArg(tensors + 1) : null;
+    b.CreateRet(b.CreateCall(runtimeRun, {run, argv, b.getInt32(tensors), b.getInt32(inputs), sizeTable,
+                                          llvm::ConstantInt::get(i64, e.workspaceSize), ws, stream,
+                                          b.getInt32(mode)}));
+  };
+  wrapper(e.symbol, false, 0);
+  wrapper(e.symbol + "_on_stream", true, 1);
+  wrapper(e.symbol + "_host", false, 2);
+  llvm::Function *size = define(e.symbol + "_workspace_size", i64, {});
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", size));
+  b.CreateRet(llvm::ConstantInt::get(i64, e.workspaceSize));
+}
+
+/// Links the CUDA loader into `m` and makes all of it internal to the module.
+Status linkCudaLoader(llvm::Module &m) {
+  llvm::StringRef bc((const char *)embedded::cuda_loader_bc, embedded::cuda_loader_bc_size);
+  NXC_TRY(loader, loadEmbeddedBitcode(bc, "cuda_loader.bc", m.getContext()));
+  loader->setTargetTriple(m.getTargetTriple());
+  loader->setDataLayout(m.getDataLayout());
+  std::vector<std::string> defined;
+  for (auto &f : *loader)
+    if (!f.isDeclaration()) defined.push_back(f.getName().str());
+  for (auto &g : loader->globals())
+    if (!g.isDeclaration()) defined.push_back(g.getName().str());
+  if (llvm::Linker::linkModules(m, std::move(loader)))
+    return internalError("linking the CUDA loader", "");
+  for (auto &name : defined) {
+    if (auto *f = m.getFunction(name)) f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    else if (auto *g = m.getNamedGlobal(name)) g->setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  return okStatus();
+}
+
+/// Byte sizes of a function's tensors (inputs, then outputs) from its
+/// memref signature, before lowering.
+std::vector<uint64_t> tensorBytes(mlir::func::FuncOp fn) {
+  std::vector<uint64_t> out;
+  auto types = fn.getArgumentTypes();
+  for (size_t i = 0; i + 1 < types.size(); ++i) {
+    auto t = llvm::cast<mlir::MemRefType>(types[i]);
+    uint64_t bits = t.getElementType().getIntOrFloatBitWidth();
+    out.push_back((uint64_t)t.getNumElements() * ((bits + 7) / 8));
+  }
+  return out;
+}
+
+} // namespace
+
+Status compileCuda(mlir::ModuleOp module, const TargetOptions &target, Stage stage, llvm::TargetMachine &tm,
+                   DiagnosticCollector &diags, CompileOutput &out) {
+  const llvm::Triple &triple = tm.getTargetTriple();
+  if (!triple.isArch64Bit() || !triple.isOSLinux())
+    return error(Loc{}, fmt::format(FMT_STRING("--device cuda needs a 64-bit Linux host target, not '{}'"),
+                                    triple.str()));
+  NXC_TRY(archs, gpuArchitectures(target));
+
+  for (auto &e : out.entries)
+    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol)) e.inputs = fn.getNumArguments();
+  NXC_CHECK(runPipeline(module, kBufferizeForGpu, diags, "bufferizing"));
+  if (stage == Stage::Bufferized) {
+    readWorkspaceSizes(module, out.entries);
+    out.text = print(module);
+    return okStatus();
+  }
+  NXC_CHECK(runPipeline(module, kToGpu, diags, "mapping to the GPU"));
+  gatherKernels(module);
+  readWorkspaceSizes(module, out.entries);
+  if (stage == Stage::Gpu) {
+    out.text = print(module);
+    return okStatus();
+  }
+  // No device malloc, ever: a kernel that allocates leaks and fails at its second call.
+  std::string malloced;
+  module.walk([&](mlir::gpu::GPUModuleOp gm) {
+    gm.walk([&](mlir::Operation *op) {
+      llvm::StringRef name = op->getName().getStringRef();
+      if (name == "memref.alloc" || name == "memref.realloc") malloced = name.str();
+    });
+  });
+  if (!malloced.empty()) return internalError("mapping to the GPU", "a kernel allocates memory (" + malloced + ")");
+
+  std::map<std::string, std::vector<uint64_t>> bytes;
+  for (auto &e : out.entries)
+    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol)) bytes[e.symbol] = tensorBytes(fn);
+
+  NXC_CHECK(runPipeline(module, lowerPipeline(archs), diags, "lowering for CUDA"));
+  auto binaries = llvm::to_vector(module.getOps<mlir::gpu::BinaryOp>());
+  if (stage == Stage::Ptx) {
+    for (auto binary : binaries)
+      for (auto &[arch, text] : ptxByArch(binary)) out.text += fmt::format(FMT_STRING("// {}\n{}\n"), arch, text);
+    return okStatus();
+  }
+  std::string toolkit = findCudaToolkit(target);
+  for (auto binary : binaries) {
+    auto ptx = ptxByArch(binary);
+    mlir::Attribute nvvmTarget = llvm::cast<mlir::gpu::ObjectAttr>(binary.getObjects()[0]).getTarget();
+    mlir::gpu::ObjectAttr object;
+    auto *ctx = module.getContext();
+    if (!toolkit.empty()) {
+      std::vector<std::string> images;
+      NXC_TRY(fatbin, buildFatbin(toolkit, ptx, images));
+      object = mlir::gpu::ObjectAttr::get(ctx, nvvmTarget, mlir::gpu::CompilationTarget::Fatbin,
+                                          mlir::StringAttr::get(ctx, fatbin), nullptr, nullptr);
+      out.gpuImages = images;
+    } else {
+      object = mlir::gpu::ObjectAttr::get(ctx, nvvmTarget, mlir::gpu::CompilationTarget::Assembly,
+                                          mlir::StringAttr::get(ctx, ptx.front().second + std::string(1, '\0')),
+                                          nullptr, nullptr);
+      out.gpuImages = {"ptx " + ptx.front().first};
+      out.warnings.push_back(fmt::format(
+          FMT_STRING("no CUDA toolkit found ({}$CUDA_PATH, /usr/local/cuda): the library holds PTX for {} only, "
+                     "which the driver compiles when the library is first used (tens of milliseconds); give "
+                     "--cuda-path to embed cubins"),
+          target.cudaPath.empty() ? "" : "--cuda-path " + target.cudaPath + ", ", ptx.front().first));
+    }
+    binary.setObjectsAttr(mlir::ArrayAttr::get(ctx, {object}));
+  }
+  if (stage == Stage::LLVMDialect) {
+    out.text = print(module);
+    return okStatus();
+  }
+
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> m = mlir::translateModuleToLLVMIR(module, llvmCtx, "nxc");
+  if (!m) return internalError("translating to LLVM IR", diags.messages);
+  prepareModuleForTarget(*m, tm);
+  for (auto &e : out.entries) {
+    llvm::Function *f = m->getFunction(e.symbol);
+    if (!f) continue;
+    llvm::Function *launch = launchOnGivenStream(*m, f);
+    addCudaEntries(*m, e, launch, bytes[e.symbol], e.inputs);
+  }
+  if (!target.deviceErrorQuery.empty()) {
+    llvm::Type *ptr = llvm::PointerType::get(llvmCtx, 0);
+    auto *f = llvm::Function::Create(llvm::FunctionType::get(ptr, false), llvm::GlobalValue::ExternalLinkage,
+                                     target.deviceErrorQuery, *m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(llvmCtx, "entry", f));
+    b.CreateRet(b.CreateCall(m->getOrInsertFunction("nxrt_cuda_error", llvm::FunctionType::get(ptr, false))));
+  }
+  NXC_CHECK(linkCudaLoader(*m));
+  std::string verifyErrors;
+  llvm::raw_string_ostream ves(verifyErrors);
+  if (llvm::verifyModule(*m, &ves)) return internalError("verifying LLVM IR", verifyErrors);
+  optimizeModule(*m, tm, target.optLevel);
+  if (stage == Stage::LLVMIR) {
+    llvm::raw_string_ostream os(out.text);
+    m->print(os, nullptr);
+    return okStatus();
+  }
+  NXC_TRY(code, emitMachineCode(*m, tm, stage == Stage::Asm));
+  if (stage == Stage::Asm) out.text = std::move(code);
+  else out.object = std::move(code);
+  return okStatus();
+}
+
+} // namespace detail
+} // namespace nxc
