@@ -26,6 +26,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/StringSet.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -63,7 +65,7 @@ const char *kBufferizeForGpu =
     "allow-return-allocs-from-loops},"
     "canonicalize,"
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,"
-    "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize";
+    "nxc-allocs-to-workspace{share=false},nxc-copies-to-linalg,canonicalize";
 
 /// Launches and outlined kernels (printed by --emit=gpu).
 const char *kToGpu = "func.func(linalg-generalize-named-ops),nxc-map-to-gpu,gpu-kernel-outlining,canonicalize,cse";
@@ -128,7 +130,11 @@ void gatherKernels(mlir::ModuleOp module) {
     if (it != kernelOf.end())
       launch.setKernelAttr(mlir::SymbolRefAttr::get(ctx, "nxc_kernels", {mlir::FlatSymbolRefAttr::get(ctx, it->second)}));
   });
-  mlir::SymbolTable table(first);
+  // Globals the outlining copied into several modules are the same symbol of
+  // the host module: keep one copy.
+  llvm::StringSet<> present;
+  for (auto &op : first.getBody()->getOperations())
+    if (auto sym = llvm::dyn_cast<mlir::SymbolOpInterface>(op)) present.insert(sym.getName());
   for (auto gm : gpuModules) {
     for (auto fn : llvm::to_vector(gm.getOps<mlir::gpu::GPUFuncOp>())) {
       fn.setName(kernelOf[gm.getName().str() + "::" + fn.getName().str()]);
@@ -137,7 +143,7 @@ void gatherKernels(mlir::ModuleOp module) {
     if (gm == first) continue;
     for (auto &op : llvm::make_early_inc_range(gm.getBody()->getOperations())) {
       auto sym = llvm::dyn_cast<mlir::SymbolOpInterface>(op);
-      if (!sym || table.lookup(sym.getName())) continue; // a global both modules copied
+      if (!sym || !present.insert(sym.getName()).second) continue;
       op.moveBefore(&first.getBody()->back());
     }
   }

@@ -98,9 +98,21 @@ nlohmann::json axisNames(const TensorType &t) {
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
                         const std::vector<std::string> &libraries, bool bareMetal,
-                        const std::vector<VariantDescription> &variants) {
+                        const std::vector<VariantDescription> &variants, const CudaDescription *cuda) {
   std::string decls;
   auto to = std::back_inserter(decls);
+  if (cuda) {
+    fmt::format_to(to,
+                   FMT_STRING("/* CUDA: the functions run on an NVIDIA GPU. The library embeds {}; the driver\n"
+                              " * (libcuda.so.1, opened at the first call) is all it needs at run time. Tensor\n"
+                              " * arguments are device pointers (cuMemAlloc, cudaMalloc), except for the _host\n"
+                              " * entries. Calls are thread-safe; FUNCTION(...) and FUNCTION_host(...) use the\n"
+                              " * module's stream and device workspace, one call at a time.\n"
+                              " * NXRT_ERROR_NO_DEVICE (4): no driver or no GPU; NXRT_ERROR_DEVICE (5): a driver\n"
+                              " * call or a kernel failed. Either way nothing was written, and this says why: */\n"
+                              "const char *{}_device_error(void);\n\n"),
+                   fmt::join(cuda->images, ", "), module);
+  }
   if (!variants.empty()) {
     decls += "/* ISA variants, best first: every function is compiled once per variant and\n"
              " * runs the first one the CPU supports (chosen once, at load time). A CPU\n"
@@ -152,6 +164,24 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
     for (size_t i = 0; i < outs.size(); ++i)
       params.push_back(fmt::format(FMT_STRING("{} *{}"), g.typeOf(g.results[i]).elem.cType(), outs[i]));
     std::string args = fmt::format(FMT_STRING("{}"), fmt::join(params, ", "));
+    if (cuda) {
+      fmt::format_to(
+          to,
+          FMT_STRING("/* Device pointers; runs on the module's stream with its own device workspace and\n"
+                     "   returns when the results are written. */\n"
+                     "int {0}({2});\n"
+                     "/* Device pointers; enqueues the work on `stream` (a CUstream or cudaStream_t; NULL: the\n"
+                     "   legacy default stream) and returns: synchronize the stream before reading the results.\n"
+                     "   `workspace`: {1}_WORKSPACE_SIZE bytes of device memory aligned to {1}_WORKSPACE_ALIGN,\n"
+                     "   not shared with a call in flight (may be NULL when the size is 0). */\n"
+                     "int {0}_on_stream({2}, void *workspace, void *stream);\n"
+                     "/* Host pointers: copies the inputs to the GPU, runs, copies the results back. */\n"
+                     "int {0}_host({2});\n"
+                     "/* Bytes of device memory {0}_on_stream needs ({1}_WORKSPACE_SIZE). */\n"
+                     "size_t {0}_workspace_size(void);\n\n"),
+          e.symbol, up, args);
+      continue;
+    }
     fmt::format_to(to,
                    FMT_STRING("/* Bytes of scratch memory {0}_with_workspace needs ({1}_WORKSPACE_SIZE). */\n"
                               "size_t {0}_workspace_size(void);\n"
@@ -183,16 +213,39 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
                               module)
                 : fmt::format(FMT_STRING("Link with lib{0}.so, or with lib{0}.a and libnxrt.a"), module);
   for (auto &l : libraries) fmt::format_to(std::back_inserter(link), FMT_STRING(" and -l{}"), l);
+  if (cuda) link += ",\n * and -ldl where the C library is older than glibc 2.34 (dlopen of libcuda.so.1)";
   if (!libraries.empty()) link += "\n * (this module calls the C math library for f64 functions)";
   h = replaceAll(h, "@LINK@", link + ".");
   h = replaceAll(h, "@ENTRIES@", decls);
+  static const char *cpuConvention =
+      " *  - The return value is NXRT_OK (0) on success, NXRT_ERROR_NULL_ARGUMENT (1)\n"
+      " *    if a tensor pointer is NULL, or NXRT_ERROR_BAD_WORKSPACE (2) if a needed\n"
+      " *    workspace is NULL or misaligned, or NXRT_ERROR_UNSUPPORTED_CPU (3) if the\n"
+      " *    running CPU lacks a feature every variant needs; nothing is written on\n"
+      " *    an error.\n"
+      " *  - No heap allocation: temporaries live in a workspace. FN_with_workspace\n"
+      " *    takes one the caller owns (FN_WORKSPACE_SIZE bytes, aligned to\n"
+      " *    FN_WORKSPACE_ALIGN); FN(...) keeps it on the stack and exists only when\n"
+      " *    it is small enough for the target.\n"
+      " *  - No global state: calls are re-entrant and may run on several threads.\n";
+  static const char *cudaConvention =
+      " *  - The return value is NXRT_OK (0) on success, NXRT_ERROR_NULL_ARGUMENT (1)\n"
+      " *    if a tensor pointer is NULL, NXRT_ERROR_BAD_WORKSPACE (2) if a needed\n"
+      " *    workspace is NULL or misaligned, NXRT_ERROR_NO_DEVICE (4) without a CUDA\n"
+      " *    driver or GPU, NXRT_ERROR_DEVICE (5) if a driver call or a kernel failed;\n"
+      " *    nothing is written on an error.\n"
+      " *  - Temporaries live in a device workspace: the caller's (FN_on_stream) or\n"
+      " *    the module's own, allocated once and reused (FN, FN_host); kernels never\n"
+      " *    allocate.\n";
+  h = replaceAll(h, "@CONVENTION@", cuda ? cudaConvention : cpuConvention);
   return h;
 }
 
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
                           const std::string &triple, const std::string &cpu,
                           const std::vector<std::string> &libraries,
-                          const std::vector<VariantDescription> &variants, const std::string &inputsDigest) {
+                          const std::vector<VariantDescription> &variants, const std::string &inputsDigest,
+                          const CudaDescription *cuda) {
   using nlohmann::json;
   json fns = json::array();
   for (auto &e : entries) {
@@ -212,14 +265,23 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
     }
     json workspace = {{"size", e.workspaceSize}, {"alignment", kWorkspaceAlign}, {"entry", e.symbol + "_with_workspace"},
                       {"query", e.symbol + "_workspace_size"}};
-    fns.push_back({{"symbol", e.symbol},
-                   {"function", e.function},
-                   {"signature", e.source},
-                   {"returns", resultTreeString(g, g.resultTree)},
-                   {"arguments", args},
-                   {"results", results},
-                   {"workspace", workspace},
-                   {"stack_entry", e.plainVariant ? json(e.symbol) : json(nullptr)}});
+    json fn = {{"symbol", e.symbol},
+               {"function", e.function},
+               {"signature", e.source},
+               {"returns", resultTreeString(g, g.resultTree)},
+               {"arguments", args},
+               {"results", results},
+               {"workspace", workspace}};
+    if (cuda) {
+      fn["workspace"] = {{"size", e.workspaceSize}, {"alignment", kWorkspaceAlign}, {"memory", "device"},
+                         {"entry", e.symbol + "_on_stream"}, {"query", e.symbol + "_workspace_size"}};
+      fn["device_entry"] = e.symbol;
+      fn["stream_entry"] = e.symbol + "_on_stream";
+      fn["host_entry"] = e.symbol + "_host";
+    } else {
+      fn["stack_entry"] = e.plainVariant ? json(e.symbol) : json(nullptr);
+    }
+    fns.push_back(fn);
   }
   json m = {{"module", module},
             {"nxc_version", NXC_VERSION},
@@ -231,6 +293,14 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
              "3 = unsupported CPU"},
             {"link_libraries", libraries},
             {"functions", fns}};
+  if (cuda) {
+    m["device"] = {{"kind", "cuda"}, {"images", cuda->images}, {"error_query", module + "_device_error"}};
+    m["calling_convention"] =
+        "int SYMBOL(const T *inputs..., T *outputs...) (device pointers, synchronous); "
+        "int SYMBOL_on_stream(const T *inputs..., T *outputs..., void *workspace, void *stream) (device pointers, "
+        "asynchronous); int SYMBOL_host(const T *inputs..., T *outputs...) (host pointers); 0 = ok, 1 = NULL "
+        "argument, 2 = bad workspace, 4 = no CUDA device, 5 = CUDA error";
+  }
   if (!variants.empty()) {
     json vs = json::array();
     for (auto &v : variants) vs.push_back({{"cpu", v.cpu}, {"requires", v.features}});

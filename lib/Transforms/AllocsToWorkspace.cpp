@@ -80,6 +80,7 @@ unsigned lastUse(Value v, Block &entry, const DenseMap<Operation *, unsigned> &i
 }
 
 struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspacePass> {
+  using AllocsToWorkspacePassBase::AllocsToWorkspacePassBase;
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate()) continue;
@@ -115,7 +116,7 @@ struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspace
       Buffer &b = buffers[k];
       std::vector<std::pair<int64_t, int64_t>> busy;
       for (size_t j = 0; j < k; ++j)
-        if (buffers[j].first <= b.last && b.first <= buffers[j].last)
+        if (!share || (buffers[j].first <= b.last && b.first <= buffers[j].last))
           busy.push_back({buffers[j].offset, buffers[j].offset + buffers[j].bytes});
       std::sort(busy.begin(), busy.end());
       int64_t offset = 0;

@@ -1,33 +1,39 @@
 //===- MapToGpu.cpp - bufferized linalg to gpu.launch ---------------------===//
 //
 // The GPU pipeline's mapping step. Input: bufferized functions whose bodies
-// are linalg ops on memrefs (all generic after linalg-generalize-named-ops),
+// are linalg.generic ops on memrefs (after linalg-generalize-named-ops),
 // constants, views of the workspace and arguments, and possibly runtime
 // control flow. Output: the same functions where every op that touches
 // memory runs inside a gpu.launch, ready for gpu-kernel-outlining.
 //
-// How each op is mapped:
-//  - element-wise (no reduction loop): one thread per element, a grid-stride
-//    loop over the flattened iteration space, 256 threads per block; the
-//    innermost loop is the fastest-varying thread index, so accesses to
-//    row-major buffers coalesce;
-//  - a reduction whose payload is `out = combine(out, f(inputs))` with a
-//    known associative `combine` (add, mul, max, min, and, or, xor): a team
-//    of TX threads per output element; each thread folds a strided share of
-//    the reduction space, then the team combines through a shared-memory
-//    tree. TX is 256 (a block per output) when outputs are few and 32 (eight
-//    outputs per block) when they are many. A whole-array reduction over
-//    many elements is split across blocks: partials go to the workspace and
-//    a second kernel combines them;
-//  - a linalg.fill whose only job is to initialize the next reduction is
-//    folded into it (the team's result is combined with the fill value);
-//  - any other reduction (argmax's two outputs, ...): one thread per output
-//    element, folding serially;
-//  - everything else (scf.if/while on runtime values, scalar loads and
-//    stores): one single-thread kernel per run of such ops. A value that
-//    such a run defines and a later op uses pulls that op into the run.
-// When every op of a function is small, the whole function becomes one
-// launch of a single 1024-thread block with a barrier after each op.
+// Consecutive ops become one launch where they can:
+//  - a row group: ops that all iterate over the same leading "row" loop and
+//    read back what the group wrote only in the row they are in (softmax
+//    over rows, layer norm, a dense layer followed by its activation and a
+//    row softmax). One block per row runs the ops one after the other, with
+//    a barrier between them; intermediates never leave the row's block in
+//    between launches;
+//  - a small group: ops whose work together is small run in one 1024-thread
+//    block (a softmax over 1000 elements, a batch-1 MLP): one launch.
+// Inside a block, each op is element-wise (a block-stride loop) or a
+// reduction. A reduction whose payload is `out = combine(out, f(inputs))`
+// with a known associative `combine` (add, mul, max, min, and, or, xor) is
+// done by teams of threads, each folding a strided share, then combining
+// through a shared-memory tree. The threads of a team lie along the
+// reduction ("lanes over the reduction") when the largest input is
+// contiguous along a reduction loop, and across outputs ("lanes over the
+// outputs") when it is contiguous along a parallel loop, so loads coalesce
+// either way. Other reductions (argmax's two outputs) fold serially, one
+// thread per output element.
+//
+// An op in no group gets its own launch: element-wise ops as grid-stride
+// loops; reductions as teams (32 lanes when outputs are many, 256 when
+// they are few); a whole-array reduction over many elements split across
+// blocks, its partials in the workspace, then combined by a second kernel.
+// A fill that only initializes the next reduction is folded into it.
+// Anything else (scf.if/while on runtime values, scalar loads and stores)
+// runs in a single-thread kernel; a value such a run defines that a later
+// op uses pulls that op into the run.
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Transforms/Passes.h"
@@ -44,6 +50,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -55,13 +62,15 @@ namespace nxc {
 
 namespace {
 
-constexpr int64_t kElementwiseThreads = 256;
-constexpr int64_t kMaxBlocks = 1 << 20;         ///< grid-stride loops beyond this
-constexpr int64_t kSingleBlockThreads = 1024;
-constexpr int64_t kSingleBlockWork = 1 << 17;   ///< iterations of all ops together
-constexpr int64_t kSplitThreshold = 1 << 16;    ///< reduction size that splits across blocks
+constexpr int64_t kThreads = 256;              ///< block size of grid kernels and row groups
+constexpr int64_t kMaxBlocks = 1 << 20;        ///< grid-stride loops beyond this
+constexpr int64_t kSmallGroupThreads = 1024;
+constexpr int64_t kSmallGroupWork = 1 << 17;   ///< loop iterations of a small group's ops together
+constexpr int64_t kSplitThreshold = 1 << 16;   ///< reduction size that splits across blocks
 constexpr int64_t kSplitPerThread = 8;
 constexpr int64_t kMaxSplitBlocks = 512;
+constexpr int64_t kFewRows = 128;              ///< fewer rows than about the GPU's multiprocessors
+constexpr int64_t kWorkPerRow = 1 << 14;
 
 Value cIndex(OpBuilder &b, Location l, int64_t v) { return arith::ConstantIndexOp::create(b, l, v); }
 
@@ -72,12 +81,16 @@ int64_t product(ArrayRef<int64_t> xs) {
 }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t pow2Ceil(int64_t v) { return std::max<int64_t>(1, (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(v, 1))); }
 
 /// Row-major indices of `linear` over `ranges`.
 SmallVector<Value> delinearize(OpBuilder &b, Location l, Value linear, ArrayRef<int64_t> ranges) {
   SmallVector<Value> idx(ranges.size());
   for (int i = (int)ranges.size() - 1; i >= 0; --i) {
-    if (i == 0) { idx[i] = linear; break; }
+    if (i == 0) {
+      idx[i] = linear;
+      break;
+    }
     Value r = cIndex(b, l, ranges[i]);
     idx[i] = arith::RemUIOp::create(b, l, linear, r);
     linear = arith::DivUIOp::create(b, l, linear, r);
@@ -85,19 +98,24 @@ SmallVector<Value> delinearize(OpBuilder &b, Location l, Value linear, ArrayRef<
   return idx;
 }
 
-/// The iteration space of a generic split into parallel and reduction loops.
+/// The iteration space of a generic: its parallel and reduction loops, the
+/// row loop (loop 0) set apart when the op runs in a row group.
 struct Space {
   SmallVector<int64_t> ranges;
   SmallVector<unsigned> par, red;
   SmallVector<int64_t> parRanges, redRanges;
   int64_t pn = 1, rn = 1;
+  bool rowFixed = false;
+  Value row; ///< with rowFixed: loop 0's index
 };
 
-std::optional<Space> spaceOf(linalg::GenericOp g) {
+std::optional<Space> spaceOf(linalg::GenericOp g, bool fixRow = false) {
   Space s;
   s.ranges = g.getStaticLoopRanges();
+  s.rowFixed = fixRow;
   for (auto [i, it] : llvm::enumerate(g.getIteratorTypesArray())) {
     if (ShapedType::isDynamic(s.ranges[i])) return std::nullopt;
+    if (fixRow && i == 0) continue;
     if (it == utils::IteratorType::parallel) {
       s.par.push_back(i);
       s.parRanges.push_back(s.ranges[i]);
@@ -114,10 +132,13 @@ std::optional<Space> spaceOf(linalg::GenericOp g) {
 /// All loop indices from the parallel point `p` and the reduction point `r`.
 SmallVector<Value> loopIndices(OpBuilder &b, Location l, const Space &s, Value p, Value r) {
   SmallVector<Value> ivs(s.ranges.size());
-  SmallVector<Value> pi = delinearize(b, l, p, s.parRanges), ri;
-  for (auto [k, d] : llvm::enumerate(s.par)) ivs[d] = pi[k];
+  if (s.rowFixed) ivs[0] = s.row;
+  if (!s.par.empty()) {
+    SmallVector<Value> pi = delinearize(b, l, p, s.parRanges);
+    for (auto [k, d] : llvm::enumerate(s.par)) ivs[d] = pi[k];
+  }
   if (!s.red.empty()) {
-    ri = delinearize(b, l, r, s.redRanges);
+    SmallVector<Value> ri = delinearize(b, l, r, s.redRanges);
     for (auto [k, d] : llvm::enumerate(s.red)) ivs[d] = ri[k];
   }
   return ivs;
@@ -176,7 +197,7 @@ struct Combiner {
 };
 
 std::optional<Combiner> combinerOf(linalg::GenericOp g) {
-  if (g.getNumDpsInits() != 1) return std::nullopt;
+  if (g.getNumDpsInits() != 1 || g.getNumReductionLoops() == 0) return std::nullopt;
   Block &body = g.getRegion().front();
   BlockArgument out = body.getArgument(g.getDpsInitsMutable()[0].getOperandNumber());
   Value yielded = body.getTerminator()->getOperand(0);
@@ -222,35 +243,89 @@ Value fillValue(linalg::GenericOp g) {
   return in;
 }
 
-/// The threads of a launch as the mapping code sees them.
+/// Whether the largest memref input is contiguous along a reduction loop
+/// (then a team's threads lie along the reduction; otherwise across outputs).
+bool lanesOverReduction(linalg::GenericOp g, const Space &s) {
+  OpOperand *largest = nullptr;
+  int64_t size = -1;
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (auto t = dyn_cast<MemRefType>(in->get().getType()); t && t.hasStaticShape() && t.getNumElements() > size) {
+      size = t.getNumElements();
+      largest = in;
+    }
+  if (!largest) return true;
+  AffineMap map = g.getMatchingIndexingMap(largest);
+  if (map.getNumResults() == 0) return true;
+  auto d = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!d) return true;
+  return llvm::is_contained(s.red, d.getPosition()) || !llvm::is_contained(s.par, d.getPosition());
+}
+
+/// A block's threads as a reduction sees them: `lanes` x `slices` threads
+/// (thread.x, thread.y), and the shared-memory tree memref<slices x lanes>.
 struct Threads {
-  Value tx, ty;         ///< thread index within the team, team row within the block
-  Value bid;            ///< block index (x)
-  int64_t blocks = 1;   ///< grid size (x)
-  int64_t bx = 1, by = 1;
-  Value smem;           ///< memref<by x bx x T, workgroup> for team reductions, or null
+  Value lane, slice;
+  int64_t lanes = 1, slices = 1;
+  Value tree;
 };
 
-/// Combines `value` (per thread) over the TX threads of each team through
-/// shared memory; every thread of the team gets the result.
-Value teamReduce(OpBuilder &b, Location l, const Threads &t, Operation *combiner, Value value) {
-  memref::StoreOp::create(b, l, value, t.smem, ValueRange{t.ty, t.tx});
+/// Combines `value` over the 32 lanes of a warp with butterfly shuffles; all
+/// lanes get the result. For 32-bit values only.
+Value warpReduce(OpBuilder &b, Location l, Operation *combiner, Value value) {
+  for (int32_t offset = 16; offset >= 1; offset /= 2) {
+    Value other = gpu::ShuffleOp::create(b, l, value, offset, 32, gpu::ShuffleMode::XOR).getShuffleResult();
+    value = combine(b, l, combiner, value, other);
+  }
+  return value;
+}
+
+bool shuffles(Type t) { return t.isF32() || t.isInteger(32); }
+
+/// Combines `value` over each team through the shared-memory tree. A team is
+/// a row of lanes (`alongLanes`) or a column of slices; all its threads get
+/// the result. Every thread of the block must call this.
+Value teamReduce(OpBuilder &b, Location l, const Threads &t, Operation *combiner, Value value, bool alongLanes) {
+  if (alongLanes && t.lanes % 32 == 0 && shuffles(value.getType())) {
+    // Each warp combines its lanes with shuffles, then every thread combines
+    // the team's warp totals from shared memory: two barriers in all.
+    value = warpReduce(b, l, combiner, value);
+    if (t.lanes == 32) return value;
+    Value c32 = cIndex(b, l, 32);
+    Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, l, t.lane, c32),
+                                        cIndex(b, l, 0));
+    auto ifOp = scf::IfOp::create(b, l, first, false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      memref::StoreOp::create(b, l, value, t.tree, ValueRange{t.slice, arith::DivUIOp::create(b, l, t.lane, c32)});
+    }
+    gpu::BarrierOp::create(b, l);
+    Value total = memref::LoadOp::create(b, l, t.tree, ValueRange{t.slice, cIndex(b, l, 0)});
+    for (int64_t w = 1; w < t.lanes / 32; ++w)
+      total = combine(b, l, combiner, total, memref::LoadOp::create(b, l, t.tree, ValueRange{t.slice, cIndex(b, l, w)}));
+    gpu::BarrierOp::create(b, l); // the tree is reused next
+    return total;
+  }
+  memref::StoreOp::create(b, l, value, t.tree, ValueRange{t.slice, t.lane});
   gpu::BarrierOp::create(b, l);
-  for (int64_t s = t.bx / 2; s >= 1; s /= 2) {
-    Value active = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, t.tx, cIndex(b, l, s));
+  Value idx = alongLanes ? t.lane : t.slice;
+  int64_t n = alongLanes ? t.lanes : t.slices;
+  auto at = [&](Value i) { return alongLanes ? SmallVector<Value>{t.slice, i} : SmallVector<Value>{i, t.lane}; };
+  for (int64_t s = n / 2; s >= 1; s /= 2) {
+    Value active = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, idx, cIndex(b, l, s));
     auto ifOp = scf::IfOp::create(b, l, active, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      Value other = arith::AddIOp::create(b, l, t.tx, cIndex(b, l, s));
-      Value x = memref::LoadOp::create(b, l, t.smem, ValueRange{t.ty, t.tx});
-      Value y = memref::LoadOp::create(b, l, t.smem, ValueRange{t.ty, other});
-      memref::StoreOp::create(b, l, combine(b, l, combiner, x, y), t.smem, ValueRange{t.ty, t.tx});
+      Value other = arith::AddIOp::create(b, l, idx, cIndex(b, l, s));
+      Value x = memref::LoadOp::create(b, l, t.tree, at(idx));
+      Value y = memref::LoadOp::create(b, l, t.tree, at(other));
+      memref::StoreOp::create(b, l, combine(b, l, combiner, x, y), t.tree, at(idx));
     }
     gpu::BarrierOp::create(b, l);
   }
-  Value result = memref::LoadOp::create(b, l, t.smem, ValueRange{t.ty, cIndex(b, l, 0)});
-  gpu::BarrierOp::create(b, l); // the next use of the tree may overwrite row 0
+  Value result = memref::LoadOp::create(b, l, t.tree, at(cIndex(b, l, 0)));
+  gpu::BarrierOp::create(b, l); // the tree is reused next
   return result;
 }
 
@@ -262,66 +337,89 @@ void forLoop(OpBuilder &b, Location l, Value start, Value end, Value step, funct
   body(b, loop.getInductionVar());
 }
 
-/// The plan for one reduction generic.
-struct ReductionPlan {
-  int64_t bx = 1, by = 1; ///< TX threads per team, teams per block
-  int64_t split = 1;      ///< blocks per output element (whole-array reductions)
-};
-
-ReductionPlan planReduction(const Space &s) {
-  ReductionPlan p;
-  int64_t r = std::max<int64_t>(1, (int64_t)llvm::PowerOf2Ceil(s.rn));
-  p.bx = std::min<int64_t>(r, s.pn >= 2048 ? 32 : 256);
-  p.bx = std::max<int64_t>(p.bx, 32);
-  p.by = 256 / p.bx;
-  if (s.pn <= 64 && s.rn >= kSplitThreshold)
-    p.split = std::min<int64_t>(kMaxSplitBlocks, ceilDiv(s.rn, p.bx * kSplitPerThread));
-  return p;
-}
-
-/// Emits, for the teams of `t`, the reduction of the output points
-/// [pBegin, pEnd) handed out team by team with stride `pStride`, each over
-/// the reduction points [rBegin, rEnd). With `partials`, team results are
-/// stored there ([p][chunk]) instead of combined into the output.
+/// The reduction of output points [pFirst, pn) in rounds (stride `pStride`
+/// between a block's rounds), each over the reduction points [rBegin, rEnd).
+/// A team computes `tile` consecutive points (a small innermost output
+/// dimension that the largest input does not depend on: its loads are shared).
+/// With lanes over the reduction, thread (lane, slice) works on the tile
+/// round + slice; otherwise on round + lane. With `partials`, each team's
+/// total goes to partials[p][chunk] instead of the output, which is combined
+/// with `init` when given and with its own value otherwise.
 void emitTeamReduction(OpBuilder &b, Location l, linalg::GenericOp g, const Space &s, const Combiner &c,
-                       const Threads &t, Value pFirst, Value pStride, Value rBegin, Value rEnd, Value init,
-                       Value partials, Value chunk) {
+                       const Threads &t, bool alongLanes, Value pFirst, Value pStride, Value rBegin, Value rEnd,
+                       Value init, Value partials = nullptr, Value chunk = nullptr, int64_t tile = 1) {
   Value identity = arith::ConstantOp::create(b, l, c.identity);
-  Value pn = cIndex(b, l, s.pn);
-  // Every thread of a team must run the same number of tree steps: iterate
-  // over the points in rounds, with teams past the end doing idle rounds.
-  forLoop(b, l, pFirst, pn, pStride, [&](OpBuilder &b, Value pBase) {
-    Value p = arith::AddIOp::create(b, l, pBase, t.ty);
-    Value valid = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, p, pn);
-    Value pSafe = arith::SelectOp::create(b, l, valid, p, cIndex(b, l, 0));
-    Value rStart = arith::AddIOp::create(b, l, rBegin, t.tx);
-    auto loop = scf::ForOp::create(b, l, rStart, rEnd, cIndex(b, l, t.bx), ValueRange{identity});
+  int64_t tiles = s.pn / tile;
+  Value tn = cIndex(b, l, tiles);
+  // Every thread of a block runs the same rounds (the tree has barriers);
+  // threads past the last point fold point 0 and write nothing.
+  forLoop(b, l, pFirst, tn, pStride, [&](OpBuilder &b, Value round) {
+    Value q = arith::AddIOp::create(b, l, round, alongLanes ? t.slice : t.lane);
+    Value valid = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, q, tn);
+    Value qSafe = arith::SelectOp::create(b, l, valid, q, cIndex(b, l, 0));
+    SmallVector<Value> points, safePoints;
+    for (int64_t j = 0; j < tile; ++j) {
+      auto at = [&](Value v) {
+        return tile == 1 ? v
+                         : arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, v, cIndex(b, l, tile)),
+                                                 cIndex(b, l, j))
+                               .getResult();
+      };
+      points.push_back(at(q));
+      safePoints.push_back(at(qSafe));
+    }
+    Value rStart = arith::AddIOp::create(b, l, rBegin, alongLanes ? t.lane : t.slice);
+    Value rStep = cIndex(b, l, alongLanes ? t.lanes : t.slices);
+    auto loop = scf::ForOp::create(b, l, rStart, rEnd, rStep, SmallVector<Value>(tile, identity));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> ivs = loopIndices(b, l, s, pSafe, loop.getInductionVar());
-      SmallVector<Value> acc = emitPayload(b, l, g, ivs, {loop.getRegionIterArgs()[0]});
-      scf::YieldOp::create(b, l, acc[0]);
+      SmallVector<Value> next;
+      for (int64_t j = 0; j < tile; ++j) {
+        SmallVector<Value> ivs = loopIndices(b, l, s, safePoints[j], loop.getInductionVar());
+        next.push_back(emitPayload(b, l, g, ivs, {loop.getRegionIterArgs()[j]})[0]);
+      }
+      scf::YieldOp::create(b, l, next);
     }
-    Value partial = loop.getResult(0);
-    // Teams past the end fold nothing (their loops are empty) but take part
-    // in the barriers.
-    Value total = teamReduce(b, l, t, c.op, partial);
-    Value leader = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, t.tx, cIndex(b, l, 0));
-    Value write = arith::AndIOp::create(b, l, leader, valid);
-    auto ifOp = scf::IfOp::create(b, l, write, false);
+    SmallVector<Value> totals;
+    for (int64_t j = 0; j < tile; ++j)
+      totals.push_back(teamReduce(b, l, t, c.op, loop.getResult(j), alongLanes));
+    Value leader = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, alongLanes ? t.lane : t.slice,
+                                         cIndex(b, l, 0));
+    auto ifOp = scf::IfOp::create(b, l, arith::AndIOp::create(b, l, leader, valid), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    if (partials) {
-      memref::StoreOp::create(b, l, total, partials, ValueRange{p, chunk});
-      return;
+    for (int64_t j = 0; j < tile; ++j) {
+      if (partials) {
+        memref::StoreOp::create(b, l, totals[j], partials, ValueRange{points[j], chunk});
+        continue;
+      }
+      SmallVector<Value> ivs = loopIndices(b, l, s, points[j], cIndex(b, l, 0));
+      OpOperand &out = g.getDpsInitsMutable()[0];
+      SmallVector<Value> idx = indicesOf(b, l, g.getMatchingIndexingMap(&out), ivs);
+      Value start = init ? init : memref::LoadOp::create(b, l, out.get(), idx).getResult();
+      memref::StoreOp::create(b, l, combine(b, l, c.op, start, totals[j]), out.get(), idx);
     }
-    SmallVector<Value> ivs = loopIndices(b, l, s, p, cIndex(b, l, 0));
-    OpOperand &out = g.getDpsInitsMutable()[0];
-    SmallVector<Value> idx = indicesOf(b, l, g.getMatchingIndexingMap(&out), ivs);
-    Value start = init ? init : memref::LoadOp::create(b, l, out.get(), idx).getResult();
-    memref::StoreOp::create(b, l, combine(b, l, c.op, start, total), out.get(), idx);
   });
+}
+
+/// The tile of emitTeamReduction for lanes over the reduction: the extent of
+/// the innermost output loop when it is small and the largest input does not
+/// depend on it (each of its loads then serves the whole tile); else 1.
+int64_t outputTile(linalg::GenericOp g, const Space &s) {
+  if (s.par.empty()) return 1;
+  unsigned inner = s.par.back();
+  int64_t extent = s.parRanges.back();
+  if (extent < 2 || extent > 16) return 1;
+  OpOperand *largest = nullptr;
+  int64_t size = -1;
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (auto t = dyn_cast<MemRefType>(in->get().getType()); t && t.hasStaticShape() && t.getNumElements() > size) {
+      size = t.getNumElements();
+      largest = in;
+    }
+  if (!largest || g.getMatchingIndexingMap(largest).isFunctionOfDim(inner)) return 1;
+  return extent;
 }
 
 /// One thread per output point, folding the reduction loop serially.
@@ -350,34 +448,33 @@ void emitElementwise(OpBuilder &b, Location l, linalg::GenericOp g, const Space 
   });
 }
 
-/// A gpu.launch with a 1-D grid and a (bx, by) block, and its thread indices.
-/// `smemType`: the team-reduction tree's element type, if any.
-std::pair<gpu::LaunchOp, Threads> makeLaunch(OpBuilder &b, Location l, int64_t blocks, int64_t bx, int64_t by,
-                                             Type smemType) {
-  SmallVector<Type> workgroup;
-  if (smemType)
-    workgroup.push_back(MemRefType::get({by, bx}, smemType, MemRefLayoutAttrInterface{},
-                                        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup)));
+/// A gpu.launch of `blocks` x (`bx`, `by`) threads with one shared-memory
+/// tree per element type in `trees` (memref<by x bx x T>).
+gpu::LaunchOp makeLaunch(OpBuilder &b, Location l, int64_t blocks, int64_t bx, int64_t by, ArrayRef<Type> trees) {
+  Attribute workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  SmallVector<Type> attributions;
+  for (Type t : trees) attributions.push_back(MemRefType::get({by, bx}, t, MemRefLayoutAttrInterface{}, workgroup));
   Value one = cIndex(b, l, 1);
   auto launch = gpu::LaunchOp::create(b, l, cIndex(b, l, blocks), one, one, cIndex(b, l, bx), cIndex(b, l, by), one,
-                                      nullptr, nullptr, {}, workgroup);
-  Block &body = launch.getBody().front();
-  OpBuilder ib = OpBuilder::atBlockEnd(&body);
+                                      nullptr, nullptr, {}, attributions);
+  OpBuilder ib = OpBuilder::atBlockEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(ib, l);
-  Threads t;
-  t.tx = launch.getThreadIds().x;
-  t.ty = launch.getThreadIds().y;
-  t.bid = launch.getBlockIds().x;
-  t.blocks = blocks;
-  t.bx = bx;
-  t.by = by;
-  if (smemType) t.smem = launch.getWorkgroupAttributions()[0];
-  return {launch, t};
+  return launch;
 }
 
-OpBuilder bodyBuilder(gpu::LaunchOp launch) {
-  Block &body = launch.getBody().front();
-  return OpBuilder(body.getTerminator());
+OpBuilder bodyBuilder(gpu::LaunchOp launch) { return OpBuilder(launch.getBody().front().getTerminator()); }
+
+/// The shared-memory tree for `type`, viewed as memref<slices x lanes>.
+Value treeFor(OpBuilder &b, Location l, gpu::LaunchOp launch, ArrayRef<Type> trees, Type type, int64_t lanes,
+              int64_t slices) {
+  auto it = llvm::find(trees, type);
+  Value flat = launch.getWorkgroupAttributions()[it - trees.begin()];
+  auto flatType = cast<MemRefType>(flat.getType());
+  if (flatType.getShape() == ArrayRef<int64_t>{slices, lanes}) return flat;
+  Attribute space = flatType.getMemorySpace();
+  Value linear = memref::CollapseShapeOp::create(b, l, flat, ArrayRef<ReassociationIndices>{{0, 1}});
+  return memref::ExpandShapeOp::create(b, l, MemRefType::get({slices, lanes}, type, MemRefLayoutAttrInterface{}, space),
+                                       linear, ArrayRef<ReassociationIndices>{{0, 1}});
 }
 
 /// Ops that may stay in host code: they compute no data, only constants and
@@ -391,6 +488,64 @@ bool staysOnHost(Operation *op) {
 bool sinkable(Operation *op) {
   return isa<arith::ConstantOp, memref::GetGlobalOp>(op) || isa<ViewLikeOpInterface>(op) ||
          isa<memref::ExtractStridedMetadataOp>(op);
+}
+
+bool isMappable(Operation *op) {
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  return g && g.hasPureBufferSemantics() && spaceOf(g).has_value();
+}
+
+/// The buffer a memref value is a view of, if the view keeps the row (its
+/// leading dimension) of that buffer: a workspace view, an argument, or an
+/// expand/collapse that leaves dimension 0 alone. Null otherwise.
+Value rowRoot(Value v) {
+  while (true) {
+    if (isa<BlockArgument>(v)) return v;
+    Operation *def = v.getDefiningOp();
+    if (isa<memref::ViewOp>(def)) return v;
+    auto src = [&](Value s) -> Value {
+      auto from = cast<MemRefType>(s.getType()), to = cast<MemRefType>(v.getType());
+      if (from.getRank() == 0 || to.getRank() == 0 || from.getDimSize(0) != to.getDimSize(0)) return nullptr;
+      return s;
+    };
+    if (auto e = dyn_cast<memref::ExpandShapeOp>(def)) {
+      if (e.getReassociationIndices()[0].size() != 1) {
+        // [[0, 1], ...] with the extra dimensions of size 1 keeps rows too.
+        for (int64_t d : llvm::drop_begin(e.getReassociationIndices()[0]))
+          if (e.getResultType().getDimSize(d) != 1) return nullptr;
+      }
+      v = src(e.getSrc());
+    } else if (auto c = dyn_cast<memref::CollapseShapeOp>(def)) {
+      if (c.getReassociationIndices()[0].size() != 1) return nullptr;
+      v = src(c.getSrc());
+    } else {
+      return nullptr;
+    }
+    if (!v) return nullptr;
+  }
+}
+
+/// Whether operand `o` of `g` is indexed by loop 0 in its leading dimension.
+bool rowIndexed(linalg::GenericOp g, OpOperand &o) {
+  AffineMap map = g.getMatchingIndexingMap(&o);
+  if (map.getNumResults() == 0) return false;
+  auto d = dyn_cast<AffineDimExpr>(map.getResult(0));
+  return d && d.getPosition() == 0;
+}
+
+/// The rows of a row group `g` can be in: loop 0 parallel, every output
+/// written in its row. 0 if none.
+int64_t rowsOf(linalg::GenericOp g) {
+  if (g.getNumLoops() == 0 || g.getIteratorTypesArray()[0] != utils::IteratorType::parallel) return 0;
+  int64_t rows = g.getStaticLoopRanges()[0];
+  for (OpOperand &out : g.getDpsInitsMutable())
+    if (!rowIndexed(g, out) || !rowRoot(out.get())) return 0;
+  return rows;
+}
+
+int64_t workOf(linalg::GenericOp g) {
+  Space s = *spaceOf(g);
+  return s.pn * std::max<int64_t>(s.rn, 1);
 }
 
 struct MapToGpuPass : impl::MapToGpuPassBase<MapToGpuPass> {
@@ -407,22 +562,19 @@ struct MapToGpuPass : impl::MapToGpuPassBase<MapToGpuPass> {
   LogicalResult mapFunction(func::FuncOp fn) {
     Block &entry = fn.getBody().front();
     for (Operation &op : entry)
-      if (!staysOnHost(&op) && !isa<linalg::GenericOp>(op) && op.walk([](func::CallOp) {
-                                                                 return WalkResult::interrupt();
-                                                               }).wasInterrupted())
+      if (!staysOnHost(&op) && !isa<linalg::GenericOp>(op) &&
+          op.walk([](func::CallOp) { return WalkResult::interrupt(); }).wasInterrupted())
         return op.emitError("this operation calls back into the host (print_value, print_expr or a host function), "
                             "which compiled CUDA code cannot do; remove it for --device cuda");
     workspaceGrowth = 0;
-    if (trySingleBlock(fn)) return success();
     SmallVector<Operation *> ops;
     for (Operation &op : entry) ops.push_back(&op);
-    // Runs of ops that need a single-thread kernel, extended over every op
-    // that uses a value they define.
     DenseMap<Operation *, unsigned> index;
     for (auto [i, op] : llvm::enumerate(ops)) index[op] = i;
+    // Runs of ops that need a single-thread kernel, extended over every op
+    // that uses a value they define.
     std::vector<bool> serial(ops.size(), false);
-    for (auto [i, op] : llvm::enumerate(ops))
-      serial[i] = !staysOnHost(op) && !isMappable(op);
+    for (auto [i, op] : llvm::enumerate(ops)) serial[i] = !staysOnHost(op) && !isMappable(op);
     bool changed = true;
     while (changed) {
       changed = false;
@@ -452,234 +604,283 @@ struct MapToGpuPass : impl::MapToGpuPassBase<MapToGpuPass> {
         i = j + 1;
         continue;
       }
-      if (auto g = dyn_cast<linalg::GenericOp>(ops[i])) {
-        // A fill that only initializes the next reduction is folded into it.
-        if (Value v = fillValue(g); v && i + 1 < ops.size()) {
-          if (auto next = dyn_cast<linalg::GenericOp>(ops[i + 1]);
-              next && next.getNumReductionLoops() > 0 && !serial[i + 1] && next.getNumDpsInits() == 1 &&
-              next.getDpsInitsMutable()[0].get() == g.getDpsInitsMutable()[0].get() && combinerOf(next) &&
-              spaceOf(next) && spaceOf(next)->rn > 0) {
-            emitGeneric(fn, next, v);
-            g->erase();
-            next->erase();
-            i += 2;
-            continue;
-          }
-        }
-        emitGeneric(fn, g, nullptr);
-        g->erase();
+      if (staysOnHost(ops[i])) {
+        ++i;
+        continue;
       }
-      ++i;
+      // A group from here: the generics up to the next serial op.
+      SmallVector<linalg::GenericOp> candidates;
+      SmallVector<size_t> at;
+      for (size_t k = i; k < ops.size() && !serial[k]; ++k)
+        if (auto g = dyn_cast<linalg::GenericOp>(ops[k])) {
+          candidates.push_back(g);
+          at.push_back(k);
+        }
+      size_t taken = takeGroup(fn, candidates);
+      i = at[taken - 1] + 1; // the ops taken are erased
     }
     if (workspaceGrowth) growWorkspace(fn);
-    sinkInto(fn);
+    fn.walk([&](gpu::LaunchOp launch) { (void)sinkOperationsIntoLaunchOp(launch, sinkable); });
     return success();
   }
 
-  bool isMappable(Operation *op) {
-    auto g = dyn_cast<linalg::GenericOp>(op);
-    return g && g.hasPureBufferSemantics() && spaceOf(g).has_value();
+  /// Emits the launch(es) for the longest group that starts at ops[0] and
+  /// erases its ops; returns how many ops it took.
+  size_t takeGroup(func::FuncOp fn, MutableArrayRef<linalg::GenericOp> ops) {
+    // A row group?
+    int64_t rows = rowsOf(ops[0]);
+    size_t n = 0;
+    if (rows >= 2) {
+      llvm::SmallPtrSet<void *, 8> written, readAcrossRows;
+      for (; n < ops.size(); ++n) {
+        linalg::GenericOp g = ops[n];
+        if (rowsOf(g) != rows) break;
+        // With few rows, an op with much work per row is better spread over
+        // the whole GPU on its own.
+        if (rows < kFewRows && workOf(g) / rows > kWorkPerRow) break;
+        bool ok = true;
+        for (OpOperand *in : g.getDpsInputOperands()) {
+          if (!isa<MemRefType>(in->get().getType())) continue;
+          Value root = rowRoot(in->get());
+          bool local = root && rowIndexed(g, *in);
+          void *key = root ? root.getAsOpaquePointer() : in->get().getAsOpaquePointer();
+          if (!local) {
+            if (!root || written.count(key)) ok = false;
+            readAcrossRows.insert(key);
+          }
+        }
+        for (OpOperand &out : g.getDpsInitsMutable())
+          if (readAcrossRows.count(rowRoot(out.get()).getAsOpaquePointer())) ok = false;
+        if (!ok) break;
+        for (OpOperand &out : g.getDpsInitsMutable()) written.insert(rowRoot(out.get()).getAsOpaquePointer());
+      }
+      if (n >= 2) {
+        emitGroup(fn, ops.take_front(n), rows);
+        return n;
+      }
+    }
+    // A small group?
+    int64_t work = 0;
+    n = 0;
+    for (; n < ops.size(); ++n) {
+      work += workOf(ops[n]);
+      if (work > kSmallGroupWork) break;
+      // A fill is better folded into the reduction it initializes.
+      if (fillValue(ops[n]) && n + 1 < ops.size() && initializes(ops[n], ops[n + 1]) &&
+          work + workOf(ops[n + 1]) > kSmallGroupWork)
+        break;
+    }
+    if (n >= 1 && (n >= 2 || workOf(ops[0]) <= kSmallGroupWork / 8)) {
+      emitGroup(fn, ops.take_front(n), 1);
+      return n;
+    }
+    // One op (and the fill it may absorb) in its own launch(es).
+    if (Value v = fillValue(ops[0]); v && ops.size() > 1 && initializes(ops[0], ops[1])) {
+      emitStandalone(fn, ops[1], v);
+      ops[0]->erase();
+      ops[1]->erase();
+      return 2;
+    }
+    emitStandalone(fn, ops[0], nullptr);
+    ops[0]->erase();
+    return 1;
   }
 
-  void sinkInto(func::FuncOp fn) {
-    fn.walk([&](gpu::LaunchOp launch) { (void)sinkOperationsIntoLaunchOp(launch, sinkable); });
+  /// Whether `fill` only initializes the reduction `next`.
+  static bool initializes(linalg::GenericOp fill, linalg::GenericOp next) {
+    if (!combinerOf(next) || next.getNumDpsInits() != 1) return false;
+    std::optional<Space> s = spaceOf(next);
+    return s && s->rn > 0 && next.getDpsInitsMutable()[0].get() == fill.getDpsInitsMutable()[0].get();
   }
 
   void emitSerialKernel(ArrayRef<Operation *> run) {
     Operation *last = run.back();
     OpBuilder b(last->getContext());
     b.setInsertionPointAfter(last);
-    auto [launch, t] = makeLaunch(b, last->getLoc(), 1, 1, 1, nullptr);
+    auto launch = makeLaunch(b, last->getLoc(), 1, 1, 1, {});
     Operation *term = launch.getBody().front().getTerminator();
     for (Operation *op : run) op->moveBefore(term);
   }
 
-  /// The workspace operand, its byte size, and a view of `bytes` more bytes.
-  Value workspaceOf(func::FuncOp fn) { return fn.getArguments().back(); }
-
-  /// A memref<rows x cols x T> of partials placed after the current workspace.
+  /// A memref<rows x cols x T> of partials placed after the workspace.
   Value partialsBuffer(OpBuilder &b, Location l, func::FuncOp fn, int64_t rows, int64_t cols, Type t) {
     auto size = fn->getAttrOfType<IntegerAttr>("nxc.workspace_size");
-    int64_t base = (size ? size.getInt() : 0) + workspaceGrowth;
-    base = (base + 63) / 64 * 64;
+    int64_t old = size ? size.getInt() : 0;
+    int64_t base = (old + workspaceGrowth + 63) / 64 * 64;
     int64_t bytes = rows * cols * ((t.getIntOrFloatBitWidth() + 7) / 8);
-    workspaceGrowth = base + bytes - (size ? size.getInt() : 0);
-    pendingViews.push_back({base, MemRefType::get({rows, cols}, t)});
-    Value ws = workspaceOf(fn);
-    auto view = memref::ViewOp::create(b, l, MemRefType::get({rows, cols}, t), ws, cIndex(b, l, base), ValueRange{});
-    return view;
+    workspaceGrowth = base + bytes - old;
+    return memref::ViewOp::create(b, l, MemRefType::get({rows, cols}, t), fn.getArguments().back(),
+                                  cIndex(b, l, base), ValueRange{});
   }
-  std::vector<std::pair<int64_t, MemRefType>> pendingViews;
 
   /// Gives the function a workspace that also holds the partials.
   void growWorkspace(func::FuncOp fn) {
     auto size = fn->getAttrOfType<IntegerAttr>("nxc.workspace_size");
     int64_t newSize = (size ? size.getInt() : 0) + workspaceGrowth;
-    BlockArgument ws = fn.getArguments().back();
-    auto newType = MemRefType::get({newSize}, IntegerType::get(fn.getContext(), 8));
-    ws.setType(newType);
+    fn.getArguments().back().setType(MemRefType::get({newSize}, IntegerType::get(fn.getContext(), 8)));
     SmallVector<Type> inputs;
     for (BlockArgument a : fn.getArguments()) inputs.push_back(a.getType());
     fn.setType(FunctionType::get(fn.getContext(), inputs, fn.getResultTypes()));
     fn->setAttr("nxc.workspace_size", IntegerAttr::get(IntegerType::get(fn.getContext(), 64), newSize));
   }
 
-  void emitGeneric(func::FuncOp fn, linalg::GenericOp g, Value init) {
+  /// One launch for `ops`: with rows >= 2 a block per row (grid-stride over
+  /// rows), each op run for that row; with rows == 1 one block for all.
+  void emitGroup(func::FuncOp fn, MutableArrayRef<linalg::GenericOp> ops, int64_t rows) {
+    bool byRow = rows >= 2;
+    int64_t threads = byRow ? kThreads : kSmallGroupThreads;
+    llvm::SetVector<Type> treeTypes;
+    for (linalg::GenericOp g : ops)
+      if (auto c = combinerOf(g)) treeTypes.insert(c->identity.getType());
+    linalg::GenericOp last = ops.back();
+    Location l = last.getLoc();
+    // Before the last op: every view and constant the ops use is defined by then.
+    OpBuilder b(last);
+    int64_t blocks = byRow ? std::min(rows, kMaxBlocks) : 1;
+    auto launch = makeLaunch(b, l, blocks, threads, 1, treeTypes.getArrayRef());
+    OpBuilder kb = bodyBuilder(launch);
+    Value tid = launch.getThreadIds().x;
+    auto emitAll = [&](OpBuilder &kb, Value row) {
+      for (size_t i = 0; i < ops.size(); ++i) {
+        linalg::GenericOp g = ops[i];
+        if (fillValue(g) && i + 1 < ops.size() && initializes(g, ops[i + 1])) continue; // folded into the next op
+        Value init;
+        if (i > 0)
+          if (Value v = fillValue(ops[i - 1]); v && initializes(ops[i - 1], g)) init = v;
+        emitInBlock(kb, g, row, tid, threads, launch, treeTypes.getArrayRef(), init);
+        gpu::BarrierOp::create(kb, g.getLoc());
+      }
+    };
+    if (byRow)
+      forLoop(kb, l, launch.getBlockIds().x, cIndex(kb, l, rows), cIndex(kb, l, blocks),
+              [&](OpBuilder &kb, Value row) { emitAll(kb, row); });
+    else
+      emitAll(kb, nullptr);
+    for (linalg::GenericOp g : ops) g->erase();
+  }
+
+  /// One op run by the `threads` threads of a block (for one row when `row`
+  /// is given).
+  void emitInBlock(OpBuilder &b, linalg::GenericOp g, Value row, Value tid, int64_t threads, gpu::LaunchOp launch,
+                   ArrayRef<Type> trees, Value init) {
+    Location l = g.getLoc();
+    Space s = *spaceOf(g, /*fixRow=*/row != nullptr);
+    s.row = row;
+    if (s.pn == 0) return;
+    std::optional<Combiner> c = combinerOf(g);
+    if (s.red.empty()) return emitElementwise(b, l, g, s, tid, cIndex(b, l, threads));
+    if (!c || s.rn == 0) return emitSerialReduction(b, l, g, s, tid, cIndex(b, l, threads));
+    bool alongLanes = lanesOverReduction(g, s);
+    Threads t;
+    int64_t tile = 1;
+    if (alongLanes) {
+      // Rows of lanes: one tile of points per row, up to 32 rows.
+      tile = outputTile(g, s);
+      t.slices = std::min<int64_t>(32, pow2Ceil(s.pn / tile));
+      t.lanes = std::min<int64_t>(threads / t.slices, std::max<int64_t>(32, pow2Ceil(s.rn)));
+      t.slices = threads / t.lanes;
+    } else {
+      // Lanes over consecutive points, slices over the reduction.
+      t.lanes = std::min<int64_t>(threads, std::max<int64_t>(32, pow2Ceil(s.pn)));
+      t.slices = threads / t.lanes;
+    }
+    t.lane = arith::RemUIOp::create(b, l, tid, cIndex(b, l, t.lanes));
+    t.slice = arith::DivUIOp::create(b, l, tid, cIndex(b, l, t.lanes));
+    t.tree = treeFor(b, l, launch, trees, c->identity.getType(), t.lanes, t.slices);
+    emitTeamReduction(b, l, g, s, *c, t, alongLanes, cIndex(b, l, 0), cIndex(b, l, alongLanes ? t.slices : t.lanes),
+                      cIndex(b, l, 0), cIndex(b, l, s.rn), init, nullptr, nullptr, tile);
+  }
+
+  /// An op in its own launch(es), `init` the fill value folded into it.
+  void emitStandalone(func::FuncOp fn, linalg::GenericOp g, Value init) {
     Location l = g.getLoc();
     Space s = *spaceOf(g);
     OpBuilder b(g);
     if (s.pn == 0) return;
-    if (s.red.empty()) {
-      int64_t blocks = std::min(kMaxBlocks, ceilDiv(s.pn, kElementwiseThreads));
-      auto [launch, t] = makeLaunch(b, l, blocks, kElementwiseThreads, 1, nullptr);
+    auto gridStride = [&](auto emit) {
+      int64_t blocks = std::min(kMaxBlocks, ceilDiv(s.pn, kThreads));
+      auto launch = makeLaunch(b, l, blocks, kThreads, 1, {});
       OpBuilder kb = bodyBuilder(launch);
-      Value first = arith::AddIOp::create(kb, l, arith::MulIOp::create(kb, l, t.bid, cIndex(kb, l, t.bx)), t.tx);
-      emitElementwise(kb, l, g, s, first, cIndex(kb, l, blocks * t.bx));
-      return;
-    }
+      Value first = arith::AddIOp::create(
+          kb, l, arith::MulIOp::create(kb, l, launch.getBlockIds().x, cIndex(kb, l, kThreads)), launch.getThreadIds().x);
+      emit(kb, first, cIndex(kb, l, blocks * kThreads));
+    };
+    if (s.red.empty())
+      return gridStride([&](OpBuilder &kb, Value first, Value stride) { emitElementwise(kb, l, g, s, first, stride); });
     std::optional<Combiner> c = combinerOf(g);
-    if (!c || s.rn == 0) {
-      int64_t blocks = std::min(kMaxBlocks, ceilDiv(s.pn, kElementwiseThreads));
-      auto [launch, t] = makeLaunch(b, l, blocks, kElementwiseThreads, 1, nullptr);
-      OpBuilder kb = bodyBuilder(launch);
-      Value first = arith::AddIOp::create(kb, l, arith::MulIOp::create(kb, l, t.bid, cIndex(kb, l, t.bx)), t.tx);
-      emitSerialReduction(kb, l, g, s, first, cIndex(kb, l, blocks * t.bx));
-      return;
-    }
-    ReductionPlan plan = planReduction(s);
+    if (!c || s.rn == 0)
+      return gridStride(
+          [&](OpBuilder &kb, Value first, Value stride) { emitSerialReduction(kb, l, g, s, first, stride); });
     Type type = c->identity.getType();
-    if (plan.split > 1) {
-      // Kernel 1: block (p, chunk) folds its chunk into partials[p][chunk].
-      Value partials = partialsBuffer(b, l, fn, s.pn, plan.split, type);
-      int64_t chunk = ceilDiv(s.rn, plan.split);
-      {
-        auto [launch, t] = makeLaunch(b, l, s.pn * plan.split, plan.bx, 1, type);
-        OpBuilder kb = bodyBuilder(launch);
-        Value split = cIndex(kb, l, plan.split);
-        Value p = arith::DivUIOp::create(kb, l, t.bid, split);
-        Value k = arith::RemUIOp::create(kb, l, t.bid, split);
-        Value rBegin = arith::MulIOp::create(kb, l, k, cIndex(kb, l, chunk));
-        Value rEnd = arith::MinUIOp::create(kb, l, arith::AddIOp::create(kb, l, rBegin, cIndex(kb, l, chunk)),
-                                            cIndex(kb, l, s.rn));
-        // One point per block: the loop over points runs once, from p.
-        emitTeamReduction(kb, l, g, s, *c, t, p, cIndex(kb, l, s.pn), rBegin, rEnd, nullptr, partials, k);
-      }
-      // Kernel 2: one block per output point combines the partials.
-      {
-        auto [launch, t] = makeLaunch(b, l, s.pn, 256, 1, type);
-        OpBuilder kb = bodyBuilder(launch);
-        Value p = t.bid;
-        Value identity = arith::ConstantOp::create(kb, l, c->identity);
-        auto loop = scf::ForOp::create(kb, l, t.tx, cIndex(kb, l, plan.split), cIndex(kb, l, 256), ValueRange{identity});
-        {
-          OpBuilder::InsertionGuard guard(kb);
-          kb.setInsertionPointToStart(loop.getBody());
-          Value v = memref::LoadOp::create(kb, l, partials, ValueRange{p, loop.getInductionVar()});
-          scf::YieldOp::create(kb, l, combine(kb, l, c->op, loop.getRegionIterArgs()[0], v));
-        }
-        Value total = teamReduce(kb, l, t, c->op, loop.getResult(0));
-        Value leader = arith::CmpIOp::create(kb, l, arith::CmpIPredicate::eq, t.tx, cIndex(kb, l, 0));
-        auto ifOp = scf::IfOp::create(kb, l, leader, false);
-        kb.setInsertionPointToStart(ifOp.thenBlock());
-        SmallVector<Value> ivs = loopIndices(kb, l, s, p, cIndex(kb, l, 0));
-        OpOperand &out = g.getDpsInitsMutable()[0];
-        SmallVector<Value> idx = indicesOf(kb, l, g.getMatchingIndexingMap(&out), ivs);
-        Value start = init ? init : memref::LoadOp::create(kb, l, out.get(), idx).getResult();
-        memref::StoreOp::create(kb, l, combine(kb, l, c->op, start, total), out.get(), idx);
-      }
-      return;
+    bool alongLanes = lanesOverReduction(g, s);
+    if (s.pn <= 64 && s.rn >= kSplitThreshold) return emitSplitReduction(fn, b, g, s, *c, init);
+    Threads t;
+    int64_t tile = 1;
+    if (alongLanes) {
+      tile = outputTile(g, s);
+      int64_t teams = s.pn / tile;
+      t.lanes = std::max<int64_t>(32, std::min<int64_t>(pow2Ceil(s.rn), teams >= 2048 ? 32 : kThreads));
+      t.slices = kThreads / t.lanes;
+    } else {
+      t.lanes = 32;
+      t.slices = kThreads / t.lanes;
     }
-    int64_t blocks = std::min(kMaxBlocks, ceilDiv(s.pn, plan.by));
-    auto [launch, t] = makeLaunch(b, l, blocks, plan.bx, plan.by, type);
+    int64_t perBlock = alongLanes ? t.slices : t.lanes;
+    int64_t blocks = std::min(kMaxBlocks, ceilDiv(s.pn / tile, perBlock));
+    auto launch = makeLaunch(b, l, blocks, t.lanes, t.slices, {type});
     OpBuilder kb = bodyBuilder(launch);
-    Value first = arith::MulIOp::create(kb, l, t.bid, cIndex(kb, l, plan.by));
-    emitTeamReduction(kb, l, g, s, *c, t, first, cIndex(kb, l, blocks * plan.by), cIndex(kb, l, 0),
-                      cIndex(kb, l, s.rn), init, nullptr, nullptr);
+    t.lane = launch.getThreadIds().x;
+    t.slice = launch.getThreadIds().y;
+    t.tree = launch.getWorkgroupAttributions()[0];
+    Value first = arith::MulIOp::create(kb, l, launch.getBlockIds().x, cIndex(kb, l, perBlock));
+    emitTeamReduction(kb, l, g, s, *c, t, alongLanes, first, cIndex(kb, l, blocks * perBlock), cIndex(kb, l, 0),
+                      cIndex(kb, l, s.rn), init, nullptr, nullptr, tile);
   }
 
-  /// One 1024-thread block for the whole function when all its ops are small
-  /// generics: one launch, a barrier after each op.
-  bool trySingleBlock(func::FuncOp fn) {
-    Block &entry = fn.getBody().front();
-    SmallVector<linalg::GenericOp> generics;
-    int64_t work = 0;
-    llvm::SetVector<Type> treeTypes; // one shared-memory tree per element type
-    for (Operation &op : entry) {
-      if (staysOnHost(&op)) continue;
-      if (!isMappable(&op)) return false;
-      auto g = cast<linalg::GenericOp>(op);
-      Space s = *spaceOf(g);
-      work += s.pn * std::max<int64_t>(s.rn, 1);
-      if (work > kSingleBlockWork) return false;
-      generics.push_back(g);
-      if (!s.red.empty() && s.rn > 0)
-        if (auto c = combinerOf(g)) treeTypes.insert(c->identity.getType());
+  /// A few outputs, each over many elements: kernel 1 has `split` blocks per
+  /// output fold a chunk each into partials; kernel 2 combines them.
+  void emitSplitReduction(func::FuncOp fn, OpBuilder &b, linalg::GenericOp g, const Space &s, const Combiner &c,
+                          Value init) {
+    Location l = g.getLoc();
+    Type type = c.identity.getType();
+    int64_t split = std::min<int64_t>(kMaxSplitBlocks, ceilDiv(s.rn, kThreads * kSplitPerThread));
+    Value partials = partialsBuffer(b, l, fn, s.pn, split, type);
+    int64_t chunk = ceilDiv(s.rn, split);
+    {
+      auto launch = makeLaunch(b, l, s.pn * split, kThreads, 1, {type});
+      OpBuilder kb = bodyBuilder(launch);
+      Threads t{launch.getThreadIds().x, launch.getThreadIds().y, kThreads, 1, launch.getWorkgroupAttributions()[0]};
+      Value bid = launch.getBlockIds().x;
+      Value p = arith::DivUIOp::create(kb, l, bid, cIndex(kb, l, split));
+      Value k = arith::RemUIOp::create(kb, l, bid, cIndex(kb, l, split));
+      Value rBegin = arith::MulIOp::create(kb, l, k, cIndex(kb, l, chunk));
+      Value rEnd = arith::MinUIOp::create(kb, l, arith::AddIOp::create(kb, l, rBegin, cIndex(kb, l, chunk)),
+                                          cIndex(kb, l, s.rn));
+      // One point per block: the rounds loop runs once, from p.
+      emitTeamReduction(kb, l, g, s, c, t, /*alongLanes=*/true, p, cIndex(kb, l, s.pn), rBegin, rEnd, nullptr,
+                        partials, k);
     }
-    if (generics.empty()) return false;
-    Location l = fn.getLoc();
-    // Before the last op: every view and constant the ops use is defined by then.
-    OpBuilder b(generics.back());
-    Attribute workgroupSpace = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-    SmallVector<Type> workgroup;
-    for (Type t : treeTypes)
-      workgroup.push_back(MemRefType::get({kSingleBlockThreads}, t, MemRefLayoutAttrInterface{}, workgroupSpace));
-    Value one = cIndex(b, l, 1);
-    auto launch = gpu::LaunchOp::create(b, l, one, one, one, cIndex(b, l, kSingleBlockThreads), one, one, nullptr,
-                                        nullptr, {}, workgroup);
-    Block &body = launch.getBody().front();
-    OpBuilder kb = OpBuilder::atBlockEnd(&body);
-    gpu::TerminatorOp::create(kb, l);
-    kb.setInsertionPoint(body.getTerminator());
-    Value tid = launch.getThreadIds().x;
-    Value nthreads = cIndex(kb, l, kSingleBlockThreads);
-    for (size_t i = 0; i < generics.size(); ++i) {
-      linalg::GenericOp g = generics[i];
-      Space s = *spaceOf(g);
-      Location gl = g.getLoc();
-      Value init;
-      if (Value v = fillValue(g); v && i + 1 < generics.size()) {
-        linalg::GenericOp next = generics[i + 1];
-        if (next.getNumReductionLoops() > 0 && next.getNumDpsInits() == 1 &&
-            next.getDpsInitsMutable()[0].get() == g.getDpsInitsMutable()[0].get() && combinerOf(next) &&
-            spaceOf(next)->rn > 0)
-          continue; // folded into the next op below
-      }
-      if (i > 0)
-        if (Value v = fillValue(generics[i - 1]);
-            v && generics[i - 1].getDpsInitsMutable()[0].get() == g.getDpsInitsMutable()[0].get() &&
-            g.getNumReductionLoops() > 0 && combinerOf(g) && s.rn > 0)
-          init = v;
-      if (s.pn > 0) {
-        std::optional<Combiner> c = s.red.empty() ? std::nullopt : combinerOf(g);
-        if (s.red.empty()) {
-          emitElementwise(kb, gl, g, s, tid, nthreads);
-        } else if (!c || s.rn == 0) {
-          emitSerialReduction(kb, gl, g, s, tid, nthreads);
-        } else {
-          // Teams of TX threads: as many rows as there are points, up to 32.
-          int64_t by = std::min<int64_t>(32, (int64_t)llvm::PowerOf2Ceil(s.pn));
-          int64_t bx = std::min<int64_t>(kSingleBlockThreads / by, (int64_t)llvm::PowerOf2Ceil(s.rn));
-          by = kSingleBlockThreads / bx;
-          Threads t;
-          t.bx = bx;
-          t.by = by;
-          t.tx = arith::RemUIOp::create(kb, gl, tid, cIndex(kb, gl, bx));
-          t.ty = arith::DivUIOp::create(kb, gl, tid, cIndex(kb, gl, bx));
-          Type type = c->identity.getType();
-          Value flat = launch.getWorkgroupAttributions()[llvm::find(treeTypes, type) - treeTypes.begin()];
-          auto view = memref::ExpandShapeOp::create(
-              kb, gl, MemRefType::get({by, bx}, type, MemRefLayoutAttrInterface{}, workgroupSpace), flat,
-              ArrayRef<ReassociationIndices>{{0, 1}});
-          t.smem = view;
-          emitTeamReduction(kb, gl, g, s, *c, t, cIndex(kb, gl, 0), cIndex(kb, gl, by), cIndex(kb, gl, 0),
-                            cIndex(kb, gl, s.rn), init, nullptr, nullptr);
-        }
-      }
-      gpu::BarrierOp::create(kb, gl);
+    auto launch = makeLaunch(b, l, s.pn, kThreads, 1, {type});
+    OpBuilder kb = bodyBuilder(launch);
+    Threads t{launch.getThreadIds().x, launch.getThreadIds().y, kThreads, 1, launch.getWorkgroupAttributions()[0]};
+    Value p = launch.getBlockIds().x;
+    Value identity = arith::ConstantOp::create(kb, l, c.identity);
+    auto loop = scf::ForOp::create(kb, l, t.lane, cIndex(kb, l, split), cIndex(kb, l, kThreads), ValueRange{identity});
+    {
+      OpBuilder::InsertionGuard guard(kb);
+      kb.setInsertionPointToStart(loop.getBody());
+      Value v = memref::LoadOp::create(kb, l, partials, ValueRange{p, loop.getInductionVar()});
+      scf::YieldOp::create(kb, l, combine(kb, l, c.op, loop.getRegionIterArgs()[0], v));
     }
-    for (linalg::GenericOp g : generics) g->erase();
-    sinkInto(fn);
-    return true;
+    Value total = teamReduce(kb, l, t, c.op, loop.getResult(0), /*alongLanes=*/true);
+    Value leader = arith::CmpIOp::create(kb, l, arith::CmpIPredicate::eq, t.lane, cIndex(kb, l, 0));
+    auto ifOp = scf::IfOp::create(kb, l, leader, false);
+    kb.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> ivs = loopIndices(kb, l, s, p, cIndex(kb, l, 0));
+    OpOperand &out = g.getDpsInitsMutable()[0];
+    SmallVector<Value> idx = indicesOf(kb, l, g.getMatchingIndexingMap(&out), ivs);
+    Value start = init ? init : memref::LoadOp::create(kb, l, out.get(), idx).getResult();
+    memref::StoreOp::create(kb, l, combine(kb, l, c.op, start, total), out.get(), idx);
   }
 };
 

@@ -9,7 +9,16 @@ with a reference computed independently in NumPy (float64 math).  The manifest
 checks the header's prototypes against the expected C types (-Werror).
 The artifact cases check the libraries and the header themselves.
 
+With --device cuda every module is compiled for CUDA instead (every case
+but the CPU artifact checks): nxc must build it (ptxas checks the PTX of every
+--gpu architecture when a CUDA toolkit is found); a C program built against
+the header and the libraries checks, on this machine, that each call without
+a GPU returns NXRT_ERROR_NO_DEVICE, writes nothing, says why in
+MODULE_device_error() and prints nothing; with --bundle DIR the inputs and
+references go to a bundle that test/gpu/run.sh checks on a GPU machine.
+
 Usage: /usr/bin/python3 test/e2e/e2e_test.py --nxc PATH --work DIR [-k FILTER]
+           [--device cuda [--gpu sm_90] [--bundle DIR]]
 """
 
 import argparse
@@ -61,6 +70,11 @@ LIBM_FUNCTIONS = {f + suffix for suffix in ("", "f") for f in (
     "fmod")}
 
 ARGS = None  # the parsed command line
+WORK = None  # the scratch directory
+
+
+def ctx_work():
+    return WORK
 
 C_FLAGS = ["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror"]
 
@@ -360,9 +374,121 @@ def compare(label, got, out):
     return max_err
 
 
+CUDA_DRIVER_TEMPLATE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "@HEADER@"
+
+static int failures;
+
+static void expect(int ok, const char *what) {
+  if (!ok) {
+    fprintf(stderr, "FAILED: %s\n", what);
+    failures++;
+  }
+}
+
+static int untouched(const void *buf, size_t nbytes) {
+  const unsigned char *p = buf;
+  size_t i;
+  for (i = 0; i < nbytes; i++)
+    if (p[i] != 0xA5) return 0;
+  return 1;
+}
+
+static void *buffer(size_t nbytes) {
+  void *buf = malloc(nbytes ? nbytes : 1);
+  memset(buf, 0xA5, nbytes ? nbytes : 1);
+  return buf;
+}
+
+int main(void) {
+  const char *why;
+@CALLS@
+  why = @MODULE@_device_error();
+  expect(why && strlen(why) > 0, "@MODULE@_device_error() is empty after NXRT_ERROR_NO_DEVICE");
+  return failures ? 1 : 0;
+}
+"""
+
+
+def cuda_driver(module, calls):
+    """A C program for a machine without a GPU: every _host call returns
+    NXRT_ERROR_NO_DEVICE and writes nothing; a NULL input still gives
+    NXRT_ERROR_NULL_ARGUMENT."""
+    blocks = []
+    for i, call in enumerate(calls):
+        ins = [(f"in{j}", c_type(nx_type(x)), x.nbytes) for j, x in enumerate(call.inputs)]
+        outs = [(f"out{j}", c_type(o.type), o.ref.size * np.dtype(TYPES[o.type][0]).itemsize)
+                for j, o in enumerate(call.outputs)]
+        lines = [f"{ct} *{var} = buffer({n});" for var, ct, n in ins + outs]
+        args = ", ".join(var for var, *_ in ins + outs)
+        fn = call.symbol
+        lines.append(f'expect({fn}_host({args}) == NXRT_ERROR_NO_DEVICE, '
+                     f'"{fn}_host without a GPU: not NXRT_ERROR_NO_DEVICE");')
+        lines.append(f'expect({fn}({args}) == NXRT_ERROR_NO_DEVICE, '
+                     f'"{fn} without a GPU: not NXRT_ERROR_NO_DEVICE");')
+        lines += [f'expect(untouched({var}, {n}), "{fn} wrote {var} without a GPU");' for var, _, n in outs]
+        if ins:
+            null_args = ", ".join(["NULL"] + [var for var, *_ in ins[1:] + outs])
+            lines.append(f'expect({fn}_host({null_args}) == NXRT_ERROR_NULL_ARGUMENT, '
+                         f'"{fn}_host with a NULL input: not NXRT_ERROR_NULL_ARGUMENT");')
+        lines += [f"free({var});" for var, *_ in ins + outs]
+        blocks.append("  {\n" + textwrap.indent("\n".join(lines), "    ") + "\n  }")
+    return CUDA_DRIVER_TEMPLATE.replace("@HEADER@", os.path.basename(module.header)) \
+                               .replace("@MODULE@", module.name).replace("@CALLS@", "\n".join(blocks))
+
+
+# (rtol, atol) on the GPU: reductions combine in another order, math is approximated differently.
+GPU_TOLERANCES = {"f32": (2e-5, 1e-6), "f64": (1e-11, 1e-13), "f16": (2e-3, 1e-4), "bf16": (1e-2, 1e-3)}
+
+
+def check_cuda(case_dir, module, calls):
+    """The checks of a CUDA module on this machine, and its calls in the GPU bundle."""
+    driver = os.path.join(case_dir, "no_device.c")
+    with open(driver, "w") as f:
+        f.write(cuda_driver(module, calls))
+    for variant, link_args, env in (
+            ("shared", ["-L", module.dir, f"-l{module.name}"], dict(os.environ, LD_LIBRARY_PATH=module.dir)),
+            ("static", module.static_link_args + ["-ldl"], None)):
+        exe = os.path.join(case_dir, f"no_device_{variant}")
+        run([ARGS.cc, *C_FLAGS, "-I", module.dir, driver, *link_args, "-o", exe])
+        if not os.environ.get("NXC_TEST_GPU_PRESENT"):
+            out = run([exe], env=env)
+            check(out == "", f"{exe} printed something without a GPU:\n{out}")
+    if not ARGS.bundle:
+        return None
+    bundle = os.path.abspath(ARGS.bundle)
+    rel = os.path.relpath(case_dir, ctx_work())
+    dest = os.path.join(bundle, rel)
+    os.makedirs(dest, exist_ok=True)
+    shutil.copy(module.shared_lib, dest)
+    lines = []
+    for i, call in enumerate(calls):
+        lines.append(f"CALL {rel}/{os.path.basename(module.shared_lib)} {call.symbol} "
+                     f"{len(call.inputs)} {len(call.outputs)}")
+        for j, x in enumerate(call.inputs):
+            name = f"{rel}/c{i}_in{j}.bin"
+            np.ascontiguousarray(x).tofile(os.path.join(bundle, name))
+            lines.append(f"IN {name} {x.nbytes}")
+        for j, o in enumerate(call.outputs):
+            name = f"{rel}/c{i}_ref{j}.bin"
+            floating = o.type in GPU_TOLERANCES
+            ref = np.asarray(o.ref, dtype=np.float64 if floating else np.int64)
+            ref.tofile(os.path.join(bundle, name))
+            rtol, atol = GPU_TOLERANCES.get(o.type, (0, 0))
+            lines.append(f"OUT {o.type} {ref.size} {name} {rtol:g} {atol:g}")
+    with open(os.path.join(bundle, "calls.txt"), "a") as f:
+        f.write("\n".join(lines) + "\n")
+    return None
+
+
 def build_and_run(case_dir, module, calls):
     """Builds the driver against the .so and against the archives, runs both and
     compares their outputs with the references.  Returns the max abs error."""
+    if ARGS.device == "cuda":
+        return check_cuda(case_dir, module, calls)
     in_dir = os.path.join(case_dir, "inputs")
     os.makedirs(in_dir)
     for i, call in enumerate(calls):
@@ -424,6 +550,8 @@ class Context:
         for fn in fns:
             cmd += ["--fn", fn]
         cmd += ["--name", name, "-o", module.dir]
+        if ARGS.device == "cuda":
+            cmd += ["--device", "cuda"] + (["--gpu", ARGS.gpu] if ARGS.gpu else [])
         module.command = cmd
         self.nxc_commands.append(cmd)
         run(cmd)
@@ -1069,15 +1197,25 @@ def main():
     parser.add_argument("-k", "--filter", action="append", default=[],
                         help="run only the cases whose name contains this (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                        help="compile every module for this device (cuda: see above)")
+    parser.add_argument("--gpu", help="with --device cuda: nxc's --gpu architectures")
+    parser.add_argument("--bundle", help="with --device cuda: write the GPU bundle here (appends to calls.txt)")
     global ARGS
     ARGS = parser.parse_args()
 
     cases = [(name, fn) for name, fn in CASES
-             if not ARGS.filter or any(f in name for f in ARGS.filter)]
+             if (not ARGS.filter or any(f in name for f in ARGS.filter))
+             and not (ARGS.device == "cuda" and name.startswith("artifact"))]
+    if ARGS.bundle:
+        shutil.rmtree(ARGS.bundle, ignore_errors=True)
+        os.makedirs(ARGS.bundle)
     if ARGS.list:
         print("\n".join(name for name, _ in cases))
         return 0
     ctx = Context(os.path.abspath(ARGS.nxc), os.path.abspath(ARGS.work))
+    global WORK
+    WORK = ctx.work
     os.makedirs(ctx.work, exist_ok=True)
 
     width = max(len(name) for name, _ in cases)

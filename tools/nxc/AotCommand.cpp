@@ -62,7 +62,8 @@ std::string inputsDigest(const std::string &source, const std::vector<TracedEntr
   add("nxc-inputs 1");
   add(source);
   add(module);
-  for (auto &part : {o.triple, o.cpu, o.features, std::to_string(o.optLevel), std::to_string(o.stackWorkspaceLimit)})
+  for (auto &part : {o.triple, o.cpu, o.features, std::to_string(o.optLevel), std::to_string(o.stackWorkspaceLimit),
+                     o.device, o.gpu})
     add(part);
   std::function<void(const Template &)> constants = [&](const Template &t) {
     if (t.values) {
@@ -200,6 +201,9 @@ int runAot(const AotOptions &o) {
   }
   std::vector<VariantDescription> variants;
   for (auto &v : out->variants) variants.push_back(VariantDescription{v.cpu, v.features});
+  CudaDescription cudaDesc{out->gpuImages};
+  const CudaDescription *device = cuda ? &cudaDesc : nullptr;
+  for (auto &w : out->warnings) std::cerr << "nxc: warning: " << w << "\n";
   auto runtime = buildRuntimeObject(o.triple, target.cpu, o.features);
   if (!runtime) return report(runtime.error());
 
@@ -218,9 +222,10 @@ int runAot(const AotOptions &o) {
                   writeStaticArchive({{module + ".o", out->object}}, (dir / ("lib" + module + ".a")).string()),
                   writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
                   writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(),
-                                                               libraries, out->bareMetal, variants)),
+                                                               libraries, out->bareMetal, variants, device)),
                   writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries, variants,
-                                                                   inputsDigest(src->get()->text, entries, o, module))),
+                                                                   inputsDigest(src->get()->text, entries, o, module),
+                                                                   device)),
                   writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
     if (!st) return report(st.error());
   // Bare-metal targets have no dynamic loader: static libraries only.

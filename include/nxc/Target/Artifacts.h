@@ -55,18 +55,25 @@ struct VariantDescription {
   std::vector<std::string> features; ///< what the running CPU must have
 };
 
+/// A module whose functions run on a CUDA GPU (--device cuda).
+struct CudaDescription {
+  std::vector<std::string> images; ///< "cubin sm_90", "ptx sm_120", ...
+};
+
 /// The generated C header for a module.
 /// `libraries`: what the static library needs at link time besides libnxrt.a ("m").
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
                         const std::vector<std::string> &libraries, bool bareMetal,
-                        const std::vector<VariantDescription> &variants = {});
+                        const std::vector<VariantDescription> &variants = {},
+                        const CudaDescription *cuda = nullptr);
 
 /// The JSON manifest for a module.
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
                           const std::string &triple, const std::string &cpu,
                           const std::vector<std::string> &libraries,
-                          const std::vector<VariantDescription> &variants = {}, const std::string &inputsDigest = "");
+                          const std::vector<VariantDescription> &variants = {}, const std::string &inputsDigest = "",
+                          const CudaDescription *cuda = nullptr);
 
 } // namespace nxc
 

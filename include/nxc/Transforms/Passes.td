@@ -29,6 +29,11 @@ def AllocsToWorkspacePass : Pass<"nxc-allocs-to-workspace", "mlir::ModuleOp"> {
     `memref<SIZExi8>` workspace argument, reusing bytes between buffers whose
     lifetimes do not overlap, and records `nxc.workspace_size`.
   }];
+  let options = [
+    Option<"share", "share", "bool", /*default=*/"true",
+           "Let buffers whose lifetimes do not overlap share bytes (off for the GPU, whose fused kernels "
+           "run the ops of many rows at once)">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
