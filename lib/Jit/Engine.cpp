@@ -159,7 +159,8 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
   for (auto &c : symbol)
     if (!std::isalnum((unsigned char)c)) c = '_';
   std::string key =
-      ObjectCache::key({file.source->text, p.signature, hostTriple(), NXC_VERSION, compilerIdentity(), "jit-2"});
+      ObjectCache::key({file.source->text, p.signature, hostTriple(), NXC_VERSION, compilerIdentity(), "jit-2",
+                         emulateGpu_ ? "cuda-emulated" : "cpu"});
 
   std::string object;
   int64_t workspace = 0;
@@ -174,6 +175,7 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
     start = std::chrono::steady_clock::now();
     TargetOptions target;
     target.packedEntries = true;
+    if (emulateGpu_) target.device = Device::CudaEmulated;
     NXC_TRY(out, compile({EntryPoint{symbol, &p.graph}}, target, Stage::Object));
     object = std::move(out.object);
     workspace = out.entries[0].workspaceSize;

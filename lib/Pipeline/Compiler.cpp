@@ -266,9 +266,17 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     NXC_CHECK(compileCuda(*module, target, stage, *tm, diags, out));
     return out;
   }
-  NXC_CHECK(runPipeline(*module, kBufferize, diags, "bufferizing"));
-  readWorkspaceSizes(*module, out.entries);
-  if (stage == Stage::Bufferized) { out.text = print(*module); return out; }
+  if (target.device == Device::CudaEmulated) {
+    NXC_CHECK(runPipeline(*module, kBufferizeForGpu, diags, "bufferizing"));
+    if (stage == Stage::Bufferized) { out.text = print(*module); return out; }
+    NXC_CHECK(runPipeline(*module, kEmulatedGpu, diags, "mapping to the GPU (emulated)"));
+    readWorkspaceSizes(*module, out.entries);
+    if (stage == Stage::Gpu) { out.text = print(*module); return out; }
+  } else {
+    NXC_CHECK(runPipeline(*module, kBufferize, diags, "bufferizing"));
+    readWorkspaceSizes(*module, out.entries);
+    if (stage == Stage::Bufferized) { out.text = print(*module); return out; }
+  }
   NXC_CHECK(runPipeline(*module, kToLLVMDialect, diags, "lowering to the LLVM dialect"));
   if (stage == Stage::LLVMDialect) { out.text = print(*module); return out; }
 

@@ -55,17 +55,22 @@ extern const unsigned long cuda_loader_bc_size;
 } // namespace embedded
 
 namespace detail {
-namespace {
 
 /// Bufferization for the GPU: as for CPUs, without stack temporaries (the
-/// host stack is not device memory).
-const char *kBufferizeForGpu =
+/// host stack is not device memory), and no bytes shared between temporaries
+/// (a fused kernel runs the ops of many rows at once).
+const char *const kBufferizeForGpu =
     "func.func(nxc-distinct-results),"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"
     "canonicalize,"
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,"
     "nxc-allocs-to-workspace{share=false},nxc-copies-to-linalg,canonicalize";
+
+const char *const kEmulatedGpu =
+    "func.func(linalg-generalize-named-ops),nxc-map-to-gpu,func.func(nxc-emulate-gpu),canonicalize,cse";
+
+namespace {
 
 /// Launches and outlined kernels (printed by --emit=gpu).
 const char *kToGpu = "func.func(linalg-generalize-named-ops),nxc-map-to-gpu,gpu-kernel-outlining,canonicalize,cse";

@@ -34,6 +34,11 @@ std::string print(mlir::ModuleOp module);
 /// Reads the workspace size the bufferization pipeline recorded per function.
 void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries);
 
+/// Bufferization for the GPU: every temporary in the (device) workspace.
+extern const char *const kBufferizeForGpu;
+/// The GPU mapping, emulated on the CPU (Device::CudaEmulated).
+extern const char *const kEmulatedGpu;
+
 /// Lowers a module in linalg on tensors (entries in `out`) for CUDA, up to `stage`.
 Status compileCuda(mlir::ModuleOp module, const TargetOptions &target, Stage stage, llvm::TargetMachine &tm,
                    DiagnosticCollector &diags, CompileOutput &out);

@@ -502,6 +502,7 @@ Value rowRoot(Value v) {
   while (true) {
     if (isa<BlockArgument>(v)) return v;
     Operation *def = v.getDefiningOp();
+    if (!def) return nullptr;
     if (isa<memref::ViewOp>(def)) return v;
     auto src = [&](Value s) -> Value {
       auto from = cast<MemRefType>(s.getType()), to = cast<MemRefType>(v.getType());
@@ -509,14 +510,15 @@ Value rowRoot(Value v) {
       return s;
     };
     if (auto e = dyn_cast<memref::ExpandShapeOp>(def)) {
-      if (e.getReassociationIndices()[0].size() != 1) {
-        // [[0, 1], ...] with the extra dimensions of size 1 keeps rows too.
-        for (int64_t d : llvm::drop_begin(e.getReassociationIndices()[0]))
-          if (e.getResultType().getDimSize(d) != 1) return nullptr;
-      }
+      SmallVector<ReassociationIndices> groups = e.getReassociationIndices();
+      if (groups.empty()) return nullptr;
+      // [[0, 1], ...] with the extra dimensions of size 1 keeps rows too.
+      for (int64_t d : llvm::drop_begin(groups[0]))
+        if (e.getResultType().getDimSize(d) != 1) return nullptr;
       v = src(e.getSrc());
     } else if (auto c = dyn_cast<memref::CollapseShapeOp>(def)) {
-      if (c.getReassociationIndices()[0].size() != 1) return nullptr;
+      SmallVector<ReassociationIndices> groups = c.getReassociationIndices();
+      if (groups.empty() || groups[0].size() != 1) return nullptr;
       v = src(c.getSrc());
     } else {
       return nullptr;

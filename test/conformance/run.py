@@ -63,6 +63,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nxc", required=True)
     ap.add_argument("-k", default="")
+    ap.add_argument("--device", default="cpu",
+                    help="nxc jit --device: cuda-emulated runs every case through the GPU mapping")
     args = ap.parse_args()
     failures = 0
     with tempfile.TemporaryDirectory() as cache:
@@ -77,6 +79,8 @@ def main():
                     continue
                 total += 1
                 cmd = [args.nxc, "jit", path, "--fn", case["fn"], *case["args"]]
+                if args.device != "cpu":
+                    cmd += ["--device", args.device]
                 p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
                 if case["error"]:
                     m = re.match(r"(.*?)\s*@(\d+):(\d+)$", case["error"])

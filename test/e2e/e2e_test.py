@@ -9,7 +9,9 @@ with a reference computed independently in NumPy (float64 math).  The manifest
 checks the header's prototypes against the expected C types (-Werror).
 The artifact cases check the libraries and the header themselves.
 
-With --device cuda every module is compiled for CUDA instead (every case
+With --device cuda-emulated every check runs as for CPUs on modules whose
+CUDA kernels (mapped exactly as for the GPU) run on the CPU one block and one
+thread at a time, with the GPU's tolerances. With --device cuda every module is compiled for CUDA instead (every case
 but the CPU artifact checks): nxc must build it (ptxas checks the PTX of every
 --gpu architecture when a CUDA toolkit is found); a C program built against
 the header and the libraries checks, on this machine, that each call without
@@ -348,7 +350,7 @@ def compare(label, got, out):
     """Compares one output with its reference; returns the max abs error."""
     ref = out.ref
     if out.type in TOLERANCES:
-        rtol, atol = TOLERANCES[out.type]
+        rtol, atol = (GPU_TOLERANCES if ARGS.device != "cpu" else TOLERANCES)[out.type]
         ref = ref.astype(np.float64)
         err = np.abs(got.astype(np.float64) - ref)
         g64 = got.astype(np.float64)
@@ -552,6 +554,8 @@ class Context:
         cmd += ["--name", name, "-o", module.dir]
         if ARGS.device == "cuda":
             cmd += ["--device", "cuda"] + (["--gpu", ARGS.gpu] if ARGS.gpu else [])
+        elif ARGS.device == "cuda-emulated":
+            cmd += ["--device", "cuda-emulated"]
         module.command = cmd
         self.nxc_commands.append(cmd)
         run(cmd)
@@ -1197,7 +1201,7 @@ def main():
     parser.add_argument("-k", "--filter", action="append", default=[],
                         help="run only the cases whose name contains this (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
-    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+    parser.add_argument("--device", choices=["cpu", "cuda", "cuda-emulated"], default="cpu",
                         help="compile every module for this device (cuda: see above)")
     parser.add_argument("--gpu", help="with --device cuda: nxc's --gpu architectures")
     parser.add_argument("--bundle", help="with --device cuda: write the GPU bundle here (appends to calls.txt)")
@@ -1206,7 +1210,7 @@ def main():
 
     cases = [(name, fn) for name, fn in CASES
              if (not ARGS.filter or any(f in name for f in ARGS.filter))
-             and not (ARGS.device == "cuda" and name.startswith("artifact"))]
+             and not (ARGS.device != "cpu" and name.startswith("artifact"))]
     if ARGS.bundle:
         shutil.rmtree(ARGS.bundle, ignore_errors=True)
         os.makedirs(ARGS.bundle)

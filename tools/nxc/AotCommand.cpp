@@ -96,9 +96,12 @@ int runAot(const AotOptions &o) {
     std::cout << ast::print(*file);
     return 0;
   }
-  if (o.device != "cpu" && o.device != "cuda")
-    return report(error(Loc{}, fmt::format(FMT_STRING("unknown --device '{}'; expected cpu or cuda"), o.device)));
+  if (o.device != "cpu" && o.device != "cuda" && o.device != "cuda-emulated")
+    return report(error(Loc{}, fmt::format(FMT_STRING("unknown --device '{}'; expected cpu or cuda (or "
+                                                      "cuda-emulated, for testing)"),
+                                           o.device)));
   bool cuda = o.device == "cuda";
+  bool emulated = o.device == "cuda-emulated";
   if (!cuda && (!o.gpu.empty() || !o.cudaPath.empty()))
     return report(error(Loc{}, "--gpu and --cuda-path need --device cuda"));
   if (o.fns.empty())
@@ -151,9 +154,11 @@ int runAot(const AotOptions &o) {
     descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
   }
   TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
-  auto plan = cuda ? Result<std::vector<std::string>>(std::vector<std::string>{}) : planCpuVariants(o.triple, o.cpu);
+  auto plan = cuda || emulated ? Result<std::vector<std::string>>(std::vector<std::string>{})
+                               : planCpuVariants(o.triple, o.cpu);
   if (!plan) return report(plan.error());
   target.variants = *plan;
+  if (emulated) target.device = Device::CudaEmulated;
   if (cuda) {
     target.device = Device::Cuda;
     llvm::SmallVector<llvm::StringRef> archs;
@@ -181,7 +186,7 @@ int runAot(const AotOptions &o) {
       return 0;
     }
     auto it = stages.find(o.emit);
-    if (it != stages.end() && !cuda && (it->second == Stage::Gpu || it->second == Stage::Ptx))
+    if (it != stages.end() && ((!cuda && it->second == Stage::Ptx) || (!cuda && !emulated && it->second == Stage::Gpu)))
       return report(error(Loc{}, fmt::format(FMT_STRING("--emit {} needs --device cuda"), o.emit)));
     if (it == stages.end())
       return report(error(Loc{}, fmt::format(FMT_STRING("unknown --emit stage '{}'; expected ast, expr, nx, linalg, "

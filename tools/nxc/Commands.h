@@ -52,6 +52,7 @@ struct JitOptions {
   double benchSeconds = 2.0;
   bool noCache = false;
   bool verbose = false;
+  std::string device = "cpu";
 };
 int runJit(const JitOptions &o);
 

@@ -181,6 +181,11 @@ int runJit(const JitOptions &o) {
 
   auto engine = Engine::create();
   if (!engine) return report(engine.error());
+  if (o.device != "cpu" && o.device != "cuda-emulated")
+    return report(error(Loc{}, fmt::format(FMT_STRING("unknown jit --device '{}'; expected cpu or cuda-emulated "
+                                                      "(nxc jit runs on this machine's CPU)"),
+                                           o.device)));
+  (*engine)->setEmulateGpu(o.device == "cuda-emulated");
   auto prepared = (*engine)->prepare(*file, module, name, *grouped, !o.noCache, where);
   if (!prepared) return report(prepared.error());
   if (o.verbose) {

@@ -94,6 +94,10 @@ int main(int argc, char **argv) {
   jitCmd->add_option("--warmup", jit.warmupSeconds, "Warm-up seconds before measuring (default 0.5)");
   jitCmd->add_option("--time", jit.benchSeconds, "Seconds to measure (default 2)");
   jitCmd->add_flag("--no-cache", jit.noCache, "Do not read or write the on-disk cache of compiled code");
+  jitCmd->add_option("--device", jit.device,
+                     "cpu (default), or cuda-emulated: compile through the CUDA back end's GPU mapping and run its\n"
+                     "kernels on this CPU, one block and one thread at a time (slow; for testing that mapping)")
+      ->default_str("cpu");
   jitCmd->add_flag("-v,--verbose", jit.verbose, "Say whether the code was compiled or taken from the cache");
   jitCmd->footer(
       "ARG...: FILE.npy (a tensor), FILE.npz (a tuple, arrays in order), or a literal as Nx writes tensors:\n"

@@ -41,8 +41,12 @@ public:
   /// arguments; the result has the function's tuple structure.
   Result<HostValue> call(const Prepared &p, const std::vector<const HostTensor *> &inputs);
 
+  /// Compiles through the CUDA mapping, emulated on the CPU (Device::CudaEmulated).
+  void setEmulateGpu(bool on) { emulateGpu_ = on; }
+
 private:
   std::unique_ptr<JitSession> session_;
+  bool emulateGpu_ = false;
 };
 
 /// The argument templates (types and shapes) of host values.

@@ -27,8 +27,10 @@ namespace nxc {
 /// How far to lower; each stage can be printed (`--emit`).
 enum class Stage { Nx, Linalg, Bufferized, Gpu, LLVMDialect, LLVMIR, Ptx, Asm, Object };
 
-/// Where the generated code runs.
-enum class Device { Cpu, Cuda };
+/// Where the generated code runs. CudaEmulated: the CUDA kernels, mapped as
+/// for CUDA, run on the CPU one block and one thread at a time (for testing
+/// the GPU mapping without a GPU; the artifacts are CPU artifacts).
+enum class Device { Cpu, Cuda, CudaEmulated };
 
 /// What to generate code for.
 struct TargetOptions {

@@ -72,4 +72,15 @@ def MapToGpuPass : Pass<"nxc-map-to-gpu", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def EmulateGpuPass : Pass<"nxc-emulate-gpu", "mlir::func::FuncOp"> {
+  let summary = "Run gpu.launch bodies on the CPU, one block and one thread at a time";
+  let description = [{
+    For testing the GPU mapping without a GPU (`--device cuda-emulated`):
+    each launch becomes a loop over its blocks; each block's body is cut at
+    barriers and shuffles into phases, each a loop over the block's threads;
+    values that cross phases are kept per thread in arrays.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // NXC_TRANSFORMS_PASSES
