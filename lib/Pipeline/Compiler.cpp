@@ -262,6 +262,13 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
   for (auto &e : entries) out.entries.push_back(EntryInfo{e.symbol, 0, false});
+  if (target.device != Device::Cpu)
+    for (auto &e : entries)
+      if (e.graph->printing)
+        for (auto &n : e.graph->nodes)
+          if (n.op == "print_value")
+            return error(n.loc, "print_value cannot print from GPU code (a kernel cannot call back into the host); "
+                                "run this function with --device cpu to see its values");
   if (target.device == Device::Cuda) {
     NXC_CHECK(compileCuda(*module, target, stage, *tm, diags, out));
     return out;
