@@ -22,9 +22,12 @@
 #include "PipelineSupport.h"
 #include "nxc/Target/ObjectEmitter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -157,9 +160,80 @@ void gatherKernels(mlir::ModuleOp module) {
   first.setName("nxc_kernels");
 }
 
+/// Math the GPU does in an instruction or two becomes bit operations
+/// (absolute value, copysign) or that PTX instruction (square root, fma,
+/// rounding), instead of calls to libdevice, which only a CUDA toolkit
+/// provides. f16/bf16 keep the generic path.
+void nativeMath(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::Operation *> ops;
+  module.walk([&](mlir::gpu::GPUModuleOp gm) {
+    gm.walk([&](mlir::Operation *op) {
+      if (llvm::isa<mlir::math::AbsFOp, mlir::math::CopySignOp, mlir::math::SqrtOp, mlir::math::FmaOp,
+                    mlir::math::FloorOp, mlir::math::CeilOp, mlir::math::TruncOp, mlir::math::RoundEvenOp>(op) &&
+          (op->getResult(0).getType().isF32() || op->getResult(0).getType().isF64()))
+        ops.push_back(op);
+    });
+  });
+  for (mlir::Operation *op : ops) {
+    mlir::OpBuilder b(op);
+    mlir::Location l = op->getLoc();
+    mlir::ValueRange in = op->getOperands();
+    mlir::Value r;
+    auto ft = llvm::cast<mlir::FloatType>(op->getResult(0).getType());
+    mlir::Type it = b.getIntegerType(ft.getWidth());
+    auto bits = [&](mlir::Value v) { return mlir::arith::BitcastOp::create(b, l, it, v).getResult(); };
+    auto sign = [&](bool on) {
+      llvm::APInt m = llvm::APInt::getSignMask(ft.getWidth());
+      return mlir::arith::ConstantOp::create(b, l, b.getIntegerAttr(it, on ? m : ~m)).getResult();
+    };
+    if (llvm::isa<mlir::math::AbsFOp>(op)) {
+      r = mlir::arith::BitcastOp::create(b, l, ft, mlir::arith::AndIOp::create(b, l, bits(in[0]), sign(false)));
+    } else if (llvm::isa<mlir::math::CopySignOp>(op)) {
+      mlir::Value magnitude = mlir::arith::AndIOp::create(b, l, bits(in[0]), sign(false));
+      mlir::Value s = mlir::arith::AndIOp::create(b, l, bits(in[1]), sign(true));
+      r = mlir::arith::BitcastOp::create(b, l, ft, mlir::arith::OrIOp::create(b, l, magnitude, s));
+    }
+    else {
+      // One PTX instruction, as inline assembly (the NVVM conversion would
+      // turn the LLVM intrinsics into libdevice calls).
+      bool f64 = ft.getWidth() == 64;
+      const char *ty = f64 ? "f64" : "f32";
+      std::string instr = llvm::isa<mlir::math::SqrtOp>(op)    ? fmt::format(FMT_STRING("sqrt.rn.{}"), ty)
+                          : llvm::isa<mlir::math::FmaOp>(op)   ? fmt::format(FMT_STRING("fma.rn.{}"), ty)
+                          : llvm::isa<mlir::math::FloorOp>(op) ? fmt::format(FMT_STRING("cvt.rmi.{0}.{0}"), ty)
+                          : llvm::isa<mlir::math::CeilOp>(op)  ? fmt::format(FMT_STRING("cvt.rpi.{0}.{0}"), ty)
+                          : llvm::isa<mlir::math::TruncOp>(op) ? fmt::format(FMT_STRING("cvt.rzi.{0}.{0}"), ty)
+                                                               : fmt::format(FMT_STRING("cvt.rni.{0}.{0}"), ty);
+      std::string operands, constraints = f64 ? "=d" : "=f";
+      for (size_t i = 0; i < in.size(); ++i) {
+        operands += fmt::format(FMT_STRING(", ${}"), i + 1);
+        constraints += f64 ? ",d" : ",f";
+      }
+      r = mlir::LLVM::InlineAsmOp::create(b, l, ft, in, fmt::format(FMT_STRING("{} $0{};"), instr, operands),
+                                          constraints, false, false, mlir::LLVM::tailcallkind::TailCallKind::None,
+                                          mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr())
+              .getResult(0);
+    }
+    op->getResult(0).replaceAllUsesWith(r);
+    op->erase();
+  }
+}
+
+/// The libdevice functions a PTX text calls but does not define.
+std::vector<std::string> missingFunctions(const std::string &ptx) {
+  std::vector<std::string> names;
+  for (size_t p = ptx.find(".extern .func"); p != std::string::npos; p = ptx.find(".extern .func", p + 1)) {
+    size_t name = ptx.find("__nv_", p);
+    size_t end = name == std::string::npos ? name : ptx.find_first_of("( \n", name);
+    if (name != std::string::npos && end != std::string::npos && name < ptx.find('\n', p) + 200)
+      names.push_back(ptx.substr(name, end - name));
+  }
+  return names;
+}
+
 /// The device lowering up to PTX, and the host code's lowering to LLVM.
-std::string lowerPipeline(const std::vector<std::string> &archs) {
-  std::string p = "gpu.module(convert-linalg-to-loops),nxc-expand-math,"
+std::string lowerPipeline(const std::vector<std::string> &archs, const std::string &toolkit) {
+  std::string p = ""
                   "convert-nvgpu-to-nvvm,convert-vector-to-scf,lower-affine,convert-scf-to-cf,convert-nvvm-to-llvm,"
                   "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},expand-strided-metadata,";
   for (auto &a : archs)
@@ -167,7 +241,8 @@ std::string lowerPipeline(const std::vector<std::string> &archs) {
   p += "lower-affine,arith-expand,convert-index-to-llvm,canonicalize,cse,"
        "gpu.module(convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,cse,reconcile-unrealized-casts),"
        "gpu-to-llvm{use-bare-pointers-for-host=1 use-bare-pointers-for-kernels=1},finalize-memref-to-llvm,"
-       "convert-arith-to-llvm,convert-cf-to-llvm,gpu-module-to-binary{format=isa},convert-math-to-llvm,"
+       "convert-arith-to-llvm,convert-cf-to-llvm,gpu-module-to-binary{format=isa" +
+       (toolkit.empty() ? std::string() : " toolkit=" + toolkit) + "},convert-math-to-llvm,"
        "convert-ub-to-llvm,canonicalize,cse,reconcile-unrealized-casts";
   return p;
 }
@@ -428,14 +503,23 @@ Status compileCuda(mlir::ModuleOp module, const TargetOptions &target, Stage sta
   for (auto &e : out.entries)
     if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol)) bytes[e.symbol] = tensorBytes(fn);
 
-  NXC_CHECK(runPipeline(module, lowerPipeline(archs), diags, "lowering for CUDA"));
+  // Math first, so that only what the GPU lacks is left to libdevice.
+  NXC_CHECK(runPipeline(module, "gpu.module(convert-linalg-to-loops),nxc-expand-math", diags, "lowering for CUDA"));
+  nativeMath(module);
+  std::string toolkit = findCudaToolkit(target);
+  NXC_CHECK(runPipeline(module, lowerPipeline(archs, toolkit), diags, "lowering for CUDA"));
   auto binaries = llvm::to_vector(module.getOps<mlir::gpu::BinaryOp>());
+  for (auto binary : binaries)
+    for (auto &[arch, text] : ptxByArch(binary))
+      if (auto missing = missingFunctions(text); !missing.empty())
+        return error(Loc{}, fmt::format(FMT_STRING("the GPU code needs {} from libdevice (f64 math), which comes "
+                                                   "with a CUDA toolkit: install one or give --cuda-path"),
+                                        fmt::join(missing, ", ")));
   if (stage == Stage::Ptx) {
     for (auto binary : binaries)
       for (auto &[arch, text] : ptxByArch(binary)) out.text += fmt::format(FMT_STRING("// {}\n{}\n"), arch, text);
     return okStatus();
   }
-  std::string toolkit = findCudaToolkit(target);
   for (auto binary : binaries) {
     auto ptx = ptxByArch(binary);
     mlir::Attribute nvvmTarget = llvm::cast<mlir::gpu::ObjectAttr>(binary.getObjects()[0]).getTarget();
