@@ -82,8 +82,6 @@ static struct {
   CUstream stream;
   CUdeviceptr workspace;
   unsigned long long workspaceBytes;
-  CUdeviceptr hostStaging;
-  unsigned long long hostStagingBytes;
   volatile int launchError;
   struct {
     const char *name;

@@ -233,6 +233,16 @@ Value combine(OpBuilder &b, Location l, Operation *combiner, Value x, Value y) {
   return b.create(st)->getResult(0);
 }
 
+/// out[p] = combine(start, total), start being `init` (a folded fill) or out[p].
+void combineIntoOutput(OpBuilder &b, Location l, linalg::GenericOp g, const Space &s, const Combiner &c, Value p,
+                       Value init, Value total) {
+  SmallVector<Value> ivs = loopIndices(b, l, s, p, arith::ConstantIndexOp::create(b, l, 0));
+  OpOperand &out = g.getDpsInitsMutable()[0];
+  SmallVector<Value> idx = indicesOf(b, l, g.getMatchingIndexingMap(&out), ivs);
+  Value start = init ? init : memref::LoadOp::create(b, l, out.get(), idx).getResult();
+  memref::StoreOp::create(b, l, combine(b, l, c.op, start, total), out.get(), idx);
+}
+
 /// A fill (generalized): all-parallel, one scalar input yielded as is.
 Value fillValue(linalg::GenericOp g) {
   if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 || g.getNumReductionLoops() != 0) return nullptr;
@@ -243,9 +253,8 @@ Value fillValue(linalg::GenericOp g) {
   return in;
 }
 
-/// Whether the largest memref input is contiguous along a reduction loop
-/// (then a team's threads lie along the reduction; otherwise across outputs).
-bool lanesOverReduction(linalg::GenericOp g, const Space &s) {
+/// The memref input with the most elements (the one whose loads matter), if any.
+OpOperand *largestInput(linalg::GenericOp g) {
   OpOperand *largest = nullptr;
   int64_t size = -1;
   for (OpOperand *in : g.getDpsInputOperands())
@@ -253,6 +262,13 @@ bool lanesOverReduction(linalg::GenericOp g, const Space &s) {
       size = t.getNumElements();
       largest = in;
     }
+  return largest;
+}
+
+/// Whether the largest memref input is contiguous along a reduction loop
+/// (then a team's threads lie along the reduction; otherwise across outputs).
+bool lanesOverReduction(linalg::GenericOp g, const Space &s) {
+  OpOperand *largest = largestInput(g);
   if (!largest) return true;
   AffineMap map = g.getMatchingIndexingMap(largest);
   if (map.getNumResults() == 0) return true;
@@ -394,11 +410,7 @@ void emitTeamReduction(OpBuilder &b, Location l, linalg::GenericOp g, const Spac
         memref::StoreOp::create(b, l, totals[j], partials, ValueRange{points[j], chunk});
         continue;
       }
-      SmallVector<Value> ivs = loopIndices(b, l, s, points[j], cIndex(b, l, 0));
-      OpOperand &out = g.getDpsInitsMutable()[0];
-      SmallVector<Value> idx = indicesOf(b, l, g.getMatchingIndexingMap(&out), ivs);
-      Value start = init ? init : memref::LoadOp::create(b, l, out.get(), idx).getResult();
-      memref::StoreOp::create(b, l, combine(b, l, c.op, start, totals[j]), out.get(), idx);
+      combineIntoOutput(b, l, g, s, c, points[j], init, totals[j]);
     }
   });
 }
@@ -411,13 +423,7 @@ int64_t outputTile(linalg::GenericOp g, const Space &s) {
   unsigned inner = s.par.back();
   int64_t extent = s.parRanges.back();
   if (extent < 2 || extent > 16) return 1;
-  OpOperand *largest = nullptr;
-  int64_t size = -1;
-  for (OpOperand *in : g.getDpsInputOperands())
-    if (auto t = dyn_cast<MemRefType>(in->get().getType()); t && t.hasStaticShape() && t.getNumElements() > size) {
-      size = t.getNumElements();
-      largest = in;
-    }
+  OpOperand *largest = largestInput(g);
   if (!largest || g.getMatchingIndexingMap(largest).isFunctionOfDim(inner)) return 1;
   return extent;
 }
@@ -878,11 +884,7 @@ struct MapToGpuPass : impl::MapToGpuPassBase<MapToGpuPass> {
     Value leader = arith::CmpIOp::create(kb, l, arith::CmpIPredicate::eq, t.lane, cIndex(kb, l, 0));
     auto ifOp = scf::IfOp::create(kb, l, leader, false);
     kb.setInsertionPointToStart(ifOp.thenBlock());
-    SmallVector<Value> ivs = loopIndices(kb, l, s, p, cIndex(kb, l, 0));
-    OpOperand &out = g.getDpsInitsMutable()[0];
-    SmallVector<Value> idx = indicesOf(kb, l, g.getMatchingIndexingMap(&out), ivs);
-    Value start = init ? init : memref::LoadOp::create(kb, l, out.get(), idx).getResult();
-    memref::StoreOp::create(kb, l, combine(kb, l, c.op, start, total), out.get(), idx);
+    combineIntoOutput(kb, l, g, s, c, p, init, total);
   }
 };
 

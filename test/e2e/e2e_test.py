@@ -202,9 +202,27 @@ def c_driver(module, calls):
     call gives the same bytes, and that a NULL output or input gives status 1
     without writing anything."""
     blocks = [c_call_block(i, call) for i, call in enumerate(calls)]
-    return C_DRIVER_TEMPLATE.replace("@HEADER@", os.path.basename(module.header)) \
+    return C_DRIVER_TEMPLATE.replace("@HELPERS@", C_HELPERS) \
+                            .replace("@HEADER@", os.path.basename(module.header)) \
                             .replace("@CALLS@", "\n".join(blocks))
 
+
+# Buffers filled with a sentinel, and the check that one was not written.
+C_HELPERS = r"""/* Output buffers start filled with 0xA5 so that untouched ones can be told. */
+static void *sentinel_buffer(size_t nbytes) {
+  void *buf = malloc(nbytes ? nbytes : 1);
+  memset(buf, 0xA5, nbytes);
+  return buf;
+}
+
+static int untouched(const void *buf, size_t nbytes) {
+  const unsigned char *p = buf;
+  size_t i;
+  for (i = 0; i < nbytes; i++)
+    if (p[i] != 0xA5) return 0;
+  return 1;
+}
+"""
 
 C_DRIVER_TEMPLATE = r"""
 #include <stdio.h>
@@ -240,21 +258,7 @@ static void write_output(const char *name, const void *buf, size_t nbytes) {
   }
 }
 
-/* Output buffers start filled with 0xA5 so that untouched ones can be told. */
-static void *sentinel_buffer(size_t nbytes) {
-  void *buf = malloc(nbytes ? nbytes : 1);
-  memset(buf, 0xA5, nbytes);
-  return buf;
-}
-
-static int untouched(const void *buf, size_t nbytes) {
-  const unsigned char *p = buf;
-  size_t i;
-  for (i = 0; i < nbytes; i++)
-    if (p[i] != 0xA5) return 0;
-  return 1;
-}
-
+@HELPERS@
 static void expect_status(const char *what, int got, int want) {
   if (got != want) {
     fprintf(stderr, "FAILED: %s returned %d, expected %d\n", what, got, want);
@@ -400,20 +404,7 @@ static void expect(int ok, const char *what) {
   }
 }
 
-static int untouched(const void *buf, size_t nbytes) {
-  const unsigned char *p = buf;
-  size_t i;
-  for (i = 0; i < nbytes; i++)
-    if (p[i] != 0xA5) return 0;
-  return 1;
-}
-
-static void *buffer(size_t nbytes) {
-  void *buf = malloc(nbytes ? nbytes : 1);
-  memset(buf, 0xA5, nbytes ? nbytes : 1);
-  return buf;
-}
-
+@HELPERS@
 int main(void) {
   const char *why;
 @CALLS@
@@ -433,7 +424,7 @@ def cuda_driver(module, calls):
         ins = [(f"in{j}", c_type(nx_type(x)), x.nbytes) for j, x in enumerate(call.inputs)]
         outs = [(f"out{j}", c_type(o.type), o.ref.size * np.dtype(TYPES[o.type][0]).itemsize)
                 for j, o in enumerate(call.outputs)]
-        lines = [f"{ct} *{var} = buffer({n});" for var, ct, n in ins + outs]
+        lines = [f"{ct} *{var} = sentinel_buffer({n});" for var, ct, n in ins + outs]
         args = ", ".join(var for var, *_ in ins + outs)
         fn = call.symbol
         lines.append(f'expect({fn}_host({args}) == NXRT_ERROR_NO_DEVICE, '
@@ -447,7 +438,8 @@ def cuda_driver(module, calls):
                          f'"{fn}_host with a NULL input: not NXRT_ERROR_NULL_ARGUMENT");')
         lines += [f"free({var});" for var, *_ in ins + outs]
         blocks.append("  {\n" + textwrap.indent("\n".join(lines), "    ") + "\n  }")
-    return CUDA_DRIVER_TEMPLATE.replace("@HEADER@", os.path.basename(module.header)) \
+    return CUDA_DRIVER_TEMPLATE.replace("@HELPERS@", C_HELPERS) \
+                               .replace("@HEADER@", os.path.basename(module.header)) \
                                .replace("@MODULE@", module.name).replace("@CALLS@", "\n".join(blocks))
 
 
