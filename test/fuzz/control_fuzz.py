@@ -214,7 +214,7 @@ def one(args, seed, tmp):
     src = os.path.join(tmp, f"p{seed}.nx")
     with open(src, "w") as f:
         f.write(f"defmodule P do\n  import Nx.Defn\n\n  defn f(a, b, n) do\n    {text}\n  end\nend\n")
-    cmd = [args.nxc, "jit", src, "--fn", "P.f", f"{T}:{literal(a)}", f"{T}:{literal(b)}", str(n)]
+    cmd = [args.nxc, "jit", src, "--device", args.device, "--fn", "P.f", f"{T}:{literal(a)}", f"{T}:{literal(b)}", str(n)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                        env=dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache")))
     if p.returncode != 0:
@@ -234,6 +234,7 @@ def main():
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="nxc jit --device (cuda-emulated: through the GPU mapping)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         with ThreadPoolExecutor(args.jobs) as pool:

@@ -231,7 +231,7 @@ def one(args, seed, tmp):
     out = os.path.join(tmp, f"p{seed}.npz")
     with open(src, "w") as f:
         f.write(program(text, R, C, w))
-    cmd = [args.nxc, "jit", src, "--fn", "P.check", "-o", out, "--", literal(a), literal(b)]
+    cmd = [args.nxc, "jit", src, "--device", args.device, "--fn", "P.check", "-o", out, "--", literal(a), literal(b)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache")))
     if p.returncode != 0:
@@ -254,6 +254,7 @@ def main():
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="nxc jit --device (cuda-emulated: through the GPU mapping)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         with ThreadPoolExecutor(args.jobs) as pool:
