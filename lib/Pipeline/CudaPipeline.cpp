@@ -553,6 +553,12 @@ Status compileCuda(mlir::ModuleOp module, const TargetOptions &target, Stage sta
   std::unique_ptr<llvm::Module> m = mlir::translateModuleToLLVMIR(module, llvmCtx, "nxc");
   if (!m) return internalError("translating to LLVM IR", diags.messages);
   prepareModuleForTarget(*m, tm);
+  // A fatbin goes where CUDA's tools look for one (cuobjdump lists its cubins and PTX).
+  if (!toolkit.empty())
+    if (auto *binary = m->getNamedGlobal("nxc_kernels_binary")) {
+      binary->setSection(".nv_fatbin");
+      binary->setAlignment(llvm::Align(8));
+    }
   for (auto &e : out.entries) {
     llvm::Function *f = m->getFunction(e.symbol);
     if (!f) continue;
