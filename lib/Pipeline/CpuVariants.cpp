@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CpuVariants.h"
-
+#include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -40,13 +40,6 @@
 #include <set>
 
 namespace nxc {
-namespace embedded {
-extern const unsigned char cpu_x86_bc[];
-extern const unsigned long cpu_x86_bc_size;
-extern const unsigned char cpu_aarch64_bc[];
-extern const unsigned long cpu_aarch64_bc_size;
-} // namespace embedded
-
 namespace {
 
 struct Feature {
@@ -75,7 +68,7 @@ const Arch *archFor(const llvm::Triple &t) {
       {"pclmul", "aes", "xsave", "rdrnd", "fsgsbase", "invpcid", "rdseed", "adx", "clflushopt", "clwb", "sha", "rdpid",
        "movdiri", "movdir64b", "serialize", "amx-bf16", "amx-tile", "amx-int8", "prfchw", "xsaveopt", "xsavec",
        "xsaves", "cx16", "vaes", "vpclmulqdq"},
-      llvm::StringRef((const char *)embedded::cpu_x86_bc, embedded::cpu_x86_bc_size),
+      llvm::StringRef(NXC_EMBEDDED(cpu_x86_bc)),
       "nxc_x86_features",
       "x86-64"};
   static const Arch aarch64 = {
@@ -90,7 +83,7 @@ const Arch *archFor(const llvm::Triple &t) {
        "sve2-aes", "sve2-sha3", "sve2-sm4", "sve2-bitperm", "f32mm", "f64mm", "sve-b16b16", "sve2p1", "faminmax",
        "fp8", "lut", "fprcvt", "sve2p2", "cpa", "tme", "spe-eef", "ete", "trbe", "brbe", "pmuv3", "perfmon",
        "el2vmsa", "el3", "ecv", "fgt", "amvs", "am", "chk", "mec", "rme", "sel2", "nmi", "pan-rwv", "uaops"},
-      llvm::StringRef((const char *)embedded::cpu_aarch64_bc, embedded::cpu_aarch64_bc_size),
+      llvm::StringRef(NXC_EMBEDDED(cpu_aarch64_bc)),
       "nxc_aarch64_features",
       "generic"};
   if (t.getOS() == llvm::Triple::UnknownOS) return nullptr;

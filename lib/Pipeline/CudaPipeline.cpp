@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PipelineSupport.h"
+#include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,11 +53,6 @@
 #include <set>
 
 namespace nxc {
-namespace embedded {
-extern const unsigned char cuda_loader_bc[];
-extern const unsigned long cuda_loader_bc_size;
-} // namespace embedded
-
 namespace detail {
 
 /// Bufferization for the GPU: as for CPUs, without stack temporaries (the
@@ -433,7 +429,7 @@ void addCudaEntries(llvm::Module &m, const EntryInfo &e, llvm::Function *launch,
 
 /// Links the CUDA loader into `m` and makes all of it internal to the module.
 Status linkCudaLoader(llvm::Module &m) {
-  llvm::StringRef bc((const char *)embedded::cuda_loader_bc, embedded::cuda_loader_bc_size);
+  llvm::StringRef bc(NXC_EMBEDDED(cuda_loader_bc));
   NXC_TRY(loader, loadEmbeddedBitcode(bc, "cuda_loader.bc", m.getContext()));
   loader->setTargetTriple(m.getTargetTriple());
   loader->setDataLayout(m.getDataLayout());

@@ -1,5 +1,6 @@
 //===- Header.cpp - the generated C header and JSON manifest --------------===//
 #include "nxc/Target/Artifacts.h"
+#include "nxc/Target/Embedded.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,11 +10,6 @@
 #include <set>
 
 namespace nxc {
-namespace embedded {
-extern const unsigned char module_h_in[];
-extern const unsigned long module_h_in_size;
-} // namespace embedded
-
 namespace {
 
 std::string replaceAll(std::string s, const std::string &from, const std::string &to) {
@@ -201,7 +197,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
     }
     decls += "\n";
   }
-  std::string h((const char *)embedded::module_h_in, embedded::module_h_in_size);
+  std::string h(NXC_EMBEDDED(module_h_in));
   h = replaceAll(h, "@MODULE@", module);
   h = replaceAll(h, "@GUARD@", upper(module) + "_H");
   h = replaceAll(h, "@VERSION@", NXC_VERSION);

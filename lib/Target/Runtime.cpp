@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Target/Artifacts.h"
+#include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -19,25 +20,14 @@
 #include <fmt/format.h>
 
 namespace nxc {
-namespace embedded {
-extern const unsigned char nxrt64_bc[];
-extern const unsigned long nxrt64_bc_size;
-extern const unsigned char nxrt32_bc[];
-extern const unsigned long nxrt32_bc_size;
-extern const unsigned char nxrt_c[];
-extern const unsigned long nxrt_c_size;
-extern const unsigned char nxrt_h[];
-extern const unsigned long nxrt_h_size;
-} // namespace embedded
-
-std::string runtimeSource() { return std::string((const char *)embedded::nxrt_c, embedded::nxrt_c_size); }
-std::string runtimeHeader() { return std::string((const char *)embedded::nxrt_h, embedded::nxrt_h_size); }
+std::string runtimeSource() { return std::string(NXC_EMBEDDED(nxrt_c)); }
+std::string runtimeHeader() { return std::string(NXC_EMBEDDED(nxrt_h)); }
 
 Result<std::string> buildRuntimeObject(const std::string &triple, const std::string &cpu, const std::string &features) {
   NXC_TRY(tm, createTargetMachine(triple, cpu, features, 2));
   bool is64 = tm->createDataLayout().getPointerSizeInBits() == 64;
-  llvm::StringRef bc = is64 ? llvm::StringRef((const char *)embedded::nxrt64_bc, embedded::nxrt64_bc_size)
-                            : llvm::StringRef((const char *)embedded::nxrt32_bc, embedded::nxrt32_bc_size);
+  llvm::StringRef bc = is64 ? llvm::StringRef(NXC_EMBEDDED(nxrt64_bc))
+                            : llvm::StringRef(NXC_EMBEDDED(nxrt32_bc));
   llvm::LLVMContext ctx;
   NXC_TRY(module, loadEmbeddedBitcode(bc, "nxrt.bc", ctx));
   llvm::Module &m = *module;
