@@ -215,14 +215,15 @@ void nativeMath(mlir::ModuleOp module) {
   }
 }
 
-/// The libdevice functions a PTX text calls but does not define.
+/// The libdevice functions a PTX text declares but does not define
+/// (`.extern .func (.param ...) __nv_exp(...)`).
 std::vector<std::string> missingFunctions(const std::string &ptx) {
   std::vector<std::string> names;
   for (size_t p = ptx.find(".extern .func"); p != std::string::npos; p = ptx.find(".extern .func", p + 1)) {
-    size_t name = ptx.find("__nv_", p);
-    size_t end = name == std::string::npos ? name : ptx.find_first_of("( \n", name);
-    if (name != std::string::npos && end != std::string::npos && name < ptx.find('\n', p) + 200)
-      names.push_back(ptx.substr(name, end - name));
+    std::string declaration = ptx.substr(p, ptx.find(';', p) - p);
+    size_t name = declaration.find("__nv_");
+    if (name != std::string::npos)
+      names.push_back(declaration.substr(name, declaration.find_first_of("( \n", name) - name));
   }
   return names;
 }

@@ -819,9 +819,9 @@ struct MapToGpuPass : impl::MapToGpuPassBase<MapToGpuPass> {
     if (!c || s.rn == 0)
       return gridStride(
           [&](OpBuilder &kb, Value first, Value stride) { emitSerialReduction(kb, l, g, s, first, stride); });
+    if (s.pn <= 64 && s.rn >= kSplitThreshold) return emitSplitReduction(fn, b, g, s, *c, init);
     Type type = c->identity.getType();
     bool alongLanes = lanesOverReduction(g, s);
-    if (s.pn <= 64 && s.rn >= kSplitThreshold) return emitSplitReduction(fn, b, g, s, *c, init);
     Threads t;
     int64_t tile = 1;
     if (alongLanes) {

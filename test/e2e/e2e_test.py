@@ -416,9 +416,10 @@ int main(void) {
 
 
 def cuda_driver(module, calls):
-    """A C program for a machine without a GPU: every _host call returns
-    NXRT_ERROR_NO_DEVICE and writes nothing; a NULL input still gives
-    NXRT_ERROR_NULL_ARGUMENT."""
+    """A C program for a machine without a GPU: every _host and device-pointer
+    call returns NXRT_ERROR_NO_DEVICE and writes nothing; a NULL input still
+    gives NXRT_ERROR_NULL_ARGUMENT, and the stream entry refuses a missing or
+    misaligned workspace (NXRT_ERROR_BAD_WORKSPACE) before it looks for a device."""
     blocks = []
     for i, call in enumerate(calls):
         ins = [(f"in{j}", c_type(nx_type(x)), x.nbytes) for j, x in enumerate(call.inputs)]
@@ -431,6 +432,16 @@ def cuda_driver(module, calls):
                      f'"{fn}_host without a GPU: not NXRT_ERROR_NO_DEVICE");')
         lines.append(f'expect({fn}({args}) == NXRT_ERROR_NO_DEVICE, '
                      f'"{fn} without a GPU: not NXRT_ERROR_NO_DEVICE");')
+        # The stream entry checks its workspace before it looks for a device.
+        up = fn.upper()
+        lines.append(f'expect({fn}_workspace_size() == {up}_WORKSPACE_SIZE, '
+                     f'"{fn}_workspace_size() differs from {up}_WORKSPACE_SIZE");')
+        lines.append(f'expect({fn}_on_stream({args}, NULL, NULL) == ({up}_WORKSPACE_SIZE ? '
+                     f'NXRT_ERROR_BAD_WORKSPACE : NXRT_ERROR_NO_DEVICE), '
+                     f'"{fn}_on_stream without a workspace: wrong status");')
+        lines.append(f'expect({fn}_on_stream({args}, (void *)(size_t)8, NULL) == ({up}_WORKSPACE_SIZE ? '
+                     f'NXRT_ERROR_BAD_WORKSPACE : NXRT_ERROR_NO_DEVICE), '
+                     f'"{fn}_on_stream with a misaligned workspace: wrong status");')
         lines += [f'expect(untouched({var}, {n}), "{fn} wrote {var} without a GPU");' for var, _, n in outs]
         if ins:
             null_args = ", ".join(["NULL"] + [var for var, *_ in ins[1:] + outs])

@@ -145,6 +145,19 @@ static int call(void *f, void **a, int n) {
 
 enum { kMaxTensors = 12 };
 
+typedef const char *(*device_error_fn)(void);
+
+/* MODULE_device_error of lib<MODULE>.so. */
+static device_error_fn device_error_query(void *h, const char *lib) {
+  const char *base = strrchr(lib, '/');
+  base = base ? base + 1 : lib;
+  size_t n = strlen(base);
+  char symbol[600];
+  if (n < 7) return NULL;
+  snprintf(symbol, sizeof symbol, "%.*s_device_error", (int)(n - 6), base + 3);
+  return (device_error_fn)dlsym(h, symbol);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s BUNDLE_DIR [FILTER]\n", argv[0]);
@@ -222,14 +235,7 @@ int main(int argc, char **argv) {
     }
     snprintf(name, sizeof name, "%s_host", symbol);
     void *host = dlsym(h, name), *dev = dlsym(h, symbol);
-    snprintf(name, sizeof name, "%s", lib);
-    char *slash = strrchr(name, '/'), *dot;
-    const char *module = slash ? slash + 4 : name + 3; /* lib<module>.so */
-    char errname[1200];
-    snprintf(errname, sizeof errname, "%s", module);
-    if ((dot = strstr(errname, ".so"))) *dot = 0;
-    strcat(errname, "_device_error");
-    const char *(*device_error)(void) = (const char *(*)(void))dlsym(h, errname);
+    device_error_fn device_error = device_error_query(h, lib);
     void *args[kMaxTensors], *hostData[kMaxTensors];
     for (int i = 0; i < n; ++i) {
       hostData[i] = i >= nin     ? calloc(bytes[i] ? bytes[i] : 1, 1)

@@ -154,10 +154,11 @@ int runAot(const AotOptions &o) {
     descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
   }
   TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
-  auto plan = cuda || emulated ? Result<std::vector<std::string>>(std::vector<std::string>{})
-                               : planCpuVariants(o.triple, o.cpu);
-  if (!plan) return report(plan.error());
-  target.variants = *plan;
+  if (!cuda && !emulated) { // GPU modules have no CPU variants
+    auto plan = planCpuVariants(o.triple, o.cpu);
+    if (!plan) return report(plan.error());
+    target.variants = *plan;
+  }
   if (emulated) target.device = Device::CudaEmulated;
   if (cuda) {
     target.device = Device::Cuda;
