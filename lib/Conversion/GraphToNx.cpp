@@ -1,8 +1,10 @@
 //===- GraphToNx.cpp - typed graph to the nx dialect ----------------------===//
 //
 // One nx op per graph node, in graph order, each with a FileLineColLoc of the
-// source expression it came from. Ops are created generically by name
-// ("nx." + node.op); the dialect's verifiers check the result.
+// source expression it came from (or, for a graph read from a file, a NameLoc
+// of the node's JSON pointer). Ops are created generically by name
+// ("nx." + node.op) and verified at once by the dialect's verifiers, so that
+// an error names the node that caused it.
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/GraphToNx.h"
@@ -11,6 +13,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 
 #include <functional>
 
@@ -34,6 +38,7 @@ static RankedTensorType tensorType(MLIRContext *ctx, const TensorType &t) {
 
 static Location locOf(MLIRContext *ctx, const Loc &l) {
   if (!l.valid()) return UnknownLoc::get(ctx);
+  if (!l.pointer.empty()) return NameLoc::get(StringAttr::get(ctx, l.file->name + ":" + l.pointer));
   return FileLineColLoc::get(ctx, l.file->name, l.line, l.col);
 }
 
@@ -55,7 +60,12 @@ static DenseElementsAttr constantAttr(RankedTensorType type, const Node &n) {
   return DenseElementsAttr::get(type, vals);
 }
 
-void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symbol) {
+/// Graph-level node kinds that are not nx ops of their own.
+static bool isGraphOnly(const std::string &op) {
+  return op == "parameter" || op == "region_arg" || op == "metadata" || op == "elem" || op == "print_value";
+}
+
+Status emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symbol) {
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<nx::NxDialect>();
   ctx->getOrLoadDialect<func::FuncDialect>();
@@ -85,22 +95,35 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
   b.setInsertionPointToEnd(entry);
 
   std::vector<Value> values(graph.nodes.size());
+  // The verifiers' messages, caught here to be reported at the node.
+  std::string message;
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+    if (message.empty()) message = d.str();
+    return success();
+  });
+  auto verified = [&](Operation *op, const Node &n) -> Status {
+    message.clear();
+    if (succeeded(mlir::verify(op, /*verifyRecursively=*/false))) return okStatus();
+    return error(n.loc, message.empty() ? "the op does not verify" : message);
+  };
   // Emits node i (a top-level node, or one of a region being emitted).
-  std::function<void(int)> emit = [&](int i) {
+  std::function<Status(int)> emit = [&](int i) -> Status {
     const Node &n = graph.nodes[i];
     Location loc = locOf(ctx, n.loc);
+    if (!isGraphOnly(n.op) && !RegisteredOperationName::lookup("nx." + n.op, ctx))
+      return error(n.loc, "unknown op \"" + n.op + "\"");
     if (n.op == "parameter") {
       values[i] = reshapeTo(entry->getArgument(n.param), tensorType(ctx, n.type));
-      return;
+      return okStatus();
     }
-    if (n.op == "region_arg") return; // bound when its region's block is made
+    if (n.op == "region_arg") return okStatus(); // bound when its region's block is made
     if (n.op == "metadata") { // stop_grad, custom_grad, grad's aliases: the value itself
       values[i] = values[n.operands[0]];
-      return;
+      return okStatus();
     }
     if (n.op == "elem") {
       values[i] = values[n.operands[0]].getDefiningOp()->getResult(n.param);
-      return;
+      return okStatus();
     }
     if (n.op == "print_value") { // JIT only: a library has nowhere to print
       if (graph.printing) {
@@ -109,7 +132,7 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
         print.addAttribute("header", b.getStringAttr(n.text));
         b.create(print);
       }
-      return;
+      return okStatus();
     }
     OperationState state(loc, "nx." + n.op);
     for (int o : n.operands) state.addOperands(values[o]);
@@ -132,7 +155,7 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
         Block *block = b.createBlock(&op->getRegion(r));
         for (int a : region.args) values[a] = block->addArgument(tensorType(ctx, graph.nodes[a].type), loc);
         b.setInsertionPointToEnd(block);
-        for (int m : region.nodes) emit(m);
+        for (int m : region.nodes) NXC_CHECK(emit(m));
         SmallVector<Value> yielded;
         for (int y : region.results) yielded.push_back(values[y]);
         nx::YieldOp::create(b, loc, yielded);
@@ -142,12 +165,14 @@ void emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symb
     } else {
       values[i] = op->getResult(0);
     }
+    return verified(op, n);
   };
   for (size_t i = 0; i < graph.nodes.size(); ++i)
-    if (graph.nodes[i].parent < 0) emit((int)i);
+    if (graph.nodes[i].parent < 0) NXC_CHECK(emit((int)i));
   SmallVector<Value> results;
   for (int r : graph.results) results.push_back(reshapeTo(values[r], boundaryType(graph.typeOf(r))));
   func::ReturnOp::create(b, fn.getLoc(), results);
+  return okStatus();
 }
 
 } // namespace nxc

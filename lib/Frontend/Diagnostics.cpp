@@ -22,6 +22,7 @@ std::string SourceFile::lineText(int line) const {
 
 std::string Diag::render() const {
   if (!loc.valid()) return fmt::format(FMT_STRING("nxc: error: {}\n"), message);
+  if (!loc.pointer.empty()) return fmt::format(FMT_STRING("{}:{}: error: {}\n"), loc.file->name, loc.pointer, message);
   std::string line = loc.file->lineText(loc.line);
   // A long line is shown around the column only, marked with "...".
   constexpr int kWindow = 120;

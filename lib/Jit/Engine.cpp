@@ -138,7 +138,6 @@ Result<std::unique_ptr<Engine>> Engine::create() {
 
 Result<Prepared> Engine::prepare(const ast::File &file, const std::string &module, const std::string &function,
                                  const std::vector<HostValue> &args, bool useDiskCache, const Loc &where) {
-  Prepared p;
   auto start = std::chrono::steady_clock::now();
   Signature sig;
   sig.module = module;
@@ -147,19 +146,30 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
   for (auto &a : args) sig.args.push_back(templateOf(a));
   std::vector<std::string> argTypes;
   for (auto &a : sig.args) argTypes.push_back(a.str());
-  p.signature =
+  std::string signature =
       fmt::format(FMT_STRING("{}{}{}({})"), module, module.empty() ? "" : ".", function, fmt::join(argTypes, ", "));
   NXC_TRY(graph, trace(file, sig));
+  double traced = seconds(start);
+  NXC_TRY(p, prepareGraph(std::move(graph), signature, file.source->text, useDiskCache));
+  p.traceSeconds = traced;
+  return p;
+}
+
+Result<Prepared> Engine::prepareGraph(Graph graph, const std::string &signature, const std::string &source,
+                                      bool useDiskCache) {
+  Prepared p;
+  p.signature = signature;
   p.graph = std::move(graph);
   p.graph.printing = true; // print_value prints when the code runs
-  p.traceSeconds = seconds(start);
+  const std::string &function = p.graph.function;
+  auto start = std::chrono::steady_clock::now();
 
   // Everything that determines the code.
   std::string symbol = "nxc_jit_" + function;
   for (auto &c : symbol)
     if (!std::isalnum((unsigned char)c)) c = '_';
   std::string key =
-      ObjectCache::key({file.source->text, p.signature, hostTriple(), NXC_VERSION, compilerIdentity(), "jit-2",
+      ObjectCache::key({source, p.signature, hostTriple(), NXC_VERSION, compilerIdentity(), "jit-2",
                          emulateGpu_ ? "cuda-emulated" : "cpu"});
 
   std::string object;

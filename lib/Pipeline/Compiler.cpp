@@ -254,7 +254,12 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   out.bareMetal = tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS;
 
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
-  for (auto &e : entries) emitNxFunction(*module, *e.graph, e.symbol);
+  for (auto &e : entries)
+    if (auto built = emitNxFunction(*module, *e.graph, e.symbol); !built) {
+      // A graph from a file is the user's; one Sema traced is ours.
+      if (!built.error().loc.pointer.empty()) return built.error();
+      return internalError("building the nx dialect", built.error().render());
+    }
   if (mlir::failed(mlir::verify(*module))) return internalError("building the nx dialect", diags.messages);
   if (stage == Stage::Nx) { out.text = print(*module); return out; }
 

@@ -7,6 +7,7 @@
 #include "Commands.h"
 
 #include "nxc/Frontend/Parser.h"
+#include "nxc/Graph/GraphJson.h"
 #include "nxc/Pipeline/Compiler.h"
 #include "nxc/Sema/Sema.h"
 #include "nxc/Target/Artifacts.h"
@@ -23,6 +24,7 @@
 #include <cctype>
 #include <iostream>
 #include <map>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -80,21 +82,163 @@ std::string inputsDigest(const std::string &source, const std::vector<TracedEntr
   return fmt::format(FMT_STRING("{:02x}"), fmt::join(digest, ""));
 }
 
+/// Every --fn traced from defn source.
+Result<std::vector<TracedEntry>> traceEntries(const ast::File &file, const AotOptions &o) {
+  std::vector<TracedEntry> entries;
+  for (size_t i = 0; i < o.fns.size(); ++i) {
+    auto fnSrc = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("--fn#{}"), i + 1), o.fns[i]});
+    NXC_TRY(sig, parseSignature(fnSrc));
+    NXC_CHECK(loadConstants(sig));
+    NXC_TRY(graph, trace(file, sig));
+    entries.push_back(TracedEntry{sig, o.fns[i], std::move(graph), ""});
+  }
+  return entries;
+}
+
+/// Makes parameter `k` of `g` the constant `t` (an @file template).
+void bakeParameter(Graph &g, size_t k, const Template &t) {
+  Node &n = g.nodes[g.params[k]];
+  n.op = "constant";
+  n.param = -1;
+  n.fvalues = t.values->f;
+  n.ivalues = t.values->i;
+  g.bakedConstants.push_back(g.params[k]);
+  g.params.erase(g.params.begin() + k);
+  g.paramNames.erase(g.paramNames.begin() + k);
+  for (size_t j = 0; j < g.params.size(); ++j) g.nodes[g.params[j]].param = (int)j;
+}
+
+/// The functions of a graph file: those --fn names (all without --fn). A
+/// --fn may give templates: each must be the graph's own type for that
+/// parameter, or an @file template that bakes the parameter in.
+Result<std::vector<TracedEntry>> graphEntries(GraphFile &file, const AotOptions &o) {
+  std::vector<TracedEntry> entries;
+  auto entryFor = [&](Graph &g, Signature sig) {
+    sig.function = g.function;
+    std::string text = graphSignature(g);
+    return TracedEntry{std::move(sig), text, g, ""};
+  };
+  if (o.fns.empty()) {
+    for (auto &g : file.functions) entries.push_back(entryFor(g, Signature{}));
+    return entries;
+  }
+  for (size_t i = 0; i < o.fns.size(); ++i) {
+    auto fnSrc = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("--fn#{}"), i + 1), o.fns[i]});
+    Signature sig;
+    bool templates = o.fns[i].find('(') != std::string::npos;
+    if (templates) {
+      NXC_TRY(parsed, parseSignature(fnSrc));
+      NXC_CHECK(loadConstants(parsed));
+      sig = std::move(parsed);
+    } else {
+      sig.function = o.fns[i];
+      sig.loc = Loc{fnSrc, 1, 1};
+    }
+    Graph *found = nullptr;
+    std::vector<std::string> names;
+    for (auto &g : file.functions) {
+      names.push_back(g.function);
+      if (g.function == sig.function) found = &g;
+    }
+    if (!found)
+      return error(sig.loc, fmt::format(FMT_STRING("the graph has no function '{}' (it has: {})"), sig.function,
+                                        fmt::join(names, ", ")));
+    Graph g = *found;
+    if (templates) {
+      std::vector<const Template *> leaves;
+      std::function<void(const Template &)> collect = [&](const Template &t) {
+        if (t.isTuple) {
+          for (auto &e : t.elems) collect(e);
+        } else {
+          leaves.push_back(&t);
+        }
+      };
+      for (auto &a : sig.args) collect(a);
+      if (leaves.size() != g.params.size())
+        return error(sig.loc, fmt::format(FMT_STRING("{} takes {} tensors ({}), the --fn gives {}"), g.function,
+                                          g.params.size(), graphSignature(g), leaves.size()));
+      for (size_t k = leaves.size(); k-- > 0;) {
+        const Template &t = *leaves[k];
+        const TensorType &want = g.typeOf(g.params[k]);
+        if (!t.tensor.sameTypeAndShape(want))
+          return error(t.loc, fmt::format(FMT_STRING("parameter {} ({}) of {} is {}, the template gives {}"), k,
+                                          g.paramNames[k], g.function, want.str(), t.tensor.str()));
+        if (t.values) bakeParameter(g, k, t);
+      }
+    }
+    TracedEntry e = entryFor(g, sig);
+    e.sigText = templates ? o.fns[i] : graphSignature(*found);
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+/// --emit json: the graphs, named by their C names without the module
+/// prefix, on stdout or in the -o file (large constants in an .npz beside it).
+int emitGraphJson(const std::vector<TracedEntry> &entries, const std::string &module, const AotOptions &o) {
+  std::vector<Graph> renamed;
+  for (auto &e : entries) {
+    renamed.push_back(e.graph);
+    renamed.back().function = e.symbol.substr(module.size() + 1);
+  }
+  std::vector<const Graph *> graphs;
+  for (auto &g : renamed) graphs.push_back(&g);
+  std::string constants;
+  fs::path out(o.outDir);
+  if (o.outGiven) {
+    if (out.extension() != ".json")
+      return report(error(Loc{}, fmt::format(FMT_STRING("with --emit json, -o names the graph file to write (FILE.json), "
+                                                        "got '{}'"),
+                                             o.outDir)));
+    constants = out.stem().string() + ".npz";
+  }
+  auto written = writeGraphJson(graphs, constants);
+  if (!written) return report(written.error());
+  if (!o.outGiven) {
+    std::cout << written->json;
+    return 0;
+  }
+  if (auto st = writeFile(out, written->json); !st) return report(st.error());
+  if (!written->constants.empty())
+    if (auto st = writeNpzEntries((out.parent_path() / constants).string(), written->constants); !st)
+      return report(st.error());
+  return 0;
+}
+
 } // namespace
 
 int runAot(const AotOptions &o) {
   fs::path inputPath(o.input);
-  if (inputPath.extension() == ".json")
-    return report(error(Loc{}, fmt::format(FMT_STRING("JSON graph input ('{}') is not supported yet; give a .nx defn "
-                                                      "source"),
-                                           o.input)));
+  bool graphInput = inputPath.extension() == ".json";
+  std::error_code sizeError;
+  if (graphInput && fs::is_regular_file(inputPath, sizeError) &&
+      (int64_t)fs::file_size(inputPath, sizeError) > kGraphFileLimit)
+    return report(error(Loc{}, fmt::format(FMT_STRING("{}: the graph file is larger than {} MiB; keep large constants "
+                                                      "in a .npz beside it"),
+                                           o.input, kGraphFileLimit >> 20)));
   auto src = readSource(o.input);
   if (!src) return report(src.error());
-  auto file = parseFile(*src);
-  if (!file) return report(file.error());
-  if (o.emit == "ast") {
-    std::cout << ast::print(*file);
-    return 0;
+  std::optional<ast::File> file;
+  std::optional<GraphFile> graphFile;
+  std::string digestSource = src->get()->text;
+  if (graphInput) {
+    if (o.emit == "ast") return report(error(Loc{}, "--emit ast needs defn source; a graph file has no syntax tree"));
+    auto read = readGraphJson(*src);
+    if (!read) return report(read.error());
+    graphFile = std::move(*read);
+    for (auto &data : graphFile->dataFiles) {
+      auto bytes = readSource(data);
+      if (!bytes) return report(bytes.error());
+      digestSource += bytes->get()->text;
+    }
+  } else {
+    auto parsed = parseFile(*src);
+    if (!parsed) return report(parsed.error());
+    file = std::move(*parsed);
+    if (o.emit == "ast") {
+      std::cout << ast::print(*file);
+      return 0;
+    }
   }
   if (o.device != "cpu" && o.device != "cuda" && o.device != "cuda-emulated")
     return report(error(Loc{}, fmt::format(FMT_STRING("unknown --device '{}'; expected cpu or cuda (or "
@@ -104,7 +248,7 @@ int runAot(const AotOptions &o) {
   bool emulated = o.device == "cuda-emulated";
   if (!cuda && (!o.gpu.empty() || !o.cudaPath.empty()))
     return report(error(Loc{}, "--gpu and --cuda-path need --device cuda"));
-  if (o.fns.empty())
+  if (o.fns.empty() && !graphInput)
     return report(error(Loc{}, "no function to compile: give at least one --fn, as in --fn 'softmax(f32[100])'"));
 
   std::string module = o.name.empty() ? sanitizeIdentifier(inputPath.stem().string()) : o.name;
@@ -118,17 +262,9 @@ int runAot(const AotOptions &o) {
                                                       "(or leave it out for the target's default)"),
                                            o.stackWorkspaceLimit, int64_t(1) << 30)));
 
-  // Trace every signature.
-  std::vector<TracedEntry> entries;
-  for (size_t i = 0; i < o.fns.size(); ++i) {
-    auto fnSrc = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("--fn#{}"), i + 1), o.fns[i]});
-    auto sig = parseSignature(fnSrc);
-    if (!sig) return report(sig.error());
-    if (auto loaded = loadConstants(*sig); !loaded) return report(loaded.error());
-    auto graph = trace(*file, *sig);
-    if (!graph) return report(graph.error());
-    entries.push_back(TracedEntry{*sig, o.fns[i], std::move(*graph), ""});
-  }
+  auto traced = graphInput ? graphEntries(*graphFile, o) : traceEntries(*file, o);
+  if (!traced) return report(traced.error());
+  std::vector<TracedEntry> &entries = *traced;
   // C names: MODULE_FUNCTION, or MODULE_FUNCTION_<signature> when a function
   // is compiled at several signatures, or MODULE_NAME for `NAME=fun(...)`.
   std::map<std::string, int> count;
@@ -186,11 +322,12 @@ int runAot(const AotOptions &o) {
       for (auto &e : entries) std::cout << e.graph.print();
       return 0;
     }
+    if (o.emit == "json") return emitGraphJson(entries, module, o);
     auto it = stages.find(o.emit);
     if (it != stages.end() && ((!cuda && it->second == Stage::Ptx) || (!cuda && !emulated && it->second == Stage::Gpu)))
       return report(error(Loc{}, fmt::format(FMT_STRING("--emit {} needs --device cuda"), o.emit)));
     if (it == stages.end())
-      return report(error(Loc{}, fmt::format(FMT_STRING("unknown --emit stage '{}'; expected ast, expr, nx, linalg, "
+      return report(error(Loc{}, fmt::format(FMT_STRING("unknown --emit stage '{}'; expected ast, expr, json, nx, linalg, "
                                                         "bufferized, gpu, ptx, llvm-dialect, llvm or asm"),
                                              o.emit)));
     auto out = compile(points, target, it->second);
@@ -230,7 +367,7 @@ int runAot(const AotOptions &o) {
                   writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(),
                                                                libraries, out->bareMetal, variants, device)),
                   writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries, variants,
-                                                                   inputsDigest(src->get()->text, entries, o, module),
+                                                                   inputsDigest(digestSource, entries, o, module),
                                                                    device)),
                   writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
     if (!st) return report(st.error());

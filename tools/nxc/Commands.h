@@ -29,6 +29,7 @@ struct AotOptions {
   std::string input;
   std::vector<std::string> fns;
   std::string outDir = ".";
+  bool outGiven = false; ///< -o was given (with --emit json it names the graph file)
   std::string name;
   std::string triple;
   std::string cpu;

@@ -10,6 +10,7 @@
 #include "Commands.h"
 
 #include "nxc/Frontend/Parser.h"
+#include "nxc/Graph/GraphJson.h"
 #include "nxc/Jit/Engine.h"
 
 #include "nxc/Sema/Signature.h"
@@ -21,6 +22,7 @@
 #include <random>
 #include <cmath>
 #include <iostream>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -143,27 +145,63 @@ int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor 
   return 0;
 }
 
+/// The arguments of a graph function: the leaves, in order, each of the
+/// type of its parameter (a graph is traced at fixed types).
+Status checkGraphArguments(const Graph &g, const std::vector<HostValue> &args, const Loc &where) {
+  std::vector<const HostTensor *> leaves;
+  for (auto &a : args) flattenLeaves(a, leaves);
+  if (leaves.size() != g.params.size())
+    return error(where, fmt::format(FMT_STRING("{} takes {} tensor argument{} ({}), got {}"), g.function,
+                                    g.params.size(), g.params.size() == 1 ? "" : "s", graphSignature(g),
+                                    leaves.size()));
+  for (size_t k = 0; k < leaves.size(); ++k)
+    if (!leaves[k]->type.sameTypeAndShape(g.typeOf(g.params[k])))
+      return error(where, fmt::format(FMT_STRING("argument {} is {}, but parameter {} ({}) of the graph is {}"), k + 1,
+                                      leaves[k]->type.str(), k, g.paramNames[k], g.typeOf(g.params[k]).str()));
+  return okStatus();
+}
+
 } // namespace
 
 int runJit(const JitOptions &o) {
-  if (endsWith(o.input, ".json"))
-    return report(error(Loc{}, fmt::format(FMT_STRING("JSON graph input ('{}') is not supported yet; give a .nx defn "
-                                                      "source"),
-                                           o.input)));
   auto src = readSource(o.input);
   if (!src) return report(src.error());
-  auto file = parseFile(*src);
-  if (!file) return report(file.error());
+  bool graphInput = endsWith(o.input, ".json");
+  std::optional<ast::File> file;
+  std::optional<GraphFile> graphFile;
+  if (graphInput) {
+    auto read = readGraphJson(*src);
+    if (!read) return report(read.error());
+    graphFile = std::move(*read);
+  } else {
+    auto parsed = parseFile(*src);
+    if (!parsed) return report(parsed.error());
+    file = std::move(*parsed);
+  }
 
   auto fnSrc = std::make_shared<const SourceFile>(SourceFile{"--fn", o.fn});
   Loc where{fnSrc, 1, 1};
   std::string module, name = o.fn;
-  if (auto dot = o.fn.rfind('.'); dot != std::string::npos) {
+  if (auto dot = o.fn.rfind('.'); !graphInput && dot != std::string::npos) {
     module = o.fn.substr(0, dot);
     name = o.fn.substr(dot + 1);
   }
-  auto fn = findFunction(*file, module, name, where);
-  if (!fn) return report(fn.error());
+  const ast::Function *fn = nullptr;
+  const Graph *graph = nullptr;
+  if (graphInput) {
+    std::vector<std::string> names;
+    for (auto &g : graphFile->functions) {
+      names.push_back(g.function);
+      if (g.function == name) graph = &g;
+    }
+    if (!graph)
+      return report(error(where, fmt::format(FMT_STRING("the graph has no function '{}' (it has: {})"), name,
+                                             fmt::join(names, ", "))));
+  } else {
+    auto found = findFunction(*file, module, name, where);
+    if (!found) return report(found.error());
+    fn = *found;
+  }
 
   std::vector<HostValue> args;
   for (size_t i = 0; i < o.args.size(); ++i) {
@@ -171,8 +209,15 @@ int runJit(const JitOptions &o) {
     if (!a) return report(a.error());
     args.push_back(std::move(*a));
   }
-  auto grouped = groupArguments(**fn, std::move(args), where);
-  if (!grouped) return report(grouped.error());
+  std::vector<HostValue> grouped;
+  if (graph) {
+    if (auto st = checkGraphArguments(*graph, args, where); !st) return report(st.error());
+    grouped = std::move(args);
+  } else {
+    auto g = groupArguments(*fn, std::move(args), where);
+    if (!g) return report(g.error());
+    grouped = std::move(*g);
+  }
 
   if (!o.output.empty() && !endsWith(o.output, ".npy") && !endsWith(o.output, ".npz"))
     return report(error(Loc{}, fmt::format(FMT_STRING("-o {}: the output must be a .npy (one tensor) or .npz (a tuple) "
@@ -186,7 +231,15 @@ int runJit(const JitOptions &o) {
                                                       "(nxc jit runs on this machine's CPU)"),
                                            o.device)));
   (*engine)->setEmulateGpu(o.device == "cuda-emulated");
-  auto prepared = (*engine)->prepare(*file, module, name, *grouped, !o.noCache, where);
+  std::string cacheSource = src->get()->text;
+  if (graphFile)
+    for (auto &data : graphFile->dataFiles) {
+      auto bytes = readSource(data);
+      if (!bytes) return report(bytes.error());
+      cacheSource += bytes->get()->text;
+    }
+  auto prepared = graph ? (*engine)->prepareGraph(*graph, graphSignature(*graph), cacheSource, !o.noCache)
+                        : (*engine)->prepare(*file, module, name, grouped, !o.noCache, where);
   if (!prepared) return report(prepared.error());
   if (o.verbose) {
     if (prepared->diskCacheHit)
@@ -199,7 +252,7 @@ int runJit(const JitOptions &o) {
                                o.noCache ? "" : prepared->cachePath);
   }
   std::vector<const HostTensor *> inputs;
-  for (auto &g : *grouped) flattenLeaves(g, inputs);
+  for (auto &g : grouped) flattenLeaves(g, inputs);
   if (o.bench) {
     int rc = bench(**engine, *prepared, inputs, o);
     if (rc != 0 || o.output.empty()) return rc;

@@ -31,11 +31,17 @@ int main(int argc, char **argv) {
 
   AotOptions aot;
   CLI::App *aotCmd = app.add_subcommand("aot", "Compile defn functions to a C header, a shared object and static libraries");
-  aotCmd->add_option("input", aot.input, "A .nx file holding defmodule ... defn ... end")->required();
+  aotCmd->add_option("input", aot.input,
+                     "A .nx file holding defmodule ... defn ... end, or a .json graph (docs/graph-format.md)")
+      ->required();
   aotCmd->add_option("--fn", aot.fns,
                      "A function and its argument templates: 'softmax(f32[100])', 'predict({f32[784,128], f32[128]}, "
-                     "f32[30,784])', 'fast=softmax(f32[100])' to choose the C name. Repeatable.");
-  aotCmd->add_option("-o,--output", aot.outDir, "Output directory (created if needed)")->default_str(".");
+                     "f32[30,784])', 'fast=softmax(f32[100])' to choose the C name. Repeatable. For a .json graph "
+                     "the name alone (the graph fixes the types), and every function when left out.");
+  CLI::Option *outOption =
+      aotCmd->add_option("-o,--output", aot.outDir, "Output directory (created if needed); with --emit json, the "
+                                                    "graph file to write (FILE.json, large constants in FILE.npz)")
+          ->default_str(".");
   aotCmd->add_option("--name", aot.name, "Module name: prefix of C names and file names (default: the input's stem)");
   aotCmd->add_option("--target", aot.triple, "LLVM target triple (default: the host)");
   aotCmd->add_option("--cpu", aot.cpu,
@@ -51,8 +57,9 @@ int main(int argc, char **argv) {
                      "With --device cuda: the CUDA toolkit whose ptxas and fatbinary make the cubins (default: "
                      "$CUDA_PATH, then /usr/local/cuda)");
   aotCmd->add_option("--emit", aot.emit,
-                     "Print one stage to stdout instead of writing files: ast, expr, nx, linalg, bufferized, "
-                     "llvm-dialect, llvm, asm; with --device cuda also gpu (launches and kernels) and ptx");
+                     "Print one stage to stdout instead of writing files: ast, expr, json (the traced graph, "
+                     "docs/graph-format.md), nx, linalg, bufferized, llvm-dialect, llvm, asm; with --device cuda "
+                     "also gpu (launches and kernels) and ptx");
   aotCmd->add_option("--stack-workspace-limit", aot.stackWorkspaceLimit,
                      "Largest workspace (bytes) FN(...) may keep on the stack; larger ones only get "
                      "FN_with_workspace (default: 65536 with an OS, 0 on bare metal)");
@@ -83,6 +90,10 @@ int main(int argc, char **argv) {
       "host pointers; the library needs only the driver (libcuda.so.1, opened at the first call) and\n"
       "returns NXRT_ERROR_NO_DEVICE (4) where there is none. --device cuda-emulated runs the same kernels\n"
       "on the CPU, thread by thread (for testing).\n\n"
+      "Graphs: --emit json prints the traced functions as a JSON graph (or writes -o FILE.json, with\n"
+      "constants of more than 256 elements in FILE.npz); 'nxc aot FILE.json' compiles such a graph as\n"
+      "it would the source. A --fn for a graph may give templates: they must match the graph's, except\n"
+      "@file templates, which bake the parameter into the library.\n\n"
       "C names: MODULE_FUNCTION; a function compiled at several signatures gets MODULE_FUNCTION_<sig>,\n"
       "e.g. mymod_softmax_f32_1000 and mymod_softmax_s32_5; 'fast=softmax(...)' gives MODULE_fast.\n\n"
       "Example:\n"
@@ -91,7 +102,7 @@ int main(int argc, char **argv) {
 
   JitOptions jit;
   CLI::App *jitCmd = app.add_subcommand("jit", "Compile a defn for the given arguments and run it now");
-  jitCmd->add_option("input", jit.input, "A .nx file holding defmodule ... defn ... end")->required();
+  jitCmd->add_option("input", jit.input, "A .nx file holding defmodule ... defn ... end, or a .json graph")->required();
   jitCmd->add_option("--fn", jit.fn, "The function to run: NAME or Module.NAME")->required();
   // The arguments are taken verbatim (CLI11 would split '[1, 2]' into a list).
   jitCmd->allow_extras();
@@ -141,7 +152,10 @@ int main(int argc, char **argv) {
     return rc == 0 ? 0 : kUserError;
   }
   auto dispatch = [&]() -> int {
-    if (aotCmd->parsed()) return runAot(aot);
+    if (aotCmd->parsed()) {
+      aot.outGiven = outOption->count() > 0;
+      return runAot(aot);
+    }
     if (jitCmd->parsed()) {
       jit.args = jitCmd->remaining();
       jit.args.insert(jit.args.end(), verbatim.begin(), verbatim.end());

@@ -26,19 +26,23 @@ struct SourceFile {
   std::string lineText(int line) const;
 };
 
-/// A position in a SourceFile (1-based line and column).
+/// A position in a SourceFile: a 1-based line and column, or in a serialized
+/// graph (a JSON file) the JSON pointer of the node or field (`/functions/0/
+/// nodes/12/options/axes`), with line and col 0.
 struct Loc {
   std::shared_ptr<const SourceFile> file;
   int line = 0;
   int col = 0;
-  bool valid() const { return file && line > 0; }
+  std::string pointer;
+  bool valid() const { return file && (line > 0 || !pointer.empty()); }
 };
 
 /// A user error with its location.
 struct Diag {
   Loc loc;
   std::string message;
-  /// `FILE:LINE:COL: error: message` + source line + caret (or `nxc: error:` without a location).
+  /// `FILE:LINE:COL: error: message` + source line + caret, `FILE:POINTER:
+  /// error: message` in a graph file, or `nxc: error: message` without a location.
   std::string render() const;
 };
 

@@ -37,6 +37,11 @@ public:
   Result<Prepared> prepare(const ast::File &file, const std::string &module, const std::string &function,
                            const std::vector<HostValue> &args, bool useDiskCache, const Loc &where);
 
+  /// Compiles (or fetches from the caches) and loads an already traced
+  /// graph, such as one read from a graph file; `source` is the text the
+  /// graph came from, part of the disk cache's key.
+  Result<Prepared> prepareGraph(Graph graph, const std::string &signature, const std::string &source,
+                                bool useDiskCache);
   /// Runs a prepared function. Inputs are the flattened leaves of the
   /// arguments; the result has the function's tuple structure.
   Result<HostValue> call(const Prepared &p, const std::vector<const HostTensor *> &inputs);

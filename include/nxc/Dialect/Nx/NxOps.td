@@ -16,6 +16,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def Nx_Dialect : Dialect {
   let name = "nx";
@@ -34,80 +35,105 @@ class Nx_Op<string mnemonic, list<Trait> traits = []>
 // Element-wise ops
 //===----------------------------------------------------------------------===//
 
-// Binary element-wise ops whose result has the operands' type.
-class Nx_BinaryOp<string mnemonic, string doc>
-    : Nx_Op<mnemonic, [SameTypeOperands, SameOperandsAndResultShape, Elementwise]> {
+// Nx's element types. Every nx value is a statically shaped tensor of one of
+// them; the element-wise ops below also state which of them they take.
+def Nx_IntegerType : AnyTypeOf<[SI8, SI16, SI32, SI64, UI8, UI16, UI32, UI64], "an Nx integer type">;
+def Nx_FloatType : AnyTypeOf<[F16, BF16, F32, F64], "an Nx float type">;
+def Nx_Tensor : StaticShapeTensorOf<[Nx_IntegerType, Nx_FloatType]>;
+def Nx_FloatTensor : StaticShapeTensorOf<[Nx_FloatType]>;
+def Nx_IntegerTensor : StaticShapeTensorOf<[Nx_IntegerType]>;
+def Nx_PredTensor : StaticShapeTensorOf<[UI8]>;
+
+// Binary element-wise ops on operands of one type; the result has the
+// operands' shape and, unless `resultType` says u8, their type.
+class Nx_BinaryOp<string mnemonic, string doc, Type operandType = Nx_Tensor, list<Trait> traits = [SameOperandsAndResultType]>
+    : Nx_Op<mnemonic, !listconcat(traits, [SameTypeOperands, SameOperandsAndResultShape, Elementwise])> {
   let summary = doc;
-  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+}
+class Nx_FloatBinaryOp<string mnemonic, string doc> : Nx_BinaryOp<mnemonic, doc, Nx_FloatTensor>;
+class Nx_IntegerBinaryOp<string mnemonic, string doc> : Nx_BinaryOp<mnemonic, doc, Nx_IntegerTensor>;
+// Comparisons and logical ops: any operand type, result u8 (0 or 1).
+class Nx_CompareOp<string mnemonic, string doc> : Nx_BinaryOp<mnemonic, doc, Nx_Tensor, []> {
+  let results = (outs Nx_PredTensor:$result);
 }
 
 def Nx_AddOp : Nx_BinaryOp<"add", "Nx.add: lhs + rhs">;
 def Nx_SubtractOp : Nx_BinaryOp<"subtract", "Nx.subtract: lhs - rhs">;
 def Nx_MultiplyOp : Nx_BinaryOp<"multiply", "Nx.multiply: lhs * rhs">;
-def Nx_DivideOp : Nx_BinaryOp<"divide", "Nx.divide: lhs / rhs on floats">;
+def Nx_DivideOp : Nx_FloatBinaryOp<"divide", "Nx.divide: lhs / rhs on floats">;
 def Nx_PowOp : Nx_BinaryOp<"pow", "Nx.pow: lhs ** rhs">;
 def Nx_RemainderOp : Nx_BinaryOp<"remainder", "Nx.remainder: sign of the dividend">;
-def Nx_QuotientOp : Nx_BinaryOp<"quotient", "Nx.quotient: integer division toward zero">;
-def Nx_Atan2Op : Nx_BinaryOp<"atan2", "Nx.atan2">;
+def Nx_QuotientOp : Nx_IntegerBinaryOp<"quotient", "Nx.quotient: integer division toward zero">;
+def Nx_Atan2Op : Nx_FloatBinaryOp<"atan2", "Nx.atan2">;
 def Nx_MaxOp : Nx_BinaryOp<"max", "Nx.max: NaN-propagating maximum">;
 def Nx_MinOp : Nx_BinaryOp<"min", "Nx.min: NaN-propagating minimum">;
-def Nx_BitwiseAndOp : Nx_BinaryOp<"bitwise_and", "Nx.bitwise_and">;
-def Nx_BitwiseOrOp : Nx_BinaryOp<"bitwise_or", "Nx.bitwise_or">;
-def Nx_BitwiseXorOp : Nx_BinaryOp<"bitwise_xor", "Nx.bitwise_xor">;
-def Nx_LeftShiftOp : Nx_BinaryOp<"left_shift", "Nx.left_shift">;
-def Nx_RightShiftOp : Nx_BinaryOp<"right_shift", "Nx.right_shift (arithmetic on signed)">;
-// Comparisons and logical ops: result u8 (0 or 1).
-def Nx_EqualOp : Nx_BinaryOp<"equal", "Nx.equal, u8 result">;
-def Nx_NotEqualOp : Nx_BinaryOp<"not_equal", "Nx.not_equal, u8 result">;
-def Nx_LessOp : Nx_BinaryOp<"less", "Nx.less, u8 result">;
-def Nx_LessEqualOp : Nx_BinaryOp<"less_equal", "Nx.less_equal, u8 result">;
-def Nx_GreaterOp : Nx_BinaryOp<"greater", "Nx.greater, u8 result">;
-def Nx_GreaterEqualOp : Nx_BinaryOp<"greater_equal", "Nx.greater_equal, u8 result">;
-def Nx_LogicalAndOp : Nx_BinaryOp<"logical_and", "Nx.logical_and, u8 result">;
-def Nx_LogicalOrOp : Nx_BinaryOp<"logical_or", "Nx.logical_or, u8 result">;
-def Nx_LogicalXorOp : Nx_BinaryOp<"logical_xor", "Nx.logical_xor, u8 result">;
+def Nx_BitwiseAndOp : Nx_IntegerBinaryOp<"bitwise_and", "Nx.bitwise_and">;
+def Nx_BitwiseOrOp : Nx_IntegerBinaryOp<"bitwise_or", "Nx.bitwise_or">;
+def Nx_BitwiseXorOp : Nx_IntegerBinaryOp<"bitwise_xor", "Nx.bitwise_xor">;
+def Nx_LeftShiftOp : Nx_IntegerBinaryOp<"left_shift", "Nx.left_shift">;
+def Nx_RightShiftOp : Nx_IntegerBinaryOp<"right_shift", "Nx.right_shift (arithmetic on signed)">;
+def Nx_EqualOp : Nx_CompareOp<"equal", "Nx.equal, u8 result">;
+def Nx_NotEqualOp : Nx_CompareOp<"not_equal", "Nx.not_equal, u8 result">;
+def Nx_LessOp : Nx_CompareOp<"less", "Nx.less, u8 result">;
+def Nx_LessEqualOp : Nx_CompareOp<"less_equal", "Nx.less_equal, u8 result">;
+def Nx_GreaterOp : Nx_CompareOp<"greater", "Nx.greater, u8 result">;
+def Nx_GreaterEqualOp : Nx_CompareOp<"greater_equal", "Nx.greater_equal, u8 result">;
+def Nx_LogicalAndOp : Nx_CompareOp<"logical_and", "Nx.logical_and, u8 result">;
+def Nx_LogicalOrOp : Nx_CompareOp<"logical_or", "Nx.logical_or, u8 result">;
+def Nx_LogicalXorOp : Nx_CompareOp<"logical_xor", "Nx.logical_xor, u8 result">;
 
-// Unary element-wise ops.
-class Nx_UnaryOp<string mnemonic, string doc>
-    : Nx_Op<mnemonic, [SameOperandsAndResultShape, Elementwise]> {
+// Unary element-wise ops; the result has the operand's type unless it is u8.
+class Nx_UnaryOp<string mnemonic, string doc, Type operandType = Nx_Tensor, list<Trait> traits = [SameOperandsAndResultType]>
+    : Nx_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultShape, Elementwise])> {
   let summary = doc;
-  let arguments = (ins AnyStaticShapeTensor:$operand);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins operandType:$operand);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
 }
 
+// Float functions (Sema converts integer operands to a float type first).
 foreach name = ["exp", "expm1", "log", "log1p", "sigmoid", "sin", "cos", "tan",
                 "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
-                "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "negate", "abs",
-                "sign", "floor", "ceil", "round", "logical_not", "is_nan",
-                "is_infinity", "bitwise_not", "log2", "population_count",
-                "count_leading_zeros"] in
+                "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "log2",
+                "floor", "ceil", "round"] in
+  def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name, Nx_FloatTensor>;
+foreach name = ["negate", "abs", "sign"] in
   def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name>;
+foreach name = ["bitwise_not", "population_count", "count_leading_zeros"] in
+  def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name, Nx_IntegerTensor>;
+// Predicates: u8 result.
+foreach name = ["logical_not", "is_nan", "is_infinity"] in
+  def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name # ", u8 result", Nx_Tensor, []> {
+    let results = (outs Nx_PredTensor:$result);
+  }
 
 def Nx_AsTypeOp : Nx_Op<"as_type", [SameOperandsAndResultShape]> {
   let summary = "Nx.as_type: element type conversion";
-  let arguments = (ins AnyStaticShapeTensor:$operand);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
 }
 
 def Nx_BitcastOp : Nx_Op<"bitcast", [SameOperandsAndResultShape]> {
   let summary = "Nx.bitcast: the same bits as another type of the same width";
-  let arguments = (ins AnyStaticShapeTensor:$operand);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Nx_SelectOp : Nx_Op<"select"> {
   let summary = "Nx.select: pred != 0 ? on_true : on_false (all one shape)";
-  let arguments = (ins AnyStaticShapeTensor:$pred, AnyStaticShapeTensor:$on_true,
-                       AnyStaticShapeTensor:$on_false);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$pred, Nx_Tensor:$on_true,
+                       Nx_Tensor:$on_false);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = [{
     $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($on_true) `,` type($on_false) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -117,15 +143,17 @@ def Nx_SelectOp : Nx_Op<"select"> {
 def Nx_ConstantOp : Nx_Op<"constant", [ConstantLike]> {
   let summary = "a constant tensor (Nx.tensor, or a number literal)";
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$value attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Nx_IotaOp : Nx_Op<"iota"> {
   let summary = "Nx.iota: counts along axes[0], or over the whole tensor (row-major) when axes is empty";
   let arguments = (ins DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "`axes` `=` $axes attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Nx_BroadcastOp : Nx_Op<"broadcast"> {
@@ -134,24 +162,26 @@ def Nx_BroadcastOp : Nx_Op<"broadcast"> {
     Each operand dimension is either 1 (repeated) or equal to the result
     dimension it maps to; `axes` is strictly increasing.
   }];
-  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$operand `,` `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
 }
 
 def Nx_ReshapeOp : Nx_Op<"reshape"> {
   let summary = "Nx.reshape: same elements in row-major order, new shape";
-  let arguments = (ins AnyStaticShapeTensor:$operand);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Nx_TransposeOp : Nx_Op<"transpose"> {
   let summary = "Nx.transpose: result dim i is operand dim axes[i]";
-  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$operand `,` `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -160,9 +190,10 @@ def Nx_TransposeOp : Nx_Op<"transpose"> {
 
 class Nx_ReduceOp<string mnemonic, string doc> : Nx_Op<mnemonic> {
   let summary = doc # " over `axes` (the reduced axes are removed)";
-  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = "$operand `,` `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Nx_SumOp : Nx_ReduceOp<"sum", "Nx.sum">;
@@ -178,14 +209,15 @@ def Nx_DotOp : Nx_Op<"dot", [SameOperandsElementType]> {
     Contracts `lhs_contract[i]` with `rhs_contract[i]`. The result holds the
     batch dims, then lhs's free dims, then rhs's free dims (Nx's order).
   }];
-  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs,
+  let arguments = (ins Nx_Tensor:$lhs, Nx_Tensor:$rhs,
                        DenseI64ArrayAttr:$lhs_contract, DenseI64ArrayAttr:$lhs_batch,
                        DenseI64ArrayAttr:$rhs_contract, DenseI64ArrayAttr:$rhs_batch);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $lhs_contract `,` $lhs_batch `,` $rhs `,` $rhs_contract `,` $rhs_batch attr-dict
     `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -199,36 +231,41 @@ def Nx_SliceOp : Nx_Op<"slice"> {
     supplies it at run time, clamped to [0, dim - length]. Result dim i is
     ceil(lengths[i] / strides[i]).
   }];
-  let arguments = (ins AnyStaticShapeTensor:$operand, Variadic<AnyStaticShapeTensor>:$start_tensors,
+  let arguments = (ins Nx_Tensor:$operand, Variadic<Nx_Tensor>:$start_tensors,
                        DenseI64ArrayAttr:$start_indices, DenseI64ArrayAttr:$lengths,
                        DenseI64ArrayAttr:$strides);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_PutSliceOp : Nx_Op<"put_slice"> {
   let summary = "Nx.put_slice: operand with `update` written at start_indices (clamped)";
-  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$update,
-                       Variadic<AnyStaticShapeTensor>:$start_tensors, DenseI64ArrayAttr:$start_indices);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, Nx_Tensor:$update,
+                       Variadic<Nx_Tensor>:$start_tensors, DenseI64ArrayAttr:$start_indices);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_ConcatenateOp : Nx_Op<"concatenate"> {
   let summary = "Nx.concatenate along axes[0]";
-  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Variadic<Nx_Tensor>:$inputs, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_PadOp : Nx_Op<"pad"> {
   let summary = "Nx.pad with non-negative low, high and interior padding";
-  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$value,
+  let arguments = (ins Nx_Tensor:$operand, Nx_Tensor:$value,
                        DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high, DenseI64ArrayAttr:$interior);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_ReverseOp : Nx_Op<"reverse"> {
   let summary = "Nx.reverse over axes";
-  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -237,16 +274,18 @@ def Nx_ReverseOp : Nx_Op<"reverse"> {
 
 class Nx_ArgReduceOp<string mnemonic> : Nx_Op<mnemonic> {
   let summary = "Nx." # mnemonic # " over axes[0]; tie_break[0] is 0 (low) or 1 (high); NaN is extreme";
-  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes, DenseI64ArrayAttr:$tie_break);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, DenseI64ArrayAttr:$axes, DenseI64ArrayAttr:$tie_break);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 def Nx_ArgmaxOp : Nx_ArgReduceOp<"argmax">;
 def Nx_ArgminOp : Nx_ArgReduceOp<"argmin">;
 
 class Nx_ScanOp<string mnemonic> : Nx_Op<mnemonic, [SameOperandsAndResultShape]> {
   let summary = "Nx." # mnemonic # " along axes[0] (forward; Sema reverses for reverse: true)";
-  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 def Nx_CumulativeSumOp : Nx_ScanOp<"cumulative_sum">;
 def Nx_CumulativeProductOp : Nx_ScanOp<"cumulative_product">;
@@ -260,9 +299,10 @@ def Nx_CumulativeMinOp : Nx_ScanOp<"cumulative_min">;
 class Nx_WindowOp<string mnemonic> : Nx_Op<mnemonic> {
   let summary = "Nx." # mnemonic # " over windows of `window_dims` (the operand is already padded)";
   let description = [{ result[o] = reduce over w of operand[o * strides + w * dilations]. }];
-  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$window_dims,
+  let arguments = (ins Nx_Tensor:$operand, DenseI64ArrayAttr:$window_dims,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 def Nx_WindowSumOp : Nx_WindowOp<"window_sum">;
 def Nx_WindowProductOp : Nx_WindowOp<"window_product">;
@@ -276,9 +316,10 @@ def Nx_ConvOp : Nx_Op<"conv", [SameOperandsElementType]> {
     spatial...}: sum over in-group channels and kernel positions of
     input[b, g * in_g + i, s * strides + k * kernel_dilation] * kernel[o, i, k].
   }];
-  let arguments = (ins AnyStaticShapeTensor:$input, AnyStaticShapeTensor:$kernel, DenseI64ArrayAttr:$strides,
+  let arguments = (ins Nx_Tensor:$input, Nx_Tensor:$kernel, DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$kernel_dilation, DenseI64ArrayAttr:$feature_groups);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -288,40 +329,46 @@ def Nx_ConvOp : Nx_Op<"conv", [SameOperandsElementType]> {
 def Nx_TakeOp : Nx_Op<"take"> {
   let summary = "Nx.take along axes[0]: result = operand dims with that axis replaced by the indices' dims";
   let description = [{ Indices out of range are clamped into it. }];
-  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, Nx_Tensor:$indices, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_TakeAlongAxisOp : Nx_Op<"take_along_axis"> {
   let summary = "Nx.take_along_axis along axes[0] (indices have the result's shape; clamped)";
-  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, Nx_Tensor:$indices, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_GatherOp : Nx_Op<"gather"> {
   let summary = "Nx.gather: the last dim of indices indexes `axes`; result = indices dims but the last, then the other operand dims";
-  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, Nx_Tensor:$indices, DenseI64ArrayAttr:$axes);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_ArgsortOp : Nx_Op<"argsort"> {
   let summary = "Nx.argsort along axes[0], stable; direction[0] is 0 (asc, NaN last) or 1 (desc, NaN first)";
-  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$axes, DenseI64ArrayAttr:$direction);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let arguments = (ins Nx_Tensor:$operand, DenseI64ArrayAttr:$axes, DenseI64ArrayAttr:$direction);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_IndexedAddOp : Nx_Op<"indexed_add"> {
   let summary = "Nx.indexed_add: operand with updates[i] added at indices[i] (full indices over `axes`)";
-  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, AnyStaticShapeTensor:$updates,
+  let arguments = (ins Nx_Tensor:$operand, Nx_Tensor:$indices, Nx_Tensor:$updates,
                        DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def Nx_IndexedPutOp : Nx_Op<"indexed_put"> {
   let summary = "Nx.indexed_put: operand with updates[i] written at indices[i] (full indices over `axes`)";
-  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$indices, AnyStaticShapeTensor:$updates,
+  let arguments = (ins Nx_Tensor:$operand, Nx_Tensor:$indices, Nx_Tensor:$updates,
                        DenseI64ArrayAttr:$axes);
-  let results = (outs AnyStaticShapeTensor:$result);
+  let results = (outs Nx_Tensor:$result);
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -334,8 +381,8 @@ def Nx_CondOp : Op<Nx_Dialect, "cond", [RecursiveMemoryEffects, NoRegionArgument
     Runs `then` when `pred` is non-zero, `else` otherwise; each region ends
     in nx.yield of values of the result types.
   }];
-  let arguments = (ins AnyStaticShapeTensor:$pred);
-  let results = (outs Variadic<AnyStaticShapeTensor>:$results);
+  let arguments = (ins Nx_Tensor:$pred);
+  let results = (outs Variadic<Nx_Tensor>:$results);
   let regions = (region SizedRegion<1>:$then_region, SizedRegion<1>:$else_region);
   let hasVerifier = 1;
 }
@@ -347,8 +394,8 @@ def Nx_WhileOp : Op<Nx_Dialect, "while", [RecursiveMemoryEffects]> {
     yields one scalar (non-zero: run the body again), `body` yields the next
     state. The results are the last state.
   }];
-  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inits);
-  let results = (outs Variadic<AnyStaticShapeTensor>:$results);
+  let arguments = (ins Variadic<Nx_Tensor>:$inits);
+  let results = (outs Variadic<Nx_Tensor>:$results);
   let regions = (region SizedRegion<1>:$condition, SizedRegion<1>:$body);
   let hasVerifier = 1;
 }
@@ -361,14 +408,14 @@ def Nx_PrintValueOp : Op<Nx_Dialect, "print_value", [MemoryEffects<[MemWrite]>]>
     nxc/Sema/PrintValue.h), nxc_print_bits for every element of every input
     in row-major order, then nxc_print_end. Only the JIT emits it.
   }];
-  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs, StrAttr:$header);
+  let arguments = (ins Variadic<Nx_Tensor>:$inputs, StrAttr:$header);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
 }
 
 def Nx_YieldOp : Op<Nx_Dialect, "yield", [Pure, Terminator, ReturnLike,
                                           ParentOneOf<["CondOp", "WhileOp"]>]> {
   let summary = "yields the values of an nx.cond or nx.while region";
-  let arguments = (ins Variadic<AnyStaticShapeTensor>:$values);
+  let arguments = (ins Variadic<Nx_Tensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
