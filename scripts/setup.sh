@@ -10,8 +10,9 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22 liblld-22-dev
   # libraries used by nxc itself (command line, manifest, repl line editing)
   libcli11-dev libfmt-dev nlohmann-json3-dev libedit-dev
-  # tests: doctest (unit), lit + FileCheck (IR), NumPy (reference results), binutils (readelf)
-  doctest-dev python3-numpy binutils zlib1g-dev libzstd-dev
+  # tests: doctest (unit), lit + FileCheck (IR), NumPy (reference results), jsonschema (graph
+  # files against docs/graph-format.schema.json), binutils (readelf)
+  doctest-dev python3-numpy python3-jsonschema binutils zlib1g-dev libzstd-dev
   # the install test: CPack's .deb generator needs dpkg-shlibdeps and file
   dpkg-dev file
   # cross tests: qemu (user mode for Linux boards, system mode for Cortex-M),

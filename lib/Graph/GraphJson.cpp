@@ -147,9 +147,11 @@ Result<GraphJson> writeGraphJson(const std::vector<const Graph *> &graphs, const
       if (!n.operands.empty()) o["operands"] = n.operands;
       if (n.op == "parameter" || n.op == "region_arg" || n.op == "elem") o["index"] = n.param;
       putType(o, n.type);
+      // Options by name, so that reading and writing again is a fixed point.
+      std::map<std::string, std::vector<int64_t>> sorted(n.attrs.begin(), n.attrs.end());
+      if (!n.axes.empty()) sorted["axes"] = n.axes;
       ojson options = ojson::object();
-      if (!n.axes.empty()) options["axes"] = n.axes;
-      for (auto &[name, v] : n.attrs) options[name] = v;
+      for (auto &[name, v] : sorted) options[name] = v;
       if (!options.empty()) o["options"] = options;
       if (n.op == "cond" || n.op == "while") {
         ojson results = ojson::array();
@@ -524,7 +526,9 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
     size_t operandCount = n.operands.size();
     if ((op == "parameter" || op == "region_arg" || op == "constant" || op == "iota") && operandCount != 0)
       return err(nptr + "/operands", fmt::format(FMT_STRING("a {} node takes no operands"), op));
-    if ((op == "elem" || op == "metadata" || op == "cond") && operandCount != 1)
+    if (op == "metadata" && operandCount == 0)
+      return err(nptr, "a metadata node takes its value (and what it depends on) as operands, got none");
+    if ((op == "elem" || op == "cond") && operandCount != 1)
       return err(nptr, fmt::format(FMT_STRING("a {} node takes one operand, got {}"), op, operandCount));
     if (op == "parameter") {
       if (n.param >= (int)paramTypes.size())
@@ -560,7 +564,7 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
     }
     if (op == "metadata") {
       if (n.operands[0] >= (int)i || !n.type.sameTypeAndShape(g.nodes[n.operands[0]].type))
-        return err(nptr, "a metadata node has the type of an earlier operand");
+        return err(nptr, "a metadata node has the type of its first operand, an earlier node");
     }
     if (op == "constant") {
       NXC_CHECK(constantData(o, nptr, n));

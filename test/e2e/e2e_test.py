@@ -19,8 +19,14 @@ a GPU returns NXRT_ERROR_NO_DEVICE, writes nothing, says why in
 MODULE_device_error() and prints nothing; with --bundle DIR the inputs and
 references go to a bundle that test/gpu/run.sh checks on a GPU machine.
 
+With --via-graph every module goes through the JSON graph format: the source is
+traced to a graph file (`--emit json -o`), the artifacts are compiled from
+that file, and every check runs on them; besides, the graph must be a fixed
+point of `--emit json`, and the libraries must be byte for byte those compiled
+straight from the source (so every output is bit for bit the same).
+
 Usage: /usr/bin/python3 test/e2e/e2e_test.py --nxc PATH --work DIR [-k FILTER]
-           [--device cuda [--gpu sm_90] [--bundle DIR]]
+           [--device cuda [--gpu sm_90] [--bundle DIR]] [--via-graph]
 """
 
 import argparse
@@ -70,6 +76,19 @@ LIBM_FUNCTIONS = {f + suffix for suffix in ("", "f") for f in (
     "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "pow", "sin", "cos", "tan", "asin", "acos",
     "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt", "cbrt", "erf", "erfc",
     "fmod")}
+
+SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "graph-format.schema.json")
+_schema = None
+
+
+def graph_schema():
+    global _schema
+    if _schema is None:
+        with open(SCHEMA_PATH) as f:
+            _schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(_schema)
+    return _schema
+
 
 ARGS = None  # the parsed command line
 WORK = None  # the scratch directory
@@ -157,6 +176,7 @@ class Module:
     source: str
     command: list = field(default_factory=list)  # the nxc command that built it
     manifest: dict = field(default_factory=dict)
+    straight_dir: str = ""  # --via-graph: the same module compiled straight from the source
 
     def path(self, filename):
         return os.path.join(self.dir, filename)
@@ -568,6 +588,8 @@ class Context:
             cmd += ["--device", "cuda"] + (["--gpu", ARGS.gpu] if ARGS.gpu else [])
         elif ARGS.device == "cuda-emulated":
             cmd += ["--device", "cuda-emulated"]
+        if ARGS.via_graph:
+            cmd = self.compile_via_graph(case_dir, cmd, name, module)
         module.command = cmd
         self.nxc_commands.append(cmd)
         try:
@@ -584,11 +606,51 @@ class Context:
         self.modules.append(module)
         return module
 
+    def compile_via_graph(self, case_dir, cmd, name, module):
+        """Traces the source to a graph file, checks it is a fixed point of
+        --emit json, and compiles the source straight (to compare the
+        libraries afterwards). Returns the command that compiles the graph."""
+        graph = os.path.join(case_dir, "graph", f"{name}.json")
+        os.makedirs(os.path.dirname(graph), exist_ok=True)
+        device = cmd[cmd.index("-o") + 2:]
+        options = cmd[3:cmd.index("--name")]  # the --fn options
+        emit = [self.nxc, "aot", module.source] + options + ["--name", name, "--emit", "json", "-o", graph] + device
+        self.nxc_commands.append(emit)
+        run(emit)
+        with open(graph) as f:
+            document = json.load(f)
+        try:
+            jsonschema.validate(document, graph_schema())
+        except jsonschema.ValidationError as e:
+            raise CaseFailure(f"{graph} does not follow docs/graph-format.schema.json: {e.message} at "
+                              f"/{'/'.join(str(p) for p in e.absolute_path)}")
+        again = [self.nxc, "aot", graph, "--name", name, "--emit", "json"] + device
+        self.nxc_commands.append(again)
+        with open(graph) as f:
+            check(run(again) == f.read(), f"the graph is not a fixed point of --emit json:\n  $ {shlex.join(again)}")
+        straight = cmd[:cmd.index("-o") + 1] + [os.path.join(case_dir, "straight")] + device
+        self.nxc_commands.append(straight)
+        run(straight)
+        module.straight_dir = straight[straight.index("-o") + 1]
+        return [self.nxc, "aot", graph, "--name", name, "-o", module.dir] + device
+
+    def check_same_libraries(self, module):
+        """--via-graph: the graph's libraries are the source's, byte for byte."""
+        for filename in (f"lib{module.name}.so", f"lib{module.name}.a"):
+            straight = os.path.join(module.straight_dir, filename)
+            if not os.path.exists(straight):
+                continue
+            with open(module.path(filename), "rb") as a, open(straight, "rb") as b:
+                check(a.read() == b.read(), f"{filename} compiled from the graph differs from the one compiled from "
+                      f"the source")
+
     def check_calls(self, source, fns, name, calls):
         """The whole numeric check of one module: compile, manifest, both builds."""
         case_dir = self.case_dir()
         module = self.compile(case_dir, source, fns, name)
         check_manifest(module, calls)
+        if ARGS.via_graph:
+            self.check_same_libraries(module)
         return build_and_run(case_dir, module, calls)
 
     def artifacts(self):
@@ -1222,12 +1284,17 @@ def main():
                         help="compile every module for this device (cuda: see above)")
     parser.add_argument("--gpu", help="with --device cuda: nxc's --gpu architectures")
     parser.add_argument("--bundle", help="with --device cuda: write the GPU bundle here (appends to calls.txt)")
+    parser.add_argument("--via-graph", action="store_true",
+                        help="compile every module from its JSON graph (see above)")
     global ARGS
     ARGS = parser.parse_args()
+    if ARGS.via_graph:
+        global jsonschema
+        import jsonschema  # Debian's python3-jsonschema (scripts/setup.sh)
 
     cases = [(name, fn) for name, fn in CASES
              if (not ARGS.filter or any(f in name for f in ARGS.filter))
-             and not (ARGS.device != "cpu" and name.startswith("artifact"))]
+             and not ((ARGS.device != "cpu" or ARGS.via_graph) and name.startswith("artifact"))]
     if ARGS.bundle:
         shutil.rmtree(ARGS.bundle, ignore_errors=True)
         os.makedirs(ARGS.bundle)

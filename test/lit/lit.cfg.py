@@ -6,7 +6,7 @@ import lit.formats
 
 config.name = "nxc"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".nx", ".mlir"]
+config.suffixes = [".nx", ".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(os.path.dirname(config.nxc), "..", "..", "test", "lit-out")
 # nxc-opt first and only as a whole word, so that %nxc never rewrites it.
@@ -14,6 +14,7 @@ config.substitutions.append((r"(?<![\w/.%-])nxc-opt\b", config.nxc_opt))
 config.substitutions.append(("%nxc", config.nxc))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%not", os.path.join(config.llvm_bin_dir, "not")))
+config.substitutions.append(("split-file", os.path.join(config.llvm_bin_dir, "split-file")))
 config.substitutions.append(("llvm-readelf", os.path.join(config.llvm_bin_dir, "llvm-readelf")))
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
 # The build's tools come before the system's in RUN lines.
