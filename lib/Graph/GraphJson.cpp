@@ -16,8 +16,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <limits>
 #include <map>
@@ -369,7 +373,8 @@ Result<const HostTensor *> Reader::dataFile(const json &data, const std::string 
       if (!read) return err(ptr + "/file", read.error().message);
       entries.push_back(NpzEntry{"", std::move(*read)});
     }
-    out_.dataFiles.push_back(path);
+    std::ifstream in(path, std::ios::binary);
+    out_.contents.append(std::istreambuf_iterator<char>(in), {});
     it = archives_.emplace(path, std::move(entries)).first;
   }
   auto entryField = data.find("entry");
@@ -721,6 +726,7 @@ Result<GraphFile> Reader::read() {
     std::string message = colon == std::string::npos ? what : what.substr(colon + 2);
     return error(Loc{file_, line, col}, "invalid JSON: " + message);
   }
+  out_.contents = file_->text;
   NXC_CHECK(keys(root, "", {"format", "version", "functions"}));
   NXC_TRY(format, member(root, "", "format"));
   if (!format->is_string() || format->get<std::string>() != kGraphFormat)
@@ -744,6 +750,19 @@ Result<GraphFile> Reader::read() {
 }
 
 } // namespace
+
+Result<GraphFile> loadGraphFile(const std::string &path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': it is a directory"), path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, std::strerror(errno)));
+  if (auto size = fs::file_size(path, ec); !ec && (int64_t)size > kGraphFileLimit)
+    return error(Loc{}, fmt::format(FMT_STRING("{}: the graph file is larger than {} MiB; keep large constants in a "
+                                               ".npz beside it"),
+                                    path, kGraphFileLimit >> 20));
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  return readGraphJson(std::make_shared<const SourceFile>(SourceFile{path, std::move(text)}));
+}
 
 Result<GraphFile> readGraphJson(std::shared_ptr<const SourceFile> file) {
   try {

@@ -9,7 +9,7 @@ cmake=$1 build=$2 source=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 "$cmake" --install "$build" --prefix "$work/prefix" > "$work/install.log"
 for f in bin/nxc lib/cmake/nxc/nxcConfig.cmake lib/cmake/nxc/NxcModule.cmake share/nxc/runtime/nxrt.h \
-         share/pkgconfig/nxc.pc; do
+         share/pkgconfig/nxc.pc share/doc/nxc/graph-format.md share/doc/nxc/graph-format.schema.json; do
   test -f "$work/prefix/$f" || { echo "FAIL: the install tree lacks $f"; exit 1; }
 done
 "$cmake" -S "$source/examples/cmake-consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"

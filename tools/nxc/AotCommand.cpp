@@ -210,31 +210,22 @@ int emitGraphJson(const std::vector<TracedEntry> &entries, const std::string &mo
 int runAot(const AotOptions &o) {
   fs::path inputPath(o.input);
   bool graphInput = inputPath.extension() == ".json";
-  std::error_code sizeError;
-  if (graphInput && fs::is_regular_file(inputPath, sizeError) &&
-      (int64_t)fs::file_size(inputPath, sizeError) > kGraphFileLimit)
-    return report(error(Loc{}, fmt::format(FMT_STRING("{}: the graph file is larger than {} MiB; keep large constants "
-                                                      "in a .npz beside it"),
-                                           o.input, kGraphFileLimit >> 20)));
-  auto src = readSource(o.input);
-  if (!src) return report(src.error());
   std::optional<ast::File> file;
   std::optional<GraphFile> graphFile;
-  std::string digestSource = src->get()->text;
+  std::string digestSource; // what the manifest's input hash covers
   if (graphInput) {
     if (o.emit == "ast") return report(error(Loc{}, "--emit ast needs defn source; a graph file has no syntax tree"));
-    auto read = readGraphJson(*src);
+    auto read = loadGraphFile(o.input);
     if (!read) return report(read.error());
     graphFile = std::move(*read);
-    for (auto &data : graphFile->dataFiles) {
-      auto bytes = readSource(data);
-      if (!bytes) return report(bytes.error());
-      digestSource += bytes->get()->text;
-    }
+    digestSource = graphFile->contents;
   } else {
+    auto src = readSource(o.input);
+    if (!src) return report(src.error());
     auto parsed = parseFile(*src);
     if (!parsed) return report(parsed.error());
     file = std::move(*parsed);
+    digestSource = src->get()->text;
     if (o.emit == "ast") {
       std::cout << ast::print(*file);
       return 0;

@@ -164,19 +164,22 @@ Status checkGraphArguments(const Graph &g, const std::vector<HostValue> &args, c
 } // namespace
 
 int runJit(const JitOptions &o) {
-  auto src = readSource(o.input);
-  if (!src) return report(src.error());
   bool graphInput = endsWith(o.input, ".json");
   std::optional<ast::File> file;
   std::optional<GraphFile> graphFile;
+  std::string cacheSource; // what the disk cache's key covers
   if (graphInput) {
-    auto read = readGraphJson(*src);
+    auto read = loadGraphFile(o.input);
     if (!read) return report(read.error());
     graphFile = std::move(*read);
+    cacheSource = graphFile->contents;
   } else {
+    auto src = readSource(o.input);
+    if (!src) return report(src.error());
     auto parsed = parseFile(*src);
     if (!parsed) return report(parsed.error());
     file = std::move(*parsed);
+    cacheSource = src->get()->text;
   }
 
   auto fnSrc = std::make_shared<const SourceFile>(SourceFile{"--fn", o.fn});
@@ -231,13 +234,6 @@ int runJit(const JitOptions &o) {
                                                       "(nxc jit runs on this machine's CPU)"),
                                            o.device)));
   (*engine)->setEmulateGpu(o.device == "cuda-emulated");
-  std::string cacheSource = src->get()->text;
-  if (graphFile)
-    for (auto &data : graphFile->dataFiles) {
-      auto bytes = readSource(data);
-      if (!bytes) return report(bytes.error());
-      cacheSource += bytes->get()->text;
-    }
   auto prepared = graph ? (*engine)->prepareGraph(*graph, graphSignature(*graph), cacheSource, !o.noCache)
                         : (*engine)->prepare(*file, module, name, grouped, !o.noCache, where);
   if (!prepared) return report(prepared.error());

@@ -46,16 +46,21 @@ struct GraphJson {
 /// (`c<node>_<function>`), otherwise every constant is inline.
 Result<GraphJson> writeGraphJson(const std::vector<const Graph *> &graphs, const std::string &constantsFile);
 
-/// A graph file read back: one Graph per function, and the data files its
-/// constants came from (paths as opened, for digests).
+/// A graph file read back: one Graph per function.
 struct GraphFile {
   std::vector<Graph> functions;
-  std::vector<std::string> dataFiles;
+  /// The graph's text and the bytes of the data files its constants came
+  /// from: what a digest of the inputs (the manifest's, the JIT cache's) covers.
+  std::string contents;
 };
 
-/// Reads a graph file. Constant files are resolved relative to the graph
+/// Parses a graph file. Constant files are resolved relative to the graph
 /// file's directory. Errors carry the JSON pointer of the bad value.
 Result<GraphFile> readGraphJson(std::shared_ptr<const SourceFile> file);
+
+/// Reads and parses the graph file at `path`; a file larger than
+/// kGraphFileLimit is refused before it is read.
+Result<GraphFile> loadGraphFile(const std::string &path);
 
 /// "softmax(f32[1000], s32)": the signature a graph was traced at.
 std::string graphSignature(const Graph &g);
