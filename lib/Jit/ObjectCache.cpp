@@ -142,10 +142,21 @@ void evict(const std::string &dir) {
 std::optional<ObjectCache::Entry> ObjectCache::lookup(const std::string &key) {
   std::string dir = directory();
   if (dir.empty()) return std::nullopt;
-  Entry e;
-  e.path = fmt::format(FMT_STRING("{}/{}.o"), dir, key);
+  std::string path = fmt::format(FMT_STRING("{}/{}.o"), dir, key), object;
   std::string meta, metaPath = fmt::format(FMT_STRING("{}/{}.meta"), dir, key);
-  if (!readFile(metaPath, meta) || !readFile(e.path, e.object)) return std::nullopt;
+  if (!readFile(metaPath, meta) || !readFile(path, object)) return std::nullopt;
+  auto e = verify(key, meta, std::move(object));
+  if (!e) return std::nullopt;
+  e->path = path;
+  std::error_code ec; // a hit counts as a use, for eviction
+  std::filesystem::last_write_time(metaPath, std::filesystem::file_time_type::clock::now(), ec);
+  return e;
+}
+
+std::optional<ObjectCache::Entry> ObjectCache::verify(const std::string &key, const std::string &meta,
+                                                      std::string object) {
+  Entry e;
+  e.object = std::move(object);
   std::istringstream ms(meta);
   std::string magic, objectDigest, digest;
   int version = 0;
@@ -157,8 +168,6 @@ std::optional<ObjectCache::Entry> ObjectCache::lookup(const std::string &key) {
       version != 2 || size != e.object.size() || e.workspaceSize < 0 || e.workspaceSize > (int64_t(1) << 40) ||
       objectDigest != sha256(e.object) || digest != metaDigest(key, e.workspaceSize, size, objectDigest))
     return std::nullopt;
-  std::error_code ec; // a hit counts as a use, for eviction
-  std::filesystem::last_write_time(metaPath, std::filesystem::file_time_type::clock::now(), ec);
   return e;
 }
 

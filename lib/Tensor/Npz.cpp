@@ -16,7 +16,11 @@ namespace nxc {
 
 Result<std::vector<NpzEntry>> readNpzEntries(const std::string &path) {
   NXC_TRY(data, bytes::readFile(path));
-  NXC_TRY(members, readZip(data.data(), data.size(), path));
+  return parseNpz(data.data(), data.size(), path);
+}
+
+Result<std::vector<NpzEntry>> parseNpz(const uint8_t *data, size_t size, const std::string &path) {
+  NXC_TRY(members, readZip(data, size, path));
   std::vector<NpzEntry> entries;
   for (ZipMember &m : members) {
     const std::string suffix = ".npy";

@@ -73,6 +73,9 @@ public:
   };
   /// The entry for `key`, if present and intact.
   static std::optional<Entry> lookup(const std::string &key);
+  /// Checks an entry's metadata (KEY.meta's text) against its object and its
+  /// key; the entry if everything agrees.
+  static std::optional<Entry> verify(const std::string &key, const std::string &meta, std::string object);
   /// Stores an entry; failures (read-only disk, ...) are ignored: the cache is
   /// only an optimization.
   static void store(const std::string &key, const std::string &object, int64_t workspaceSize);

@@ -106,6 +106,8 @@ struct NpzEntry {
 Result<std::vector<HostTensor>> readNpz(const std::string &path);
 /// readNpz with the entry names.
 Result<std::vector<NpzEntry>> readNpzEntries(const std::string &path);
+/// readNpzEntries on an archive in memory; `name` names it in messages.
+Result<std::vector<NpzEntry>> parseNpz(const uint8_t *data, size_t size, const std::string &name);
 /// Writes `ts` as an uncompressed .npz archive with entries arr_0.npy,
 /// arr_1.npy, ... (numpy.savez's layout; readable by numpy.load).
 Status writeNpz(const std::string &path, const std::vector<HostTensor> &ts);
