@@ -97,7 +97,9 @@ WORK = None  # the scratch directory
 def ctx_work():
     return WORK
 
-C_FLAGS = ["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror"]
+C_FLAGS = ["-std=c99", "-D_DEFAULT_SOURCE", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread"]
+# Threads that call each function at once, and how many calls each makes.
+THREADS, THREAD_CALLS = 8, 20
 
 
 class CaseSkipped(Exception):
@@ -219,18 +221,57 @@ def signature_suffix(inputs):
 def c_driver(module, calls):
     """A C program: for each call, reads the inputs from IN_DIR, calls the function
     (checking status 0), writes the outputs to OUT_DIR; then checks that a second
-    call gives the same bytes, and that a NULL output or input gives status 1
-    without writing anything."""
+    call gives the same bytes, that a NULL output or input gives status 1
+    without writing anything, and that THREADS threads calling the function at
+    once, THREAD_CALLS times each, all get the first call's bytes. Every buffer
+    lies against a PROT_NONE guard page (its end against the next page with
+    `high`, its start against the previous one with `low`, the third argument)
+    and inputs are read-only, so any access outside them faults."""
     blocks = [c_call_block(i, call) for i, call in enumerate(calls)]
+    threads = [c_thread_function(i, call) for i, call in enumerate(calls)]
     return C_DRIVER_TEMPLATE.replace("@HELPERS@", C_HELPERS) \
                             .replace("@HEADER@", os.path.basename(module.header)) \
+                            .replace("@THREADS@", "\n".join(threads)) \
+                            .replace("@NTHREADS@", str(THREADS)) \
                             .replace("@CALLS@", "\n".join(blocks))
 
 
-# Buffers filled with a sentinel, and the check that one was not written.
-C_HELPERS = r"""/* Output buffers start filled with 0xA5 so that untouched ones can be told. */
+# Buffers between guard pages, filled with a sentinel, and the check that one
+# was not written.
+C_HELPERS = r"""static int guard_low; /* buffers start right after a guard page (else end right before one) */
+
+/* nbytes bytes with PROT_NONE pages on both sides, one of them adjacent. */
+static void *guarded(size_t nbytes) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (nbytes + page - 1) / page * page;
+  char *base;
+  if (span == 0) span = page;
+  base = mmap(NULL, span + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED || mprotect(base, page, PROT_NONE) || mprotect(base + page + span, page, PROT_NONE)) {
+    fprintf(stderr, "cannot map guarded memory\n");
+    exit(2);
+  }
+  return guard_low ? base + page : base + page + span - nbytes;
+}
+
+/* The pages holding buf become read-only. */
+__attribute__((unused)) static void read_only(const void *buf, size_t nbytes) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = (uintptr_t)buf / page * page, end = ((uintptr_t)buf + nbytes + page - 1) / page * page;
+  if (nbytes && mprotect((void *)start, end - start, PROT_READ)) {
+    fprintf(stderr, "cannot protect an input\n");
+    exit(2);
+  }
+}
+
+__attribute__((unused)) static void release(const void *buf, size_t nbytes) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (nbytes + page - 1) / page * page;
+  if (span == 0) span = page;
+  munmap((char *)((uintptr_t)buf / page * page) - page, span + 2 * page);
+}
+
+/* Output buffers start filled with 0xA5 so that untouched ones can be told. */
 static void *sentinel_buffer(size_t nbytes) {
-  void *buf = malloc(nbytes ? nbytes : 1);
+  void *buf = guarded(nbytes);
   memset(buf, 0xA5, nbytes);
   return buf;
 }
@@ -245,17 +286,24 @@ static int untouched(const void *buf, size_t nbytes) {
 """
 
 C_DRIVER_TEMPLATE = r"""
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "@HEADER@"
 
 static const char *in_dir, *out_dir;
 static int failures;
 
+static void *guarded(size_t nbytes);
+static void read_only(const void *buf, size_t nbytes);
+
 static void *read_input(const char *name, size_t nbytes) {
   char path[4096];
-  void *buf = malloc(nbytes ? nbytes : 1);
+  void *buf = guarded(nbytes);
   FILE *f;
   snprintf(path, sizeof path, "%s/%s", in_dir, name);
   f = fopen(path, "rb");
@@ -264,6 +312,7 @@ static void *read_input(const char *name, size_t nbytes) {
     exit(2);
   }
   fclose(f);
+  read_only(buf, nbytes);
   return buf;
 }
 
@@ -293,17 +342,63 @@ static void expect(int ok, const char *what) {
   }
 }
 
+/* Runs fn on THREADS threads at once; each reports its mismatches. */
+static void run_threads(void *(*fn)(void *), const char *what) {
+  pthread_t threads[@NTHREADS@];
+  int i, bad = 0;
+  for (i = 0; i < @NTHREADS@; i++)
+    if (pthread_create(&threads[i], NULL, fn, NULL) != 0) {
+      fprintf(stderr, "cannot start a thread\n");
+      exit(2);
+    }
+  for (i = 0; i < @NTHREADS@; i++) {
+    void *r;
+    pthread_join(threads[i], &r);
+    bad += r != NULL;
+  }
+  if (bad) {
+    fprintf(stderr, "FAILED: %s: %d of @NTHREADS@ threads got a different status or different bytes\n", what, bad);
+    failures++;
+  }
+}
+
+@THREADS@
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s IN_DIR OUT_DIR\n", argv[0]);
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s IN_DIR OUT_DIR low|high\n", argv[0]);
     return 2;
   }
   in_dir = argv[1];
   out_dir = argv[2];
+  guard_low = strcmp(argv[3], "low") == 0;
 @CALLS@
   return failures ? 1 : 0;
 }
 """
+
+
+def c_thread_function(index, call):
+    """The per-call globals (inputs, expected outputs) and the function each
+    thread runs: THREAD_CALLS calls into its own guarded outputs, compared
+    with the first call's bytes."""
+    ins = [(f"c{index}_in{j}", c_type(nx_type(x))) for j, x in enumerate(call.inputs)]
+    outs = [(f"c{index}_want{j}", c_type(o.type), o.ref.size * np.dtype(TYPES[o.type][0]).itemsize)
+            for j, o in enumerate(call.outputs)]
+    lines = [f"static const {ct} *{var};" for var, ct in ins]
+    lines += [f"static const {ct} *{var};" for var, ct, _ in outs]
+    lines.append(f"static void *c{index}_thread(void *unused) {{")
+    lines.append("  int k, bad = 0;")
+    lines += [f"  {ct} *got{j} = guarded({n});" for j, (_, ct, n) in enumerate(outs)]
+    lines.append("  (void)unused;")
+    lines.append(f"  for (k = 0; k < {THREAD_CALLS}; k++) {{")
+    args = [var for var, _ in ins] + [f"got{j}" for j in range(len(outs))]
+    lines.append(f"    if ({call.symbol}({', '.join(args)}) != NXRT_OK) bad = 1;")
+    lines += [f"    if (memcmp(got{j}, {var}, {n}) != 0) bad = 1;" for j, (var, _, n) in enumerate(outs)]
+    lines.append("  }")
+    lines += [f"  release(got{j}, {n});" for j, (_, _, n) in enumerate(outs)]
+    lines.append("  return bad ? (void *)1 : NULL;")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def c_call_block(index, call):
@@ -336,6 +431,9 @@ def c_call_block(index, call):
     lines += [f'expect(memcmp({var}, again{j}, {nbytes}) == 0, '
               f'"{fn}: a second call gave different {var} bytes");'
               for j, (var, _, nbytes, _) in enumerate(outs)]
+    lines += [f"c{index}_in{j} = {var};" for j, (var, *_) in enumerate(ins)]
+    lines += [f"c{index}_want{j} = {var};" for j, (var, *_) in enumerate(outs)]
+    lines.append(f'run_threads(c{index}_thread, "{fn} from {THREADS} threads at once");')
     lines += [f"memset({var}, 0xA5, {nbytes});" for var, _, nbytes, _ in outs]
     null_out = outs[-1][0]
     lines.append(f'expect_status("{fn} with a NULL output", {invoke(null_out=null_out)}, '
@@ -346,7 +444,7 @@ def c_call_block(index, call):
         lines.append(f'expect_status("{fn} with a NULL input", {invoke(null_in=ins[0][0])}, '
                      f"NXRT_ERROR_NULL_ARGUMENT);")
         lines.append(f'expect({all_untouched()}, "{fn} wrote an output although an input was NULL");')
-    lines += [f"free((void *){var});" for var, *_ in ins + outs + again]
+    lines += [f"release({var}, {nbytes});" for var, _, nbytes, *_ in ins + outs + again]
     return "  {\n" + textwrap.indent("\n".join(lines), "    ") + "\n  }"
 
 
@@ -410,9 +508,13 @@ def compare(label, got, out):
 
 
 CUDA_DRIVER_TEMPLATE = r"""
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "@HEADER@"
 
 static int failures;
@@ -467,7 +569,7 @@ def cuda_driver(module, calls):
             null_args = ", ".join(["NULL"] + [var for var, *_ in ins[1:] + outs])
             lines.append(f'expect({fn}_host({null_args}) == NXRT_ERROR_NULL_ARGUMENT, '
                          f'"{fn}_host with a NULL input: not NXRT_ERROR_NULL_ARGUMENT");')
-        lines += [f"free({var});" for var, *_ in ins + outs]
+        lines += [f"release({var}, {n});" for var, _, n in ins + outs]
         blocks.append("  {\n" + textwrap.indent("\n".join(lines), "    ") + "\n  }")
     return CUDA_DRIVER_TEMPLATE.replace("@HELPERS@", C_HELPERS) \
                                .replace("@HEADER@", os.path.basename(module.header)) \
@@ -543,7 +645,8 @@ def build_and_run(case_dir, module, calls):
         run([ARGS.cc, *C_FLAGS, "-I", module.dir, driver, *link_args, "-o", exe])
         out_dir = os.path.join(case_dir, f"outputs_{variant}")
         os.makedirs(out_dir)
-        run([exe, in_dir, out_dir], env=env)
+        # Buffers against the guard page after them (shared) or before them (static).
+        run([exe, in_dir, out_dir, "high" if variant == "shared" else "low"], env=env)
         for i, call in enumerate(calls):
             for j, out in enumerate(call.outputs):
                 dtype = TYPES[out.type][0]
@@ -1014,7 +1117,8 @@ def _(ctx):
 @case("control_flow_and_indexing")
 def _(ctx):
     """while with a trip count from an input, state rotation (loop buffers must
-    not alias), a runtime if, scans, slices, concatenation and argmax."""
+    not alias), a runtime if, scans, slices, concatenation and argmax, and
+    indices out of range (clamped by take and gather, skipped by indexed_add)."""
     rng = ctx.rng()
     m = np.array([[2, 1, 0], [1, 3, 1], [0, 1, 4]], dtype=np.float32)
     steps = np.array(60, dtype=np.int32)
@@ -1035,6 +1139,13 @@ def _(ctx):
     argmax_high = (t.shape[1] - 1 - np.argmax(t[:, ::-1], axis=1)).sum()
     windows = np.concatenate([t[2], t[:, 0:2].reshape(-1), t[-1][::-1]]) + argmax_high
     tf = normal(rng, (5, 4))
+    idx = np.array([-3, 1, 7, 2], dtype=np.int32)
+    taken = t[:, np.clip(idx, 0, 3)]
+    gathered = t[np.clip(idx, 0, 2), np.clip(idx, 0, 3)]
+    added = t.copy()
+    for k, j in enumerate(idx):
+        if 0 <= j < 3:
+            added[j, j] += k
     calls = [
         Call("ctl_power_iteration", [m, steps], [Out("f32", v)]),
         Call("ctl_rotate", [a, b, c, n], [Out("s32", rot)]),
@@ -1043,9 +1154,11 @@ def _(ctx):
         Call("ctl_running", [t], [Out("s32", running)]),
         Call("ctl_windows", [t, i], [Out("s32", windows)]),
         Call("ctl_sum_rows", [tf], [Out("f32", f64(tf).sum(axis=0))]),
+        Call("ctl_lookups", [t, idx], [Out("s32", taken), Out("s32", gathered), Out("s32", added)]),
     ]
     fns = ["power_iteration(f32[3,3], s32[])", "rotate(s32[5], s32[5], s32[5], s32[])",
-           "branch(f32[2,3])", "branch_neg=branch(f32[2,3])", "running(s32[3,4])", "windows(s32[3,4], s32[])", "sum_rows(f32[5,4])"]
+           "branch(f32[2,3])", "branch_neg=branch(f32[2,3])", "running(s32[3,4])", "windows(s32[3,4], s32[])", "sum_rows(f32[5,4])",
+           "lookups(s32[3,4], s32[4])"]
     return ctx.check_calls("control.nx", fns, "ctl", calls)
 
 
