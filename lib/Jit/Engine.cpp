@@ -221,7 +221,7 @@ Result<HostValue> Engine::call(const Prepared &p, const std::vector<const HostTe
   std::vector<HostTensor> outs;
   for (int r : g.results) outs.push_back(HostTensor::zeros(g.typeOf(r)));
   // Every pointer must be non-NULL, also for empty tensors.
-  static uint8_t empty[64] alignas(64);
+  alignas(64) static uint8_t empty[64];
   std::vector<void *> argv;
   for (auto *t : inputs) argv.push_back(t->data.empty() ? empty : (void *)t->data.data());
   for (auto &t : outs) argv.push_back(t.data.empty() ? empty : (void *)t.data.data());
