@@ -8,6 +8,8 @@ packages=(
   cmake ninja-build ccache g++ pkg-config
   # LLVM/MLIR 22: libraries, TableGen (mlir-22-tools), lld as a library, clang for the runtime bitcode
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22 liblld-22-dev
+  # the sanitizer build and the libFuzzer targets (scripts/sanitize.sh): compiler-rt
+  libclang-rt-22-dev
   # libraries used by nxc itself (command line, manifest, repl line editing)
   libcli11-dev libfmt-dev nlohmann-json3-dev libedit-dev
   # tests: doctest (unit), lit + FileCheck (IR), NumPy (reference results), jsonschema (graph
