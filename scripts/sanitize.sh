@@ -10,5 +10,7 @@ cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 -DNXC_FUZZ=ON -DNXC_FUZZ_SECONDS="$seconds"
 cmake --build "$root/build-asan" -j "$(nproc)" --target nxc nxc-opt nxc-unit-tests \
   $(cd "$root/test/fuzz/libfuzzer" && ls *.cpp | sed 's/^/fuzz-/; s/\.cpp$//')
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# use_sigaltstack=0: nxc runs on a thread with its own signal stack, which ASan
+# would otherwise try to unmap at the thread's end.
+export ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$root/build-asan" --output-on-failure -j "$(nproc)" -R '^(unit|lit|e2e|jit|libfuzzer-.*)$'

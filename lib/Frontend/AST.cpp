@@ -66,6 +66,11 @@ std::string print(const File &file) {
     for (auto &f : m.functions) {
       fmt::format_to(to, FMT_STRING("  Function {} {}/{} @{}:{}\n"), f.kind, f.name, f.params.size(), f.loc.line,
                      f.loc.col);
+      // A plain def that is not in the defn subset keeps only its name and arity.
+      if (!f.body) {
+        out += "    (not in the defn subset)\n";
+        continue;
+      }
       for (size_t i = 0; i < f.params.size(); ++i) {
         out += "    Param\n";
         printExpr(out, *f.params[i], 3);

@@ -26,7 +26,9 @@ std::string Diag::render() const {
   std::string line = loc.file->lineText(loc.line);
   // A long line is shown around the column only, marked with "...".
   constexpr int kWindow = 120;
-  int col = loc.col;
+  // A column past the end of the line (an error at the end of the input)
+  // points just after its last character.
+  int col = std::max(1, std::min(loc.col, (int)line.size() + 1));
   if ((int)line.size() > 2 * kWindow) {
     int start = std::max(0, col - 1 - kWindow / 2);
     int end = std::min((int)line.size(), start + kWindow);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cstring>
 
 #include <cctype>
@@ -97,7 +99,13 @@ private:
 
   char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
   void skipSpace() { while (i_ < s_.size() && std::isspace((unsigned char)s_[i_])) ++i_; }
-  Loc loc() const { return Loc{src_, 1, (int)i_ + 1}; }
+  /// The line and column of position i_ (a --fn text may span lines).
+  Loc loc() const {
+    size_t lineStart = s_.rfind('\n', i_ == 0 ? 0 : i_ - 1);
+    lineStart = lineStart == std::string::npos || i_ == 0 ? 0 : lineStart + 1;
+    int line = 1 + (int)std::count(s_.begin(), s_.begin() + (std::ptrdiff_t)std::min(i_, s_.size()), '\n');
+    return Loc{src_, line, (int)(i_ - lineStart) + 1};
+  }
   Diag err(const std::string &m) const { return error(loc(), m); }
   static bool validCName(const std::string &n) {
     if (n.empty() || std::isdigit((unsigned char)n[0])) return false;

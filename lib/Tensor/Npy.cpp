@@ -191,7 +191,7 @@ Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::s
   bool sized = !sizeText.empty() && sizeText.size() <= 3;
   for (char c : sizeText) {
     if (!std::isdigit((unsigned char)c)) sized = false;
-    else size = size * 10 + (c - '0');
+    else if (sized) size = size * 10 + (c - '0'); // at most 3 digits
   }
   if (kind == 'O')
     return fileError(file, fmt::format(FMT_STRING("object arrays (dtype '{}') are not supported; save numbers only"),
