@@ -13,4 +13,5 @@ cmake --build "$root/build-asan" -j "$(nproc)" --target nxc nxc-opt nxc-unit-tes
 # use_sigaltstack=0: nxc runs on a thread with its own signal stack, which ASan
 # would otherwise try to unmap at the thread's end.
 export ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# (The libFuzzer tests set their own ASAN_OPTIONS: they run no such thread.)
 ctest --test-dir "$root/build-asan" --output-on-failure -j "$(nproc)" -R '^(unit|lit|e2e|jit|libfuzzer-.*)$'
