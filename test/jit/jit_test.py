@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import textwrap
 import time
 import traceback
@@ -1105,6 +1106,61 @@ def case_cache_concurrent(ctx):
             outputs.add(f.read())
     check(len(outputs) == 1, "concurrent runs of the same function wrote different bytes")
     expect_verbose(ctx.jit(*args), "hit", ctx.cache, ["softmax", "f32[4096]"])
+
+
+def case_cache_concurrent_corruption(ctx):
+    """Processes sharing one cache while its entries are being damaged (bytes flipped in the
+    object, the metadata rewritten, both truncated, in place, over and over): every process
+    gets the right result, whether it loads the entry, finds it damaged or races the damage."""
+    x, xp = softmax_input(ctx, 1000, "x.npy")
+    args = [source("cache.nx"), "--fn", "MyDefn.softmax", xp, "-v"]
+    obj = expect_verbose(ctx.jit(*args), "compiled", ctx.cache, ["softmax", "f32[1000]"])
+    meta = obj[:-2] + ".meta"
+    good_obj, good_meta = open(obj, "rb").read(), open(meta, "rb").read()
+    stop = threading.Event()
+    rounds = [0]
+
+    def damage():
+        rng = np.random.default_rng(7)
+        while not stop.is_set():
+            kind = rounds[0] % 4
+            data = bytearray(good_obj)
+            if kind == 0:
+                for i in rng.integers(0, len(data), 32):
+                    data[i] ^= 0xFF
+                target, payload = obj, bytes(data)
+            elif kind == 1:
+                fields = good_meta.decode().split()
+                fields[2] = str(int(fields[2]) + 64 * int(rng.integers(1, 100)))
+                target, payload = meta, (" ".join(fields) + "\n").encode()
+            elif kind == 2:
+                target, payload = obj, good_obj[: int(rng.integers(0, len(good_obj)))]
+            else:
+                target, payload = meta, good_meta[: int(rng.integers(0, len(good_meta)))]
+            try:
+                with open(target, "r+b" if os.path.exists(target) else "wb") as f:
+                    f.write(payload)
+                    f.truncate()
+            except OSError:
+                pass
+            rounds[0] += 1
+            time.sleep(0.002)
+
+    corrupter = threading.Thread(target=damage)
+    corrupter.start()
+    try:
+        results = ctx.jit_many([[*args, "-o", ctx.path(f"y{k}.npy")] for k in range(12)])
+    finally:
+        stop.set()
+        corrupter.join()
+    failures = Failures()
+    for k, res in enumerate(results):
+        failures.attempt(expect_ok, res)
+        if res.rc == 0:
+            failures.attempt(compare_arrays, f"run {k}", load_npy(ctx.path(f"y{k}.npy"), res),
+                             ref_softmax(x, "f32"), "f32")
+    failures.raise_if_any()
+    check(rounds[0] > 10, f"the entry was damaged only {rounds[0]} times while the runs went on")
 
 
 def case_cache_default_location(ctx):
