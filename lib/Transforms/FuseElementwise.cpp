@@ -6,7 +6,8 @@
 // exp(x - max) feeds the sum and the division). Fusing it into every user
 // recomputes a few flops per element but saves writing and re-reading a
 // whole tensor, and the scratch buffer it would need. Producers with more
-// than kMaxUsers users are left alone to bound the recomputation.
+// than kMaxUsers users are left alone to bound the recomputation, and no
+// fused body grows past kMaxFusedOps ops (compile time stays linear).
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Transforms/Passes.h"
@@ -30,10 +31,19 @@ namespace {
 
 constexpr unsigned kMaxUsers = 4;
 constexpr size_t kMaxRecomputedOps = 24;
+/// Fusion stops growing a loop body past this many ops: each fusion copies
+/// both bodies, so an unbounded chain (a sum of thousands of terms) would
+/// take quadratic time, and a body this large gains nothing from more.
+constexpr size_t kMaxFusedOps = 256;
 
 bool shouldFuse(OpOperand *fused) {
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
   if (!producer) return false;
+  if (auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
+      consumer && producer.getRegion().front().getOperations().size() +
+                          consumer.getRegion().front().getOperations().size() >
+                      kMaxFusedOps)
+    return false;
   // A layout copy made for a contraction (nx -> linalg marks it) stays.
   if (producer->hasAttr("nxc.keep_layout")) return false;
   // Producers that read their own coordinates (gathers, iotas) stay whole:

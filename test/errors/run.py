@@ -47,6 +47,7 @@ def main():
     ap.add_argument("--nxc", required=True)
     ap.add_argument("-k", "--filter", default="")
     args = ap.parse_args()
+    args.nxc = os.path.abspath(args.nxc)
     files = sorted(p for ext in ("nx", "exs", "cli") for p in glob.glob(os.path.join(HERE, "*", f"*.{ext}")))
     files = [p for p in files if args.filter in p]
     failures = []
