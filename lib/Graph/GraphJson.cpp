@@ -36,7 +36,6 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-constexpr int64_t kMaxElements = int64_t(1) << 40;
 /// Control-flow regions nest at most this deep (each level is a recursion
 /// when the graph becomes IR).
 constexpr int kMaxRegionDepth = 200;
@@ -301,6 +300,9 @@ Result<TensorType> Reader::tensorType(const json &obj, const std::string &ptr) c
   t.elem = *elem;
   NXC_TRY(shapeField, member(obj, ptr, "shape"));
   NXC_TRY(shape, integers(*shapeField, ptr + "/shape"));
+  if (shape.size() > (size_t)kMaxRank)
+    return err(ptr + "/shape", fmt::format(FMT_STRING("rank {}; nxc supports tensors up to rank {}"), shape.size(),
+                                           kMaxRank));
   int64_t count = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0)

@@ -7,6 +7,8 @@
 
 #include <cstring>
 #include <fstream>
+#include <cerrno>
+#include <filesystem>
 #include <iterator>
 #include <set>
 
@@ -44,8 +46,11 @@ Result<std::unique_ptr<ReplSession>> ReplSession::create(bool useDiskCache) {
 }
 
 Status ReplSession::load(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': it is a directory"), path));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}'"), path));
+  if (!in) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, std::strerror(errno)));
   std::string text(std::istreambuf_iterator<char>(in), {});
   auto src = std::make_shared<const SourceFile>(SourceFile{path, std::move(text)});
   NXC_TRY(file, parseFile(src));

@@ -314,6 +314,9 @@ Result<Shape> Tracer::shapeArg(const Value &v, const std::string &fn) {
                      fmt::format(FMT_STRING("{} expects a shape of non-negative integers"), fn));
       s.push_back(e.i);
     }
+    if (TensorType{ElemType::f32(), s, {}}.numElements() > kMaxElements)
+      return error(v.loc, fmt::format(FMT_STRING("{}: the shape {} is too large (more than 2^40 elements)"), fn,
+                                      shapeString(s)));
     return s;
   }
   return error(v.loc, fmt::format(FMT_STRING("{} expects a shape (a tuple such as {{2, 3}}) or a tensor, got {}"), fn,

@@ -313,7 +313,13 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     NXC_TRY(g, eval(*condOrGen.children[1], env));
     if (g.kind == Value::Range) {
       if (g.full) return error(condOrGen.loc, "while expects a range with bounds as generator");
-      count = g.step > 0 ? (g.last >= g.i ? (g.last - g.i) / g.step + 1 : 0) : (g.i >= g.last ? (g.i - g.last) / -g.step + 1 : 0);
+      __int128 span = (__int128)g.last - g.i, step = g.step;
+      __int128 n = step > 0 ? (span >= 0 ? span / step + 1 : 0) : (span <= 0 ? -span / -step + 1 : 0);
+      // The hidden counter is an s32.
+      if (n > INT32_MAX)
+        return error(condOrGen.loc, fmt::format(FMT_STRING("while: the generator's range has more than {} elements"),
+                                                INT32_MAX));
+      count = (int64_t)n;
       genRange = g;
     } else if (g.kind == Value::Tensor) {
       if (g_.typeOf(g.node).rank() == 0) return error(condOrGen.loc, "while expects a tensor of rank 1 or more as generator, got a scalar");
@@ -335,6 +341,14 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       else
         return error(u.loc, fmt::format(FMT_STRING("while: :unroll must be a boolean or a positive integer, got {}"),
                                         describeValue(u)));
+      // Each unrolled iteration is traced: a bound keeps the graph and the time in reason.
+      constexpr int64_t kMaxUnrolled = 10000;
+      int64_t traced = generator ? std::min(unroll, count) : unroll;
+      if (traced > kMaxUnrolled)
+        return error(u.loc.valid() ? u.loc : condOrGen.loc,
+                     fmt::format(FMT_STRING("while: unrolling would trace {} iterations, more than nxc unrolls ({}); "
+                                            "unroll by a smaller number, or leave it out"),
+                                 traced, kMaxUnrolled));
     }
   }
   // The generated value for iteration `k` (a scalar s32 tensor).

@@ -163,8 +163,7 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
     NXC_CHECK(arity(fn, args, 2, 2, loc));
     NXC_TRY(o, options(opts, {"axis"}, "Nx.split"));
     NXC_TRY(x, tensorArg(fn, args[0], loc));
-    int64_t axis = 0;
-    if (o.count("axis")) { NXC_TRY(a, normalizeAxis(o["axis"], g_.typeOf(x).rank(), loc, x)); axis = a; }
+    NXC_TRY(axis, normalizeAxis(o.count("axis") ? o["axis"] : Value::number(0, loc), g_.typeOf(x).rank(), loc, x));
     int64_t size = g_.typeOf(x).shape[axis], at;
     const Value &sp = args[1];
     const Loc &sl = sp.loc.valid() ? sp.loc : loc;

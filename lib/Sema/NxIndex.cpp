@@ -133,11 +133,7 @@ Result<Value> Tracer::nxSliceAlongAxis(const std::string &fn, std::vector<Value>
   NXC_TRY(o, options(opts, {"axis", "strides"}, "Nx.slice_along_axis"));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   Shape s = g_.typeOf(x).shape;
-  int64_t axis = 0;
-  if (o.count("axis")) {
-    NXC_TRY(a, normalizeAxis(o["axis"], (int64_t)s.size(), loc, x));
-    axis = a;
-  }
+  NXC_TRY(axis, normalizeAxis(o.count("axis") ? o["axis"] : Value::number(0, loc), (int64_t)s.size(), loc, x));
   NXC_TRY(len, intArg("Nx.slice_along_axis", args[2], "the length", loc));
   std::vector<Value> starts(s.size(), Value::number(0, loc));
   starts[axis] = args[1];

@@ -260,9 +260,13 @@ Result<WindowSpec> Tracer::windowSpec(const std::string &fn, int x, const Value 
       }
     else return error(v.loc.valid() ? v.loc : loc,
                       fmt::format(FMT_STRING("Nx.{}: :{} must be an integer or a list of {} integers"), fn, key, rank));
-    for (auto k : out)
+    for (auto k : out) {
       if (k < 1)
         return error(v.loc.valid() ? v.loc : loc, fmt::format(FMT_STRING("Nx.{}: :{} must be positive"), fn, key));
+      if (k > kMaxElements) // larger than any tensor: no window could fit
+        return error(v.loc.valid() ? v.loc : loc,
+                     fmt::format(FMT_STRING("Nx.{}: :{} {} is larger than any tensor nxc can hold"), fn, key, k));
+    }
     return okStatus();
   };
   std::vector<int64_t> strides, dilations;

@@ -461,7 +461,9 @@ Result<Value> Tracer::nxTriangle(const std::string &fn, std::vector<Value> &args
     rows = s[s.size() - 2];
     cols = s.back();
   }
-  if (rows < 0 || cols < 0 || rows * cols > (1 << 24)) return error(loc, "Nx." + fn + ": invalid or too large shape");
+  int64_t count;
+  if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, &count) || count > (1 << 24))
+    return error(loc, "Nx." + fn + ": invalid or too large shape");
   std::vector<int64_t> mask((size_t)(rows * cols));
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
@@ -520,7 +522,19 @@ Result<Value> Tracer::nxDiagonal(const std::string &fn, std::vector<Value> &args
     return Value::tensor(transpose(g, perm, loc), loc);
   }
   if (r < 1) return error(loc, "Nx.make_diagonal expects a tensor of rank 1 or more");
-  int64_t n = s.back(), size = n + (k >= 0 ? k : -k);
+  int64_t n = s.back(), size, square;
+  if (k == INT64_MIN || __builtin_add_overflow(n, k >= 0 ? k : -k, &size) || __builtin_mul_overflow(size, size, &square) ||
+      square > (int64_t(1) << 24))
+    return error(loc, fmt::format(FMT_STRING("Nx.make_diagonal: a {}-element vector on diagonal {} makes a matrix too "
+                                             "large to build (more than 2^24 elements)"),
+                                  n, k));
+  Shape out(s.begin(), s.end() - 1);
+  out.push_back(size);
+  out.push_back(size);
+  if (n == 0) // nothing to place: zeros
+    return Value::tensor(broadcastTo(cast(constant(ElemType::s32(), {}, {}, {0}, loc), g_.typeOf(x).elem, loc), out,
+                                     loc),
+                         loc);
   std::vector<int64_t> cols, mask;
   for (int64_t i = 0; i < size; ++i)
     for (int64_t j = 0; j < size; ++j) {
@@ -531,9 +545,6 @@ Result<Value> Tracer::nxDiagonal(const std::string &fn, std::vector<Value> &args
   Node take;
   take.op = "take";
   take.operands = {x, at};
-  Shape out(s.begin(), s.end() - 1);
-  out.push_back(size);
-  out.push_back(size);
   take.type = TensorType{g_.typeOf(x).elem, out, {}};
   take.axes = {r - 1};
   take.loc = loc;

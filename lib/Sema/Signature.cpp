@@ -207,7 +207,13 @@ private:
         while (std::isdigit((unsigned char)peek())) ++i_;
         if (b == i_) return error(dimLoc, "expected a dimension size (a non-negative integer)");
         std::string digits = s_.substr(b, i_ - b);
-        if (digits.size() > 12) return error(dimLoc, fmt::format(FMT_STRING("dimension {} is too large"), digits));
+        size_t significant = digits.find_first_not_of('0');
+        if (significant != std::string::npos && digits.size() - significant > 12)
+          return error(dimLoc, fmt::format(FMT_STRING("dimension {} is too large"), digits));
+        if (t.tensor.shape.size() == (size_t)kMaxRank)
+          return error(dimLoc, fmt::format(FMT_STRING("a template of rank more than {}; nxc supports tensors up to "
+                                                      "rank {}"),
+                                           kMaxRank, kMaxRank));
         t.tensor.shape.push_back(std::stoll(digits));
         t.tensor.names.push_back(name);
         any = true;

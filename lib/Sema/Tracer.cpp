@@ -56,6 +56,15 @@ Result<Graph> Tracer::run(const Signature &sig) {
   stack_.pop_back();
   NXC_TRY(tree, flattenResult(result, fn->loc));
   g_.resultTree = tree;
+  // Every value the program computes is a tensor nxc can hold (shapes built
+  // in code are checked where they are written; this catches the products).
+  for (auto &n : g_.nodes) {
+    const std::vector<TensorType> one = {n.type};
+    for (const TensorType &t : n.resultTypes.empty() ? one : n.resultTypes)
+      if (t.numElements() > kMaxElements)
+        return error(n.loc.valid() ? n.loc : fn->loc,
+                     fmt::format(FMT_STRING("this computes a tensor {} of more than 2^40 elements"), t.str()));
+  }
   return std::move(g_);
 }
 
@@ -389,6 +398,9 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
         }
         return Value::number(acc, e.loc);
       }
+      // As Erlang's math: zero to a negative power is no number.
+      if (a.asDouble() == 0 && b.asDouble() < 0)
+        return error(e.loc, "bad argument in arithmetic expression: zero to a negative power");
       return Value::real(std::pow(a.asDouble(), b.asDouble()), e.loc);
     }
   }
@@ -477,6 +489,9 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
   if (e.module == "Nx.Defn.Kernel") return kernel(e.name, args, e.loc, qual);
   if (e.module == "Nx.Constants") return constants(e.name, args, e.loc, qual);
   if (e.module == "Access") {
+    if (e.name != "get" || args.size() != 2)
+      return error(e.loc, fmt::format(FMT_STRING("undefined function {} (nxc knows Access.get/2, which t[i] calls)"),
+                                      qual));
     if (args[0].kind == Value::List) return keywordGet(args[0], args[1], e.loc);
     return access(args[0], args[1], e.loc);
   }
@@ -591,10 +606,16 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
   }
   if (args.size() == 1 && (name == "abs" || name == "floor" || name == "ceil" || name == "round") &&
       (args[0].kind == Value::Int || args[0].kind == Value::Float)) {
-    if (args[0].kind == Value::Int) return Value::number(name == "abs" ? std::llabs(args[0].i) : args[0].i, loc);
+    if (args[0].kind == Value::Int) {
+      if (name == "abs" && args[0].i == INT64_MIN) return error(loc, "integer overflow in a compile-time computation");
+      return Value::number(name == "abs" ? std::llabs(args[0].i) : args[0].i, loc);
+    }
     double v = args[0].f;
     double r = name == "abs" ? std::fabs(v) : name == "floor" ? std::floor(v) : name == "ceil" ? std::ceil(v) : std::round(v);
     if (name == "abs") return Value::real(r, loc);
+    // Elixir's result is an integer of any size; nxc's compile-time integers are 64-bit.
+    if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0))
+      return error(loc, fmt::format(FMT_STRING("{}({}) does not fit a 64-bit integer"), name, v));
     return Value::number((int64_t)r, loc);
   }
   return error(loc, fmt::format(FMT_STRING("undefined function {} (there is no such import)"), qual));

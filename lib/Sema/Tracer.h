@@ -357,7 +357,6 @@ private:
   static constexpr int kMaxEvalDepth = 100000;
   /// The largest rank nxc accepts (Nx has no limit; generated loops nest
   /// once per axis).
-  static constexpr int kMaxRank = 64;
   /// custom_grad metadata nodes: their inputs and gradient function.
   std::map<int, CustomGrad> customGrads_;
 

@@ -85,8 +85,11 @@ ElemType toAggregate(ElemType t) {
 }
 
 int64_t TensorType::numElements() const {
+  for (int64_t d : shape)
+    if (d == 0) return 0;
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;
   return n;
 }
 

@@ -152,6 +152,10 @@ int main(int argc, char **argv) {
     return rc == 0 ? 0 : kUserError;
   }
   auto dispatch = [&]() -> int {
+    if (!verbatim.empty() && !jitCmd->parsed()) {
+      std::cerr << "nxc: arguments after -- are only for nxc jit\n";
+      return kUserError;
+    }
     if (aotCmd->parsed()) {
       aot.outGiven = outOption->count() > 0;
       return runAot(aot);

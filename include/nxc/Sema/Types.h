@@ -59,11 +59,18 @@ struct TensorType {
   std::vector<std::string> names; ///< empty, or one per axis ("" for unnamed)
 
   int64_t rank() const { return (int64_t)shape.size(); }
+  /// The element count, or INT64_MAX when it does not fit an int64_t.
   int64_t numElements() const;
   /// Nx's printed form: "f32[100][2]", "s32" for a scalar.
   std::string str() const;
   bool sameTypeAndShape(const TensorType &o) const { return elem == o.elem && shape == o.shape; }
 };
+
+/// The most elements a tensor may have (templates, shapes built in code,
+/// every value a program computes).
+constexpr int64_t kMaxElements = int64_t(1) << 40;
+/// The highest rank a tensor may have.
+constexpr int kMaxRank = 64;
 
 /// "{2, 3}" as Nx prints shapes in messages.
 std::string shapeString(const Shape &s);
