@@ -118,6 +118,12 @@ Result<std::vector<std::string>> planCpuVariants(const std::string &tripleStr, c
   std::string host = hostTriple();
   llvm::Triple triple(llvm::Triple::normalize(tripleStr.empty() ? host : tripleStr));
   bool isHost = tripleStr.empty() || triple.str() == host;
+  // An operating system LLVM does not know would silently mean bare metal.
+  llvm::StringRef os = triple.getOSName();
+  if (triple.getOS() == llvm::Triple::UnknownOS && !os.empty() && os != "none" && os != "unknown")
+    return error(Loc{}, fmt::format(FMT_STRING("--target {}: unknown operating system '{}' (give a known one, such "
+                                               "as linux, or none for bare metal)"),
+                                    tripleStr, os.str()));
   bool x86 = triple.getArch() == llvm::Triple::x86_64 && triple.getOS() != llvm::Triple::UnknownOS;
   bool multi = archFor(triple) != nullptr;
   std::vector<std::string> list;

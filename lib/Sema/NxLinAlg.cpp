@@ -98,11 +98,19 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
   int64_t rows = axes[0], cols = axes[1];
   bool colSums = ord.kind == Value::Int && (ord.i == 1 || ord.i == -1);
   bool rowSums = ordName == "inf" || ordName == "neg_infinity";
-  if (!colSums && !rowSums)
+  if (!colSums && !rowSums) {
+    std::string shown = ord.kind == Value::Int ? std::to_string(ord.i) : ord.kind == Value::Atom ? ":" + ordName
+                                                                                                  : describeValue(ord);
+    if ((ord.kind == Value::Int && (ord.i == 2 || ord.i == -2)) || ordName == "nuclear")
+      return error(ord.loc.valid() ? ord.loc : loc,
+                   fmt::format(FMT_STRING("Nx.LinAlg.norm: ord: {} of a matrix needs a singular value decomposition, "
+                                          "which nxc does not support yet"),
+                               shown));
     return error(ord.loc.valid() ? ord.loc : loc,
-                 fmt::format(FMT_STRING("Nx.LinAlg.norm: :ord {} needs a singular value decomposition, which nxc "
-                                        "does not support yet"),
-                             describeValue(ord)));
+                 fmt::format(FMT_STRING("Nx.LinAlg.norm: ord: {} is not a matrix norm (expected 1, -1, 2, -2, :inf, "
+                                        ":neg_infinity, :frobenius or :nuclear)"),
+                             shown));
+  }
   NXC_TRY(sums, reduceOver("sum", absX, {colSums ? rows : cols}, true));
   bool max = colSums ? ord.i == 1 : ordName == "inf";
   return reduceOver(max ? "reduce_max" : "reduce_min", sums, axes, keep);

@@ -41,8 +41,9 @@ Result<Value> Tracer::nxBroadcast(const std::string &fn, std::vector<Value> &arg
     NXC_TRY(ax, axesOption(o["axes"], (int64_t)shape.size(), loc));
     axes = ax;
     if (axes.size() != in.size())
-      return error(loc, fmt::format(FMT_STRING("Nx.broadcast: axes {} must have the same rank as the tensor {}"),
-                                    axes.size(), shapeString(in)));
+      return error(loc, fmt::format(FMT_STRING("Nx.broadcast: :axes lists {} axes, but the tensor {} has rank {} "
+                                               "(one axis per dimension)"),
+                                    axes.size(), shapeString(in), in.size()));
     for (size_t i = 1; i < axes.size(); ++i)
       if (axes[i] <= axes[i - 1]) return error(loc, "Nx.broadcast: axes must be in increasing order");
   } else {
