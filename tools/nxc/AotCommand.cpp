@@ -210,26 +210,16 @@ int emitGraphJson(const std::vector<TracedEntry> &entries, const std::string &mo
 int runAot(const AotOptions &o) {
   fs::path inputPath(o.input);
   bool graphInput = inputPath.extension() == ".json";
-  std::optional<ast::File> file;
-  std::optional<GraphFile> graphFile;
-  std::string digestSource; // what the manifest's input hash covers
-  if (graphInput) {
-    if (o.emit == "ast") return report(error(Loc{}, "--emit ast needs defn source; a graph file has no syntax tree"));
-    auto read = loadGraphFile(o.input);
-    if (!read) return report(read.error());
-    graphFile = std::move(*read);
-    digestSource = graphFile->contents;
-  } else {
-    auto src = readSource(o.input);
-    if (!src) return report(src.error());
-    auto parsed = parseFile(*src);
-    if (!parsed) return report(parsed.error());
-    file = std::move(*parsed);
-    digestSource = src->get()->text;
-    if (o.emit == "ast") {
-      std::cout << ast::print(*file);
-      return 0;
-    }
+  if (graphInput && o.emit == "ast")
+    return report(error(Loc{}, "--emit ast needs defn source; a graph file has no syntax tree"));
+  auto input = readInput(o.input);
+  if (!input) return report(input.error());
+  std::optional<ast::File> &file = input->source;
+  std::optional<GraphFile> &graphFile = input->graph;
+  const std::string &digestSource = input->contents; // what the manifest's input hash covers
+  if (o.emit == "ast") {
+    std::cout << ast::print(*file);
+    return 0;
   }
   if (o.device != "cpu" && o.device != "cuda" && o.device != "cuda-emulated")
     return report(error(Loc{}, fmt::format(FMT_STRING("unknown --device '{}'; expected cpu or cuda (or "

@@ -7,11 +7,14 @@
 #ifndef NXC_TOOLS_COMMANDS_H
 #define NXC_TOOLS_COMMANDS_H
 
+#include "nxc/Frontend/AST.h"
 #include "nxc/Frontend/Diagnostics.h"
+#include "nxc/Graph/GraphJson.h"
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,15 @@ constexpr int kInternalError = 2;
 int report(const Diag &d);
 Result<std::shared_ptr<const SourceFile>> readSource(const std::string &path);
 Status writeFile(const std::filesystem::path &path, const std::string &bytes);
+
+/// What aot and jit compile: defn source (FILE.nx, parsed) or a graph file
+/// (FILE.json, read), and everything it was read from, for digests.
+struct Input {
+  std::optional<ast::File> source;
+  std::optional<GraphFile> graph;
+  std::string contents;
+};
+Result<Input> readInput(const std::string &path);
 
 struct AotOptions {
   std::string input;

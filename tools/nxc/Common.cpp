@@ -1,6 +1,8 @@
 //===- Common.cpp - helpers the nxc subcommands share ---------------------===//
 #include "Commands.h"
 
+#include "nxc/Frontend/Parser.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -24,6 +26,21 @@ Result<std::shared_ptr<const SourceFile>> readSource(const std::string &path) {
   if (fs::is_directory(path)) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': it is a directory"), path));
   std::string text(std::istreambuf_iterator<char>(in), {});
   return std::make_shared<const SourceFile>(SourceFile{path, std::move(text)});
+}
+
+Result<Input> readInput(const std::string &path) {
+  Input in;
+  if (fs::path(path).extension() == ".json") {
+    NXC_TRY(graph, loadGraphFile(path));
+    in.contents = graph.contents;
+    in.graph = std::move(graph);
+    return in;
+  }
+  NXC_TRY(src, readSource(path));
+  NXC_TRY(file, parseFile(src));
+  in.contents = src->text;
+  in.source = std::move(file);
+  return in;
 }
 
 Status writeFile(const fs::path &path, const std::string &bytes) {

@@ -164,23 +164,12 @@ Status checkGraphArguments(const Graph &g, const std::vector<HostValue> &args, c
 } // namespace
 
 int runJit(const JitOptions &o) {
-  bool graphInput = endsWith(o.input, ".json");
-  std::optional<ast::File> file;
-  std::optional<GraphFile> graphFile;
-  std::string cacheSource; // what the disk cache's key covers
-  if (graphInput) {
-    auto read = loadGraphFile(o.input);
-    if (!read) return report(read.error());
-    graphFile = std::move(*read);
-    cacheSource = graphFile->contents;
-  } else {
-    auto src = readSource(o.input);
-    if (!src) return report(src.error());
-    auto parsed = parseFile(*src);
-    if (!parsed) return report(parsed.error());
-    file = std::move(*parsed);
-    cacheSource = src->get()->text;
-  }
+  auto input = readInput(o.input);
+  if (!input) return report(input.error());
+  bool graphInput = input->graph.has_value();
+  std::optional<ast::File> &file = input->source;
+  std::optional<GraphFile> &graphFile = input->graph;
+  const std::string &cacheSource = input->contents; // what the disk cache's key covers
 
   auto fnSrc = std::make_shared<const SourceFile>(SourceFile{"--fn", o.fn});
   Loc where{fnSrc, 1, 1};
