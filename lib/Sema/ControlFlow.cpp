@@ -188,8 +188,9 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
   case ExprKind::Float:
     if (v.kind == Value::Tensor)
       return error(p.loc, "case in defn matches compile-time values (shapes, ranks, atoms, numbers), not tensors");
-    return (v.kind == Value::Int || v.kind == Value::Float) &&
-           (p.kind == ExprKind::Int ? v.kind == Value::Int && v.i == p.intValue : v.asDouble() == p.floatValue);
+    // Patterns match strictly, as in Elixir: 1.0 does not match 1.
+    return p.kind == ExprKind::Int ? v.kind == Value::Int && v.i == p.intValue
+                                   : v.kind == Value::Float && v.f == p.floatValue;
   case ExprKind::Atom:
     if (v.kind == Value::Tensor)
       return error(p.loc, "case in defn matches compile-time values (shapes, ranks, atoms, numbers), not tensors");

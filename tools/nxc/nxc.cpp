@@ -37,7 +37,8 @@ int main(int argc, char **argv) {
   aotCmd->add_option("--fn", aot.fns,
                      "A function and its argument templates: 'softmax(f32[100])', 'predict({f32[784,128], f32[128]}, "
                      "f32[30,784])', 'fast=softmax(f32[100])' to choose the C name. Repeatable. For a .json graph "
-                     "the name alone (the graph fixes the types), and every function when left out.");
+                     "the name alone (the graph fixes the types), and every function when left out.")
+      ->allow_extra_args(false); // one value per --fn: a stray argument is not taken for a signature
   CLI::Option *outOption =
       aotCmd->add_option("-o,--output", aot.outDir, "Output directory (created if needed); with --emit json, the "
                                                     "graph file to write (FILE.json, large constants in FILE.npz)")
