@@ -74,13 +74,20 @@ Result<HostValue> readArgument(const std::string &text, size_t index) {
     return HostValue::leaf(std::move(t));
   }
   if (!declared.empty()) {
-    // Parsed as the one argument of a signature, so errors point into it.
-    auto src = std::make_shared<const SourceFile>(
-        SourceFile{fmt::format(FMT_STRING("argument {} template"), index), "f(" + declared + ")"});
-    NXC_TRY(sig, parseSignature(src));
-    if (sig.args.size() != 1 || !sig.args[0].constantPath.empty())
-      return error(sig.loc, fmt::format(FMT_STRING("expected one template after {}:"), file));
-    NXC_CHECK(applyTemplate(v, sig.args[0], file));
+    // Parsed as the one argument of a signature `f(TEMPLATE)`; errors are
+    // reported in the argument as the user wrote it.
+    auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
+    auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
+    int shift = (int)(file.size() + 1) - 2; // "FILE:" precedes the template, "f(" was added
+    auto inArgument = [&](Diag d) {
+      if (d.loc.file == src) d.loc = Loc{argument, 1, std::max(1, d.loc.col + shift)};
+      return d;
+    };
+    auto sig = parseSignature(src);
+    if (!sig) return inArgument(sig.error());
+    if (sig->args.size() != 1 || !sig->args[0].constantPath.empty())
+      return error(Loc{argument, 1, (int)file.size() + 2}, fmt::format(FMT_STRING("expected one template after {}:"), file));
+    if (auto applied = applyTemplate(v, sig->args[0], file); !applied) return inArgument(applied.error());
   }
   return v;
 }
