@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -483,6 +485,9 @@ private:
     while (atOperator(lvl)) {
       Token op = take();
       skipNewlines();
+      // A right-associative chain (a <> b <> ...) nests one level per operator.
+      NestingGuard guard(nesting_);
+      NXC_CHECK(checkNesting());
       NXC_TRY(rhs, lvl.rightAssoc ? binary(level) : binary(level + 1));
       if (op.text == "|>") {
         if (rhs->kind != ExprKind::Call && rhs->kind != ExprKind::Apply)
@@ -514,6 +519,13 @@ private:
 
   Result<ExprPtr> unary() {
     const Token &t = peek();
+    // A capture (&) nests its operand by recursion: one level each (the
+    // other prefix operators parse their operand through expression()).
+    std::optional<NestingGuard> guard;
+    if (t.kind == Tok::Punct && t.text == "&") {
+      guard.emplace(nesting_);
+      NXC_CHECK(checkNesting());
+    }
     if ((t.kind == Tok::Punct && (t.text == "-" || t.text == "+" || t.text == "!" || t.text == "^")) ||
         (t.kind == Tok::Ident && t.text == "not")) {
       NestingGuard guard(nesting_); // `- - - x` nests without parentheses
