@@ -727,6 +727,12 @@ Result<GraphFile> Reader::read() {
     auto colon = what.find(": ", what.find("parse error"));
     std::string message = colon == std::string::npos ? what : what.substr(colon + 2);
     return error(Loc{file_, line, col}, "invalid JSON: " + message);
+  } catch (const json::exception &e) {
+    // Not a syntax error: a number too large for a double, and the like.
+    std::string what = e.what();
+    auto end = what.find("] ");
+    return error(Loc{}, fmt::format(FMT_STRING("{}: invalid JSON: {}"), file_->name,
+                                    end == std::string::npos ? what : what.substr(end + 2)));
   }
   out_.contents = file_->text;
   NXC_CHECK(keys(root, "", {"format", "version", "functions"}));
