@@ -58,13 +58,11 @@ Result<Graph> Tracer::run(const Signature &sig) {
   g_.resultTree = tree;
   // Every value the program computes is a tensor nxc can hold (shapes built
   // in code are checked where they are written; this catches the products).
-  for (auto &n : g_.nodes) {
-    const std::vector<TensorType> one = {n.type};
-    for (const TensorType &t : n.resultTypes.empty() ? one : n.resultTypes)
-      if (t.numElements() > kMaxElements)
-        return error(n.loc.valid() ? n.loc : fn->loc,
-                     fmt::format(FMT_STRING("this computes a tensor {} of more than 2^40 elements"), t.str()));
-  }
+  // (A cond/while node's type is its first result; elem nodes carry the others.)
+  for (auto &n : g_.nodes)
+    if (n.type.numElements() > kMaxElements)
+      return error(n.loc.valid() ? n.loc : fn->loc,
+                   fmt::format(FMT_STRING("this computes a tensor {} of more than 2^40 elements"), n.type.str()));
   return std::move(g_);
 }
 

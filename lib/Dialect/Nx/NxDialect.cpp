@@ -132,6 +132,13 @@ LogicalResult verifyNonEmptyAxes(Operation *op, Value of, ArrayRef<int64_t> axes
   return success();
 }
 
+/// take, take_along_axis: one axis of a non-empty dimension, integer indices.
+LogicalResult verifyTakeOperands(Operation *op, ArrayRef<int64_t> axes) {
+  Value operand = op->getOperand(0), indices = op->getOperand(1);
+  if (failed(verifyOneAxis(op, axes, operand)) || failed(verifyIndicesType(op, indices))) return failure();
+  return verifyNonEmptyAxes(op, operand, axes);
+}
+
 /// sum, product, reduce_max, reduce_min (the operand's type), all, any (u8).
 LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes) {
   Value in = op->getOperand(0);
@@ -380,9 +387,7 @@ LogicalResult ConvOp::verify() {
 
 LogicalResult TakeOp::verify() {
   auto t = tensorOf(getOperand()), it = tensorOf(getIndices());
-  if (failed(verifyOneAxis(*this, getAxes(), getOperand())) || failed(verifyIndicesType(*this, getIndices())) ||
-      failed(verifyNonEmptyAxes(*this, getOperand(), getAxes())))
-    return failure();
+  if (failed(verifyTakeOperands(*this, getAxes()))) return failure();
   int64_t axis = getAxes()[0];
   SmallVector<int64_t> shape(t.getShape().take_front(axis));
   shape.append(it.getShape().begin(), it.getShape().end());
@@ -392,9 +397,7 @@ LogicalResult TakeOp::verify() {
 
 LogicalResult TakeAlongAxisOp::verify() {
   auto t = tensorOf(getOperand()), it = tensorOf(getIndices());
-  if (failed(verifyOneAxis(*this, getAxes(), getOperand())) || failed(verifyIndicesType(*this, getIndices())) ||
-      failed(verifyNonEmptyAxes(*this, getOperand(), getAxes())))
-    return failure();
+  if (failed(verifyTakeOperands(*this, getAxes()))) return failure();
   bool fits = it.getRank() == t.getRank();
   for (int64_t d = 0; fits && d < t.getRank(); ++d) fits = d == getAxes()[0] || it.getDimSize(d) == t.getDimSize(d);
   if (!fits)
