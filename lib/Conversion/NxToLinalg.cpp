@@ -97,7 +97,7 @@ Value convertScalar(OpBuilder &b, Location l, Value x, Type from, Type to) {
   if (fromF && toF) {
     unsigned a = from.getIntOrFloatBitWidth(), c = to.getIntOrFloatBitWidth();
     if (a < c) return arith::ExtFOp::create(b, l, dst, x);
-    if (a > c || from != to) return arith::TruncFOp::create(b, l, dst, x);
+    if (a > c) return arith::TruncFOp::create(b, l, dst, x);
     // f16 <-> bf16: go through f32.
     Value w = arith::ExtFOp::create(b, l, b.getF32Type(), x);
     return arith::TruncFOp::create(b, l, dst, w);

@@ -65,7 +65,7 @@ const char *kBufferize =
 /// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
 const char *kToLLVMDialect =
     "func.func(convert-linalg-to-loops),"
-    "nxc-expand-math,convert-math-to-funcs,"
+    "nxc-expand-math,nxc-expand-bf16,convert-math-to-funcs,"
     "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},convert-index-to-llvm,convert-ub-to-llvm,"

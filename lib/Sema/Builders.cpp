@@ -68,7 +68,15 @@ int Tracer::constant(ElemType t, Shape shape, std::vector<double> fv, std::vecto
 }
 
 /// A number as a scalar constant of type t.
-int Tracer::numberConstant(const Value &v, ElemType t) {
+Status Tracer::checkLiteralInteger(const Value &v) {
+  if (v.kind != Value::Int || (v.i >= INT32_MIN && v.i <= INT32_MAX)) return okStatus();
+  return error(v.loc, fmt::format(FMT_STRING("the integer {} does not fit s32, the type Nx gives integer literals (Nx would "
+                                             "wrap it to {}); give it a type, e.g. Nx.tensor({}, type: :s64)"),
+                                  v.i, (int32_t)(uint32_t)(uint64_t)v.i, v.i));
+}
+
+Result<int> Tracer::numberConstant(const Value &v, ElemType t) {
+  NXC_CHECK(checkLiteralInteger(v));
   if (t.isFloat()) return constant(t, {}, {v.asDouble()}, {}, v.loc);
   return constant(t, {}, {}, {v.asInt()}, v.loc);
 }
@@ -197,8 +205,10 @@ ElemType Tracer::mergeNumber(ElemType t, const Value &n) {
 }
 
 /// Converts an operand to type t and broadcasts it to shape.
-int Tracer::operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc) {
-  int x = v.kind == Value::Tensor ? cast(v.node, t, loc) : numberConstant(v, t);
+Result<int> Tracer::operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc) {
+  int x;
+  if (v.kind == Value::Tensor) x = cast(v.node, t, loc);
+  else { NXC_TRY(c, numberConstant(v, t)); x = c; }
   return broadcastTo(x, shape, loc);
 }
 
@@ -222,7 +232,9 @@ Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value 
   NXC_TRY(names, mergeNames(na, nb, shape.size(), loc));
   Node n;
   n.op = op;
-  n.operands = {operand(a, t, shape, loc), operand(b, t, shape, loc)};
+  NXC_TRY(ra, operand(a, t, shape, loc));
+  NXC_TRY(rb, operand(b, t, shape, loc));
+  n.operands = {ra, rb};
   n.type = TensorType{rule == BinaryRule::Compare ? ElemType::u8() : t, shape, {}};
   n.loc = loc;
   return Value::tensor(named(add(n), names), loc);

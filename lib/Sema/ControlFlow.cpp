@@ -167,8 +167,10 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
   for (int r = 0; r < 2; ++r) {
     RegionScope scope3(*this, n.regions[r].nodes);
     std::vector<Value> &leaves = r == 0 ? la : lb;
-    for (size_t i = 0; i < leaves.size(); ++i)
-      n.regions[r].results.push_back(operand(leaves[i], types[i].elem, types[i].shape, n.loc));
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      NXC_TRY(leaf, operand(leaves[i], types[i].elem, types[i].shape, n.loc));
+      n.regions[r].results.push_back(leaf);
+    }
   }
   n.type = types.empty() ? TensorType{ElemType::u8(), {}, {}} : types[0];
   n.resultTypes = types;

@@ -139,6 +139,8 @@ Result<Value> Tracer::tensorLiteral(std::vector<Value> args, const Loc &loc) {
     anyFloat |= l->kind == Value::Float || (l->kind == Value::Atom && l->atom != "true" && l->atom != "false");
   if (anyFloat) t = ElemType::f32();
   if (o.count("type")) { NXC_TRY(tt, parseType(o["type"])); t = tt; }
+  else if (!anyFloat)
+    for (auto *l : leaves) NXC_CHECK(checkLiteralInteger(*l));
   std::vector<double> fv;
   std::vector<int64_t> iv;
   for (auto *l : leaves) {

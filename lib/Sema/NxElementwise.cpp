@@ -130,6 +130,13 @@ Result<Value> Tracer::nxAsType(const std::string &fn, std::vector<Value> &args, 
 Result<Value> Tracer::nxSelect(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   NXC_CHECK(arity(fn, args, 3, 3, loc));
   NXC_TRY(pred, tensorArg(fn, args[0], loc));
+  // Nx.select makes tensors of number branches (s32/f32) before it merges
+  // their types: select(p, s8, 1) is s32.
+  for (int k = 1; k <= 2; ++k)
+    if (args[k].kind != Value::Tensor) {
+      NXC_TRY(c, toTensor(args[k], loc));
+      args[k] = Value::tensor(c, args[k].loc.valid() ? args[k].loc : loc);
+    }
   ElemType t = binaryType(args[1], args[2]);
   Shape ps = g_.typeOf(pred).shape;
   Shape shape;
@@ -151,8 +158,9 @@ Result<Value> Tracer::nxSelect(const std::string &fn, std::vector<Value> &args, 
       NXC_TRY(m, mergeNames(names, namesOf(args[k].node), shape.size(), loc));
       names = m;
     }
-  int r = node("select", {broadcastTo(pred, shape, loc), operand(args[1], t, shape, loc), operand(args[2], t, shape, loc)},
-               TensorType{t, shape, {}}, loc);
+  NXC_TRY(onTrue, operand(args[1], t, shape, loc));
+  NXC_TRY(onFalse, operand(args[2], t, shape, loc));
+  int r = node("select", {broadcastTo(pred, shape, loc), onTrue, onFalse}, TensorType{t, shape, {}}, loc);
   return Value::tensor(named(r, names), loc);
 }
 

@@ -290,7 +290,8 @@ Result<Value> Tracer::nxOuter(const std::string &fn, std::vector<Value> &args, c
   // Nx.outer flattens both sides: (size a) x (size b).
   NXC_TRY(a, tensorArg(fn, args[0], loc));
   NXC_TRY(b, tensorArg(fn, args[1], loc));
-  ElemType t = binaryType(args[0], args[1]);
+  // Tensors of both sides first (numbers as s32/f32), then their types merge.
+  ElemType t = mergeTypes(g_.typeOf(a).elem, g_.typeOf(b).elem);
   int64_t na = g_.typeOf(a).numElements(), nb = g_.typeOf(b).numElements();
   int x = reshape(cast(a, t, loc), {na, 1}, loc), y = reshape(cast(b, t, loc), {1, nb}, loc);
   return binary("multiply", Value::tensor(x, loc), Value::tensor(y, loc), BinaryRule::Arith, loc);

@@ -163,7 +163,7 @@ Result<Value> Tracer::nxRandomKey(const std::string &fn, std::vector<Value> &arg
                              describeValue(seed)));
   int s = g_.typeOf(seed.node).elem == kS64 ? unaryNode("bitcast", seed.node, kU64, loc) : seed.node;
   NXC_TRY(hi, binary("right_shift", Value::tensor(s, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
-  NXC_TRY(lo, binary("bitwise_and", Value::tensor(s, loc), Value::number(0xFFFFFFFFll, loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(lo, binary("bitwise_and", Value::tensor(s, loc), Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
   int h = reshape(cast(hi.node, kU32, loc), {1}, loc), l = reshape(cast(lo.node, kU32, loc), {1}, loc);
   NXC_TRY(k, concatenate({h, l}, 0, loc));
   return Value::tensor(k, loc);
@@ -192,7 +192,7 @@ Result<Value> Tracer::nxRandomFoldIn(const std::string &fn, std::vector<Value> &
   int64_t n = g_.typeOf(data).numElements();
   int d = reshape(cast(data, kU64, loc), {n}, loc);
   NXC_TRY(hi, binary("right_shift", Value::tensor(d, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
-  NXC_TRY(lo, binary("bitwise_and", Value::tensor(d, loc), Value::number(0xFFFFFFFFll, loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(lo, binary("bitwise_and", Value::tensor(d, loc), Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
   NXC_TRY(ys, threefryPair(Value::tensor(cast(hi.node, kU32, loc), loc), Value::tensor(cast(lo.node, kU32, loc), loc),
                            key, loc));
   int a = reshape(ys.first.node, {n, 1}, loc), b = reshape(ys.second.node, {n, 1}, loc);

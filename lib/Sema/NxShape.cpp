@@ -411,7 +411,8 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
   if (any) {
     Node n;
     n.op = "pad";
-    n.operands = {r, operand(args[1], t, {}, loc)};
+    NXC_TRY(value, operand(args[1], t, {}, loc));
+    n.operands = {r, value};
     n.type = TensorType{t, padded, g_.typeOf(x).names};
     std::vector<int64_t> l2, h2;
     for (size_t d = 0; d < s.size(); ++d) {

@@ -175,7 +175,10 @@ public:
   int elemNode(int owner, size_t k, const Loc &loc);
   int node(const std::string &op, std::vector<int> operands, TensorType type, const Loc &loc);
   int constant(ElemType t, Shape shape, std::vector<double> fv, std::vector<int64_t> iv, const Loc &loc);
-  int numberConstant(const Value &v, ElemType t);
+  /// A number as a constant of type t. An integer must fit s32, the type Nx
+  /// gives integer literals (Nx wraps larger ones; nxc rejects them).
+  Result<int> numberConstant(const Value &v, ElemType t);
+  Status checkLiteralInteger(const Value &v);
   Result<int> toTensor(const Value &v, const Loc &loc);
   int unaryNode(const std::string &op, int x, ElemType out, const Loc &loc);
   /// Axis names (one per axis, "" for none) of node x.
@@ -194,7 +197,7 @@ public:
   ElemType typeOfValue(const Value &v);
   ElemType binaryType(const Value &a, const Value &b);
   static ElemType mergeNumber(ElemType t, const Value &n);
-  int operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc);
+  Result<int> operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc);
   Result<Value> binary(const std::string &op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc);
   Result<std::map<std::string, Value>> options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn);
   Result<bool> boolOption(const Value &v, const std::string &key);

@@ -290,7 +290,10 @@ TEST_CASE("Nx.Constants.pi and e are plain floats, or tensors of the type asked 
 }
 
 TEST_CASE("Nx.select and Nx.clip") {
-  CHECK(typeOf("x", "Nx.select(x > 0, x, 0)", "s8[2]") == "s8[2]");
+  // Nx.select makes tensors of its number branches first (s32/f32), as Nx does.
+  CHECK(typeOf("x", "Nx.select(x > 0, x, 0)", "s8[2]") == "s32[2]");
+  CHECK(typeOf("x", "Nx.select(x > 0, 1.5, x)", "f16[2]") == "f32[2]");
+  CHECK(typeOf("x, y", "Nx.select(x > 0, x, y)", "f16[2], bf16[2]") == "f16[2]");
   CHECK(typeOf("x, y", "Nx.select(x > 0, x, y)", "s8[2], f32[2]") == "f32[2]");
   CHECK(typeOf("x", "Nx.clip(x, 0, 1)", "f32[2,2]") == "f32[2][2]");
   CHECK(typeOf("x", "max(x, 0)", "f32[2]") == "f32[2]");
@@ -602,7 +605,12 @@ TEST_CASE("a module attribute that refers to itself is an error, not a crash") {
 
 TEST_CASE("integer powers of numbers are computed by squaring, with overflow checks") {
   CHECK(typeOf("x", "1 ** 100000000000 + x", "s32[2]") == "s32[2]");
-  CHECK(typeOf("x", "x + 2 ** 40", "s32[2]") == "s64[2]");
+  CHECK(typeOf("x", "x + 2 ** 30", "s32[2]") == "s32[2]");
+  // An integer outside s32 would be wrapped by Nx; nxc asks for a type.
+  auto big = traceBody("x", "x + 2 ** 40", "s64[2]");
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.error().message.find("the integer 1099511627776 does not fit s32") == 0);
+  CHECK(typeOf("x", "x + Nx.tensor(2 ** 40, type: :s64)", "s32[2]") == "s64[2]");
   auto g = traceBody("x", "x + 3 ** 100", "s32[2]");
   REQUIRE_FALSE(g.ok());
   CHECK(g.error().message == "integer overflow in a compile-time computation");

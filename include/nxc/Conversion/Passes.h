@@ -17,7 +17,12 @@ std::unique_ptr<mlir::Pass> createLowerNxToLinalgPass();
 /// that f32 code needs no libm (`nxc-expand-math`).
 std::unique_ptr<mlir::Pass> createExpandMathPass();
 
-/// Registers both passes so that pipelines can name them in text.
+/// Computes arith and math on bf16 in f32 and writes every conversion to and
+/// from bf16 in integer arithmetic, correctly rounded, so that CPU code needs
+/// no compiler-runtime routine for bf16 (`nxc-expand-bf16`).
+std::unique_ptr<mlir::Pass> createExpandBF16Pass();
+
+/// Registers the passes so that pipelines can name them in text.
 void registerConversionPasses();
 
 } // namespace nxc
