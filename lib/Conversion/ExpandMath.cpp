@@ -1,7 +1,7 @@
 //===- ExpandMath.cpp - math ops without libm -----------------------------===//
 //
 // Rewrites math dialect ops into arith: first the expansions (sinh via exp,
-// floor/ceil/round via integer conversion, powf via exp/log, ...), then the
+// floor/ceil/round via integer conversion, ...), then the
 // polynomial approximations of exp, log, tanh, erf, sin, cos, atan and friends.
 // After this pass f32 code calls no libm function, so a generated shared
 // object depends on nothing beyond the C library.
@@ -112,7 +112,7 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
       // near 0).
       RewritePatternSet p(&getContext());
       addRoundingPatterns(p);
-      math::populateExpansionPatterns(p, {"tan", "cosh", "powf", "fpowi", "exp2", "roundeven", "rsqrt"});
+      math::populateExpansionPatterns(p, {"tan", "cosh", "fpowi", "exp2", "roundeven", "rsqrt"});
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }
     {
@@ -125,7 +125,7 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
       // rounding ops that some targets can only do with a libm call.
       RewritePatternSet p(&getContext());
       addRoundingPatterns(p);
-      math::populateExpansionPatterns(p, {"fma", "roundeven", "exp2", "powf"});
+      math::populateExpansionPatterns(p, {"fma", "roundeven", "exp2"});
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }
   }

@@ -177,27 +177,6 @@ Value shift(OpBuilder &b, Location l, Value x, Value y, bool uns, bool left) {
   return arith::SelectOp::create(b, l, inRange, shifted, fill);
 }
 
-/// x ** y for floats, as C's pow: a negative base with an integral exponent
-/// keeps its sign, x ** 0 is 1, 0 ** y is 0 or Inf.
-Value floatPow(OpBuilder &b, Location l, Value x, Value y) {
-  Type t = x.getType();
-  Value zero = zeroOf(b, l, t), one = fconst(b, l, t, 1.0);
-  Value r = math::PowFOp::create(b, l, math::AbsFOp::create(b, l, x), y);
-  Value yInt = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, math::FloorOp::create(b, l, y), y);
-  Value half = fmul(b, l, y, fconst(b, l, t, 0.5));
-  Value yOdd = arith::AndIOp::create(b, l, yInt, arith::CmpFOp::create(b, l, arith::CmpFPredicate::ONE, math::FloorOp::create(b, l, half), half));
-  Value neg = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, zero);
-  Value signed_ = arith::SelectOp::create(b, l, yOdd, arith::NegFOp::create(b, l, r), r);
-  Value negResult = arith::SelectOp::create(b, l, yInt, signed_, fconst(b, l, t, NAN));
-  r = arith::SelectOp::create(b, l, neg, negResult, r);
-  Value xZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, zero);
-  Value yPos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, y, zero);
-  Value zeroBase = arith::SelectOp::create(b, l, yPos, arith::SelectOp::create(b, l, yOdd, x, zero), fconst(b, l, t, INFINITY));
-  r = arith::SelectOp::create(b, l, xZero, zeroBase, r);
-  Value yZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, y, zero);
-  return arith::SelectOp::create(b, l, yZero, one, r);
-}
-
 /// atan2 with IEEE signed zeros: for y = +-0, the result is +-0 when x is
 /// +0 or positive and +-pi when x is -0 or negative (NaN x stays NaN).
 Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
@@ -209,6 +188,55 @@ Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
   Value xNegative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::CopySignOp::create(b, l, one, x), zero);
   Value magnitude = arith::SelectOp::create(b, l, xNegative, fconst(b, l, t, M_PI), zero);
   return arith::SelectOp::create(b, l, yZero, math::CopySignOp::create(b, l, magnitude, y), r);
+}
+
+/// A function of f32 (or narrower) values computed in f64 and rounded once.
+/// The C library's f64 functions are within an ulp of the exact result, so
+/// the narrow result is correctly rounded but for rare double roundings.
+/// For functions that are not hot in numerical code (pow, cbrt, atan2).
+Value inF64(OpBuilder &b, Location l, ValueRange xs, function_ref<Value(ValueRange)> f) {
+  Type t = xs[0].getType(), f64 = b.getF64Type();
+  if (t == f64) return f(xs);
+  SmallVector<Value> wide;
+  for (Value x : xs) wide.push_back(arith::ExtFOp::create(b, l, f64, x));
+  return arith::TruncFOp::create(b, l, t, f(wide));
+}
+
+/// log, log2 for types with f32's exponent range (f32, bf16): the polynomial
+/// needs a normal argument, so subnormals are scaled by 2^23 first and the
+/// logarithm of 2^23 taken off again.
+Value logOfSubnormals(OpBuilder &b, Location l, Value x, bool base2) {
+  Type t = x.getType();
+  auto make = [&](Value v) -> Value {
+    return base2 ? (Value)math::Log2Op::create(b, l, v) : (Value)math::LogOp::create(b, l, v);
+  };
+  if (!(t.isF32() || t.isBF16())) return make(x);
+  Value sub = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, t, 0x1p-126));
+  Value scaled = arith::SelectOp::create(b, l, sub, fmul(b, l, x, fconst(b, l, t, 0x1p23)), x);
+  Value r = make(scaled);
+  Value shift = fconst(b, l, t, base2 ? 23.0 : 23.0 * M_LN2);
+  return arith::SelectOp::create(b, l, sub, fsub(b, l, r, shift), r);
+}
+
+/// tanh of f32 (and narrower, computed in f32): the polynomial below 0.625;
+/// above, sign(x) * (1 - 2 / (exp(2|x|) + 1)), where the rounding error of
+/// the exp term stays below an ulp of the result, and which reaches 1.0 where
+/// tanh rounds to 1.0 (the polynomial saturates a little below it).
+Value tanhAccurate(OpBuilder &b, Location l, Value x) {
+  Type t = x.getType();
+  if (t.isF64()) return math::TanhOp::create(b, l, x);
+  Value ax = math::AbsFOp::create(b, l, x);
+  Value one = fconst(b, l, t, 1.0);
+  // exp(2|x|) overflows to Inf above ~44, which gives exactly 1.
+  Value e = math::ExpOp::create(b, l, fmul(b, l, ax, fconst(b, l, t, 2.0)));
+  Value big = fsub(b, l, one, fdiv(b, l, fconst(b, l, t, 2.0), fadd(b, l, e, one)));
+  Value small = math::TanhOp::create(b, l, x);
+  // NaN fails the comparison and takes the polynomial, which clamps its
+  // argument (and so turns NaN into +-1): it is passed through explicitly.
+  Value useBig = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, t, 0.625));
+  Value r = arith::SelectOp::create(b, l, useBig, math::CopySignOp::create(b, l, big, x), small);
+  Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+  return arith::SelectOp::create(b, l, isNan, x, r);
 }
 
 /// sinh: a Taylor polynomial for |x| < 0.5 (where (e^x - e^-x) / 2 cancels).
@@ -277,19 +305,93 @@ Value acoshAccurate(OpBuilder &b, Location l, Value x) {
   return arith::SelectOp::create(b, l, isLarge, large, mid);
 }
 
-/// sin/cos/tan of f32 (and narrower) values with a range reduction done in
-/// f64: r = x - k * pi/2 with k = round(x * 2/pi), pi/2 in two parts, so r is
-/// accurate for |x| up to about 2^30; the polynomial then only sees
+/// x * 2/pi = k + f (|f| <= 1/2) for f32 values |x| >= 2^22, exactly: x is
+/// m * 2^E with a 24-bit integer m, and only the bits of 2/pi from 2^-(E-1)
+/// on matter modulo 4, so m times a 128-bit window of 2/pi (two integer bits,
+/// 126 fraction bits) gives k mod 4 and f to far more than f32 needs (the
+/// Payne-Hanek reduction, in 64-bit integer arithmetic, vectorizable). Returns
+/// k mod 4 and f * pi/2 in f64, for |x| (the caller flips signs).
+std::pair<Value, Value> payneHanek(OpBuilder &b, Location l, Value absX32) {
+  Type i64 = b.getI64Type(), i32 = b.getI32Type(), f64 = b.getF64Type();
+  // 2/pi * 2^256, most significant word first.
+  static const uint64_t kTwoOverPi[4] = {0xa2f9836e4e441529ull, 0xfc2757d1f534ddc0ull, 0xdb6295993c439041ull,
+                                         0xfe5163abdebbc561ull};
+  auto c = [&](uint64_t v) { return arith::ConstantOp::create(b, l, i64, b.getIntegerAttr(i64, (int64_t)v)); };
+  Value bits = arith::ExtUIOp::create(b, l, i64, arith::BitcastOp::create(b, l, i32, absX32));
+  Value biased = arith::ShRUIOp::create(b, l, bits, c(23));
+  Value m = arith::OrIOp::create(b, l, arith::AndIOp::create(b, l, bits, c(0x7fffff)), c(0x800000));
+  // The window starts at bit E - 2 of 2/pi (E = biased - 150), counted here
+  // from a zero word put in front (bit E + 62), and clamped for the |x|
+  // whose result the caller does not use.
+  Value start = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, arith::SubIOp::create(b, l, biased, c(88)), c(0)), c(166));
+  Value word = arith::ShRUIOp::create(b, l, start, c(6));
+  auto pickWord = [&](int offset) -> Value {
+    // words[word + offset] of {0, kTwoOverPi[0..3]}, word in 0..2.
+    auto w = [&](int i) { return i == 0 ? c(0) : c(kTwoOverPi[i - 1]); };
+    Value v = arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, word, c(1)), w(1 + offset), w(2 + offset));
+    return arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, word, c(0)), w(offset), v);
+  };
+  Value w0 = pickWord(0), w1 = pickWord(1), w2 = pickWord(2);
+  Value o = arith::AndIOp::create(b, l, start, c(63));
+  Value o0 = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, o, c(0));
+  Value back = arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, c(64), o), c(63));
+  auto funnel = [&](Value hi, Value lo) -> Value {
+    Value spill = arith::SelectOp::create(b, l, o0, c(0), arith::ShRUIOp::create(b, l, lo, back));
+    return arith::OrIOp::create(b, l, arith::ShLIOp::create(b, l, hi, o), spill);
+  };
+  Value fHi = funnel(w0, w1), fLo = funnel(w1, w2);
+  // m * (fHi * 2^64 + fLo) = W2:W1:W0; the point sits between bits 126 and 125.
+  auto lo0hi0 = arith::MulUIExtendedOp::create(b, l, m, fLo);
+  auto lo1hi1 = arith::MulUIExtendedOp::create(b, l, m, fHi);
+  Value w0p = lo0hi0.getLow();
+  Value w1p = arith::AddIOp::create(b, l, lo1hi1.getLow(), lo0hi0.getHigh());
+  Value k = arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, w1p, c(62)), c(3));
+  Value fracHigh = arith::AndIOp::create(b, l, w1p, c((1ull << 62) - 1));
+  Value f = fadd(b, l, fmul(b, l, arith::SIToFPOp::create(b, l, f64, fracHigh), fconst(b, l, f64, 0x1p-62)),
+                 fmul(b, l, arith::SIToFPOp::create(b, l, f64, arith::ShRUIOp::create(b, l, w0p, c(1))), fconst(b, l, f64, 0x1p-125)));
+  Value up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, f, fconst(b, l, f64, 0.5));
+  f = arith::SelectOp::create(b, l, up, fsub(b, l, f, fconst(b, l, f64, 1.0)), f);
+  k = arith::AndIOp::create(b, l, arith::SelectOp::create(b, l, up, arith::AddIOp::create(b, l, k, c(1)), k), c(3));
+  return {k, fmul(b, l, f, fconst(b, l, f64, M_PI_2))};
+}
+
+/// sin/cos/tan of f32 (and narrower) values with the range reduction done in
+/// f64: r = x - k * pi/2 with k = round(x * 2/pi), pi/2 in two parts (the
+/// first of 31 bits, so k * hi is exact) for |x| < 2^22; above, exactly
+/// (payneHanek). The polynomials then only see
 /// |r| <= pi/4, and the quadrant k mod 4 picks +-sin or +-cos.
 Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
-  Type t = x.getType(), f64 = b.getF64Type(), i64 = b.getI64Type();
+  Type t = x.getType(), f64 = b.getF64Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
   Value xd = arith::ExtFOp::create(b, l, f64, x);
   Value kf = math::FloorOp::create(b, l, fadd(b, l, fmul(b, l, xd, fconst(b, l, f64, 2.0 / M_PI)), fconst(b, l, f64, 0.5)));
   const double hi = 1.5707963267341256, lo = 6.077100506506192e-11; // pi/2 = hi + lo
   Value rd = fsub(b, l, fsub(b, l, xd, fmul(b, l, kf, fconst(b, l, f64, hi))), fmul(b, l, kf, fconst(b, l, f64, lo)));
-  Value r = arith::TruncFOp::create(b, l, t, rd);
   Value q = arith::AndIOp::create(b, l, arith::FPToSIOp::create(b, l, i64, kf), iconst(b, l, i64, 3));
-  Value s = math::SinOp::create(b, l, r), c = math::CosOp::create(b, l, r);
+  if (t.getIntOrFloatBitWidth() > 16 || t.isBF16()) {
+    // Only f32 and bf16 reach 2^22.
+    Value x32 = t == f32 ? x : (Value)arith::ExtFOp::create(b, l, f32, x);
+    Value ax = math::AbsFOp::create(b, l, x32);
+    auto [kBig, rBig] = payneHanek(b, l, ax);
+    // x < 0: x = -(k pi/2 + r) = (-k) pi/2 + (-r).
+    Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x32, fconst(b, l, f32, 0.0));
+    kBig = arith::SelectOp::create(b, l, negative,
+                                   arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, iconst(b, l, i64, 4), kBig), iconst(b, l, i64, 3)), kBig);
+    rBig = arith::SelectOp::create(b, l, negative, arith::NegFOp::create(b, l, rBig), rBig);
+    Value big = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f32, 0x1p22));
+    q = arith::SelectOp::create(b, l, big, kBig, q);
+    rd = arith::SelectOp::create(b, l, big, rBig, rd);
+  }
+  // sin and cos of |r| <= pi/4 as Taylor polynomials in f64 (the first
+  // omitted terms are below 2^-36 relative), so the result is rounded once,
+  // also where it is tiny (near multiples of pi).
+  Value r2 = fmul(b, l, rd, rd);
+  auto horner = [&](std::initializer_list<double> coeffs) {
+    Value acc;
+    for (double k : coeffs) acc = acc ? fadd(b, l, fmul(b, l, acc, r2), fconst(b, l, f64, k)) : fconst(b, l, f64, k);
+    return acc;
+  };
+  Value s = fmul(b, l, rd, horner({-1.0 / 39916800, 1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1.0}));
+  Value c = horner({1.0 / 479001600, -1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -0.5, 1.0});
   auto quadrant = [&](int k) { return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, q, iconst(b, l, i64, k)); };
   Value ns = arith::NegFOp::create(b, l, s), nc = arith::NegFOp::create(b, l, c);
   // sin(x) for quadrants 0..3: s, c, -s, -c; cos(x): c, -s, -c, s.
@@ -299,7 +401,7 @@ Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
     return arith::SelectOp::create(b, l, quadrant(0), q0, v);
   };
   Value sinX = pick(s, c, ns, nc), cosX = pick(c, ns, nc, s);
-  Value result = name == "sin" ? sinX : name == "cos" ? cosX : fdiv(b, l, sinX, cosX);
+  Value result = arith::TruncFOp::create(b, l, t, name == "sin" ? sinX : name == "cos" ? cosX : fdiv(b, l, sinX, cosX));
   // Inf and NaN give NaN (the f64 reduction of Inf would be NaN anyway).
   Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x), fconst(b, l, t, INFINITY));
   return arith::SelectOp::create(b, l, finite, result, fconst(b, l, t, NAN));
@@ -359,7 +461,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "multiply") return isF ? fmul(b, l, x, y) : (Value)arith::MulIOp::create(b, l, x, y);
   if (name == "divide") return fdiv(b, l, x, y);
   if (name == "pow") {
-    if (isF) return floatPow(b, l, x, y);
+    // The C library's pow (C's special cases are Nx's), in f64 for narrower types.
+    if (isF) return inF64(b, l, {x, y}, [&](ValueRange v) -> Value { return math::PowFOp::create(b, l, v[0], v[1]); });
     return (Value)math::IPowIOp::create(b, l, x, y);
   }
   if (name == "remainder") {
@@ -369,7 +472,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
     return exactNarrowFmod(b, l, x, y);
   }
   if (name == "quotient") return safeIntDivision(b, l, x, y, uns, /*remainder=*/false);
-  if (name == "atan2") return atan2WithZeros(b, l, x, y);
+  if (name == "atan2")
+    return inF64(b, l, {x, y}, [&](ValueRange v) -> Value { return atan2WithZeros(b, l, v[0], v[1]); });
   if (name == "max") return isF ? (Value)arith::MaximumFOp::create(b, l, x, y)
                               : uns ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
   if (name == "min") return isF ? (Value)arith::MinimumFOp::create(b, l, x, y)
@@ -424,11 +528,19 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "floor") return (Value)math::FloorOp::create(b, l, x);
   if (name == "ceil") return (Value)math::CeilOp::create(b, l, x);
   if (name == "round") return (Value)math::RoundOp::create(b, l, x);
-  if (name == "exp") return (Value)math::ExpOp::create(b, l, x);
+  if (name == "exp") {
+    // Below -87.3 the result is subnormal, which the polynomial's 2^n (built
+    // in the exponent bits) cannot be: there exp(x) = exp(x/2)^2, rounded
+    // once by the last product. One exp either way.
+    if (!(t.isF32() || t.isBF16())) return (Value)math::ExpOp::create(b, l, x);
+    Value tiny = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, t, -87.33));
+    Value e = math::ExpOp::create(b, l, arith::SelectOp::create(b, l, tiny, fmul(b, l, x, fconst(b, l, t, 0.5)), x));
+    return (Value)arith::SelectOp::create(b, l, tiny, fmul(b, l, e, e), e);
+  }
   if (name == "expm1") return (Value)math::ExpM1Op::create(b, l, x);
-  if (name == "log") return (Value)math::LogOp::create(b, l, x);
+  if (name == "log") return logOfSubnormals(b, l, x, /*base2=*/false);
   if (name == "log1p") return (Value)math::Log1pOp::create(b, l, x);
-  if (name == "log2") return (Value)math::Log2Op::create(b, l, x);
+  if (name == "log2") return logOfSubnormals(b, l, x, /*base2=*/true);
   if (name == "population_count") return (Value)math::CtPopOp::create(b, l, x);
   if (name == "count_leading_zeros") return (Value)math::CountLeadingZerosOp::create(b, l, x);
   if (name == "sigmoid") {
@@ -443,7 +555,7 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "tan") return (Value)math::TanOp::create(b, l, x);
   if (name == "sinh") return sinhAccurate(b, l, x);
   if (name == "cosh") return (Value)math::CoshOp::create(b, l, x);
-  if (name == "tanh") return (Value)math::TanhOp::create(b, l, x);
+  if (name == "tanh") return tanhAccurate(b, l, x);
   if (name == "asin") return (Value)math::AsinOp::create(b, l, x);
   if (name == "acos") return (Value)math::AcosOp::create(b, l, x);
   if (name == "atan") return (Value)math::AtanOp::create(b, l, x);
@@ -456,7 +568,7 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   }
   if (name == "sqrt") return (Value)math::SqrtOp::create(b, l, x);
   if (name == "rsqrt") return (Value)math::RsqrtOp::create(b, l, x);
-  if (name == "cbrt") return (Value)math::CbrtOp::create(b, l, x);
+  if (name == "cbrt") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::CbrtOp::create(b, l, v[0]); });
   if (name == "erf") return (Value)math::ErfOp::create(b, l, x);
   if (name == "erfc") return (Value)math::ErfcOp::create(b, l, x);
   if (name == "erf_inv") return erfInv(b, l, x);

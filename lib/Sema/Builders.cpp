@@ -230,6 +230,10 @@ Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value 
   std::vector<std::string> na = a.kind == Value::Tensor ? namesOf(a.node) : std::vector<std::string>{},
                            nb = b.kind == Value::Tensor ? namesOf(b.node) : std::vector<std::string>{};
   NXC_TRY(names, mergeNames(na, nb, shape.size(), loc));
+  if (rule != BinaryRule::Compare) {
+    NXC_TRY(rewritten, constantAlgebra(op, a, b, t, shape, names, loc));
+    if (rewritten) return *rewritten;
+  }
   Node n;
   n.op = op;
   NXC_TRY(ra, operand(a, t, shape, loc));
@@ -238,6 +242,96 @@ Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value 
   n.type = TensorType{rule == BinaryRule::Compare ? ElemType::u8() : t, shape, {}};
   n.loc = loc;
   return Value::tensor(named(add(n), names), loc);
+}
+
+std::optional<Value> Tracer::scalarConstant(const Value &v) {
+  if (v.kind == Value::Int || v.kind == Value::Float) return v;
+  if (v.kind != Value::Tensor) return std::nullopt;
+  const Node &n = g_.nodes[v.node];
+  if (n.op != "constant" || !n.type.shape.empty()) return std::nullopt;
+  return n.type.elem.isFloat() ? Value::real(n.fvalues.at(0), n.loc) : Value::number(n.ivalues.at(0), n.loc);
+}
+
+/// Nx builds defn expressions through Nx.Defn.Expr, which rewrites arithmetic
+/// with scalar constants before any backend sees it, and so decides in which
+/// order Nx rounds:
+///   0 + x, x + 0, 1 * x, x * 1, x - 0, x / 1, x ** 1  ->  x (in the result type)
+///   c2 + (c1 + x)  ->  (c1 + c2) + x    (c1 + c2 added as Elixir numbers)
+///   (c + x) + y, y + (c + x)  ->  c + (y + x)
+/// and the same for *: constants of + and * move to the left and merge. nxc
+/// traces the same expressions, so that its sums and products round as Nx's.
+Result<std::optional<Value>> Tracer::constantAlgebra(const std::string &op, const Value &a, const Value &b, ElemType t,
+                                                     const Shape &shape, const std::vector<std::string> &names,
+                                                     const Loc &loc) {
+  bool isAdd = op == "add", isMul = op == "multiply";
+  if (!isAdd && !isMul && op != "subtract" && op != "divide" && op != "pow") return std::optional<Value>();
+  std::optional<Value> c1 = scalarConstant(a), c2 = scalarConstant(b);
+  auto equals = [](const std::optional<Value> &c, double v) {
+    return c && (c->kind == Value::Float ? c->f == v : (double)c->i == v);
+  };
+  auto same = [&](const Value &x) -> Result<std::optional<Value>> {
+    NXC_TRY(r, operand(x, t, shape, loc));
+    return std::optional<Value>(Value::tensor(named(r, names), loc));
+  };
+  double identity = isAdd ? 0.0 : 1.0;
+  if ((isAdd || isMul) && equals(c1, identity)) return same(b);
+  if (equals(c2, isAdd || op == "subtract" ? 0.0 : 1.0)) return same(a);
+  if (!isAdd && !isMul) return std::optional<Value>();
+  // `x` as (c + rest) with a scalar constant c on the left, as this rewrite leaves it.
+  auto split = [&](const Value &x) -> std::optional<std::pair<Value, int>> {
+    if (x.kind != Value::Tensor || g_.nodes[x.node].op != op) return std::nullopt;
+    const Node &n = g_.nodes[x.node];
+    int c = n.operands[0];
+    if (g_.nodes[c].op == "broadcast") c = g_.nodes[c].operands[0];
+    std::optional<Value> k = scalarConstant(Value::tensor(c, loc));
+    if (!k) return std::nullopt;
+    return std::make_pair(*k, n.operands[1]);
+  };
+  auto fold = [&](const Value &x, const Value &y) -> std::optional<Value> {
+    if (x.kind == Value::Int && y.kind == Value::Int) {
+      int64_t r;
+      if (isAdd ? __builtin_add_overflow(x.i, y.i, &r) : __builtin_mul_overflow(x.i, y.i, &r)) return std::nullopt;
+      return Value::number(r, loc);
+    }
+    return Value::real(isAdd ? x.asDouble() + y.asDouble() : x.asDouble() * y.asDouble(), loc);
+  };
+  // commute(s1, t1, t2): the constant (if any) is s1 in t1.
+  std::optional<Value> s1 = c2 ? c2 : c1;
+  const Value &t1 = c2 ? b : a, &t2 = c2 ? a : b;
+  Value left = t1, right = t2;
+  bool merged = false;
+  if (auto inner = split(t2)) {
+    if (s1) {
+      std::optional<Value> k = fold(*s1, inner->first);
+      if (!k) return std::optional<Value>();
+      left = *k;
+      merged = true;
+      right = Value::tensor(inner->second, loc);
+    } else {
+      left = inner->first;
+      NXC_TRY(r, binary(op, t1, Value::tensor(inner->second, loc), BinaryRule::Arith, loc));
+      right = r;
+    }
+  } else if (auto inner1 = split(t1)) {
+    left = inner1->first;
+    NXC_TRY(r, binary(op, t2, Value::tensor(inner1->second, loc), BinaryRule::Arith, loc));
+    right = r;
+  } else if (!c2) {
+    return std::optional<Value>();
+  }
+  // The constant as a scalar of the result type (merged constants are not
+  // literals: Nx gives them the result type directly).
+  int l;
+  if (left.kind == Value::Tensor) l = cast(left.node, t, loc);
+  else if (merged) l = t.isFloat() ? constant(t, {}, {left.asDouble()}, {}, loc) : constant(t, {}, {}, {left.asInt()}, loc);
+  else { NXC_TRY(k, numberConstant(left, t)); l = k; }
+  if (right.kind != Value::Tensor) return std::optional<Value>();
+  Node n;
+  n.op = op;
+  n.operands = {broadcastTo(l, shape, loc), broadcastTo(cast(right.node, t, loc), shape, loc)};
+  n.type = TensorType{t, shape, {}};
+  n.loc = loc;
+  return std::optional<Value>(Value::tensor(named(add(n), names), loc));
 }
 
 Result<std::map<std::string, Value>> Tracer::options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn) {

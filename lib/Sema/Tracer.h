@@ -199,6 +199,12 @@ public:
   static ElemType mergeNumber(ElemType t, const Value &n);
   Result<int> operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc);
   Result<Value> binary(const std::string &op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc);
+  /// Nx.Defn.Expr's rewrites of +, -, *, / and ** with scalar constants (see
+  /// Builders.cpp); nullopt where none applies.
+  Result<std::optional<Value>> constantAlgebra(const std::string &op, const Value &a, const Value &b, ElemType t,
+                                               const Shape &shape, const std::vector<std::string> &names,
+                                               const Loc &loc);
+  std::optional<Value> scalarConstant(const Value &v);
   Result<std::map<std::string, Value>> options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn);
   Result<bool> boolOption(const Value &v, const std::string &key);
   Result<int64_t> normalizeAxis(const Value &v, int64_t rank, const Loc &loc, int node = -1);

@@ -956,7 +956,8 @@ def mk_as_type(x, t):
 
 
 def mk_select(p, a, b):
-    t = binary_type(a, b)
+    # Nx.select makes tensors of number branches (s32/f32) before merging their types.
+    t = merge(a.type if not a.is_num() else infer(a.value), b.type if not b.is_num() else infer(b.value))
     sa = a.shape if not a.is_num() else ()
     sb = b.shape if not b.is_num() else ()
     if p.shape == ():

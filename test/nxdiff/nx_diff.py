@@ -1,0 +1,654 @@
+#!/usr/bin/python3
+"""Differential testing of `nxc jit` against real Nx.
+
+Random well-typed defn programs over every Nx type (s8..s64, u8..u64, f16, bf16, f32, f64) are
+evaluated by Nx itself (Nx.Defn.Evaluator on Nx.BinaryBackend, through oracle.exs) and by
+`nxc jit`; results must agree in type, shape and value.
+
+  generate --seed S --count N --out CASES.jsonl     random programs and inputs
+  (Nx)     elixir -pa ... oracle.exs CASES.jsonl NX.jsonl
+  corpus   --cases CASES.jsonl --nx NX.jsonl --nx-commit SHA --out CORPUS.jsonl
+           joins both; cases where Nx raised are left out
+  check    --nxc PATH --corpus CORPUS.jsonl [--jobs 2] [--keep DIR] [--limit N]
+           runs every case through nxc and compares; exit 1 on any mismatch
+
+A corpus line holds the program, its inputs and Nx's outputs (little-endian bytes in base64);
+the first line names the Nx commit the outputs came from.
+
+Programs use + - * / **, unary minus, Nx.max/min/atan2/remainder/quotient/pow, bitwise and/or/xor,
+comparisons inside Nx.select, abs/sign/floor/ceil/round/bitwise_not, exp/log/sin/cos/tanh/
+sigmoid/sqrt/rsqrt/atan/expm1/log1p/erf/cbrt, as_type between all types (float -> integer
+through Nx.clip into the target's range), sum/product/reduce_max/reduce_min/mean with axes and
+keep_axes, Nx.dot, Nx.clip, number literals on either side, and tuple results. Inputs mix
+ordinary values with edge values: 0, the extremes of each type, subnormals and NaN (not +-Inf:
+BinaryBackend gives sign(-Inf) = 1.0, tanh(Inf) = NaN, atan2(-1, -Inf) = +pi).
+
+Comparison: integers exactly; floats exactly (NaN equals NaN) where every operation is exact in
+IEEE arithmetic, otherwise within a tolerance that adds up the rounding error of each inexact
+operation (transcendental functions, sums in another order, pow, dot), e, in units of eps of the
+type it computes in:
+    |nxc - nx| <= 4 e (|nx| + max |nx| over the tensor)
+Operations that would amplify an inexact operand without bound (comparisons, floor/ceil/round/
+sign, remainder, float -> integer) are only generated on exact operands.
+The documented differences between nxc and Nx's BinaryBackend are applied:
+  - bf16 rounds to nearest even in nxc (as EXLA); BinaryBackend truncates: each operation that
+    produces bf16 counts as inexact;
+  - float -> integer conversions out of range saturate in nxc (as EXLA); BinaryBackend wraps:
+    the generator clips such operands into range;
+  - signed zeros are not compared, and inputs hold no -0.0 (OTP 25 loses the sign of -0.0 in
+    places, and BinaryBackend's round/floor/ceil return +0.0 for small negative values);
+  - Nx.clip(NaN, lo, hi) is NaN in nxc (as EXLA), lo in BinaryBackend: programs with NaN inputs
+    use no clip;
+  - mixed signed/unsigned integers: nxc converts both to the merged type first (as EXLA),
+    BinaryBackend compares mathematical values: u64 inputs stay below 2^63.
+f32 sin/cos/tan are accurate for |x| < 2^30; the generator takes them of float parameters only.
+"""
+
+import argparse
+import base64
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+np.seterr(all="ignore")
+
+INTS = ["s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"]
+FLOATS = ["f16", "bf16", "f32", "f64"]
+TYPES = INTS + FLOATS
+NP = {"s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64, "u8": np.uint8,
+      "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16, "bf16": np.uint16,
+      "f32": np.float32, "f64": np.float64}
+EPS = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7, "f32": 2.0 ** -23, "f64": 2.0 ** -52}
+
+
+def kind(t):
+    return "bf" if t == "bf16" else t[0]
+
+
+def bits(t):
+    return int(t[-2:]) if t[-2:].isdigit() else int(t[1:])
+
+
+def is_int(t):
+    return t in INTS
+
+
+# Nx.Type.merge / merge_number / to_floating, for choosing operations only (Nx decides).
+ORDER = {"u": 0, "s": 1, "bf": 2, "f": 3}
+
+
+def merge(a, b):
+    ka, kb = kind(a), kind(b)
+    if ka == kb:
+        return a if bits(a) >= bits(b) else b
+    if ORDER[ka] > ORDER[kb]:
+        a, b, ka, kb = b, a, kb, ka
+    if ka == "u" and kb == "s":
+        return f"s{max(min(bits(a) * 2, 64), bits(b))}"
+    return b
+
+
+def usize(v):
+    return 8 if v <= 255 else 16 if v <= 65535 else 32 if v <= 2**32 - 1 else 64
+
+
+def ssize(v):
+    m = -v - 1 if v < 0 else v
+    return 8 if m <= 127 else 16 if m <= 32767 else 32 if m <= 2**31 - 1 else 64
+
+
+def merge_number(t, n):
+    if isinstance(n, float):
+        return t if not is_int(t) else "f32"
+    if kind(t) == "u":
+        return f"u{max(usize(n), bits(t))}" if n >= 0 else merge_number(f"s{min(bits(t) * 2, 64)}", n)
+    if kind(t) == "s":
+        return f"s{max(ssize(n), bits(t))}"
+    return t
+
+
+def to_float(t):
+    return t if not is_int(t) else "f32"
+
+
+def tmin(t):
+    return int(np.iinfo(NP[t]).min)
+
+
+def tmax(t):
+    return int(np.iinfo(NP[t]).max)
+
+
+# ----------------------------------------------------------------------------------------------
+# Programs
+
+
+class Expr:
+    def __init__(self, text, type_, shape, inexact=0, atomic=False, number=None, param=False):
+        self.text = text
+        self.type = type_
+        self.shape = tuple(shape)
+        self.err = inexact              # relative error allowed: the sum of eps of every inexact
+                                        # operation below (and including) this one
+        self.atomic = atomic            # needs no parentheses as an operand
+        self.number = number            # the Python value of a number literal
+        self.param = param              # a parameter of the function
+
+    def paren(self):
+        return self.text if self.atomic else f"({self.text})"
+
+
+def fmt_float(v):
+    s = repr(float(v))
+    if "e" in s and "." not in s.split("e")[0]:
+        a, b = s.split("e")
+        s = f"{a}.0e{b}"
+    return s
+
+
+def broadcastable(a, b):
+    for x, y in zip(reversed(a), reversed(b)):
+        if x != y and x != 1 and y != 1:
+            return False
+    return True
+
+
+def bshape(a, b):
+    r = max(len(a), len(b))
+    a = (1,) * (r - len(a)) + tuple(a)
+    b = (1,) * (r - len(b)) + tuple(b)
+    return tuple(x if y == 1 else y for x, y in zip(a, b))
+
+
+class Gen:
+    def __init__(self, rng):
+        self.rng = rng
+        self.params = []      # (name, type, shape)
+        self.edges = rng.random() < 0.35
+        self.budget = int(rng.integers(2, 9))
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def pick(self, seq, p=None):
+        return seq[int(self.rng.choice(len(seq), p=p))]
+
+    def rand_type(self):
+        return self.pick(TYPES)
+
+    def rand_shape(self):
+        r = int(self.rng.integers(0, 4))
+        return tuple(int(self.rng.integers(1, 5)) for _ in range(r))
+
+    def param(self, shape, t=None):
+        t = t or self.rand_type()
+        for name, pt, ps in self.params:
+            if ps == tuple(shape) and pt == t and self.chance(0.5):
+                return Expr(name, t, shape, atomic=True, param=True)
+        name = "abcdeghjkmnpqrstuvwyz"[len(self.params)] if len(self.params) < 21 else f"p{len(self.params)}"
+        self.params.append((name, t, tuple(shape)))
+        return Expr(name, t, shape, atomic=True, param=True)
+
+    def number(self, for_type):
+        if is_int(for_type) or self.chance(0.3):
+            v = int(self.pick([0, 1, 2, 3, -1, -2, 5, 7, 100, 255, 1000, 70000, -129]))
+            if kind(for_type) == "u" and v < 0 and self.chance(0.7):
+                v = -v
+            return Expr(str(v), merge_number(for_type, v), (), atomic=v >= 0, number=v)
+        v = float(self.pick([0.5, -0.5, 1.5, 2.0, -2.25, 0.1, 1.0e-3, 3.0, 1.0e5, 0.0]))
+        return Expr(fmt_float(v), merge_number(for_type, v), (), atomic=not fmt_float(v).startswith("-"), number=v)
+
+    def leaf(self, shape, t=None):
+        if shape == () and self.chance(0.15):
+            return self.number(t or self.rand_type())
+        return self.param(shape, t)
+
+    def operand_shapes(self, shape):
+        """Two shapes that broadcast to `shape`."""
+        def shrink(s):
+            s = list(s)
+            if s and self.chance(0.3):
+                s = s[int(self.rng.integers(0, len(s) + 1)):]
+            return tuple(1 if (d != 1 and self.chance(0.15)) else d for d in s)
+        return (shape if self.chance(0.6) else shrink(shape)), (shape if self.chance(0.6) else shrink(shape))
+
+    def gen(self, shape, depth, t=None):
+        if depth <= 0 or self.budget <= 0:
+            return self.leaf(shape, t)
+        self.budget -= 1
+        for _ in range(20):
+            e = self.gen1(shape, depth, t)
+            if e is not None:
+                return e
+        return self.leaf(shape, t)
+
+    def gen1(self, shape, depth, t):
+        op = self.pick(["binary", "unary", "math", "select", "as_type", "reduce", "dot", "clip", "number_op"],
+                       p=[0.26, 0.12, 0.16, 0.08, 0.1, 0.1, 0.06, 0.04, 0.08])
+        if op == "binary":
+            sa, sb = self.operand_shapes(shape)
+            a, b = self.gen(sa, depth - 1, t), self.gen(sb, depth - 1)
+            return self.binary(a, b, shape)
+        if op == "number_op":
+            a = self.gen(shape, depth - 1, t)
+            n = self.number(a.type)
+            return self.binary(n, a, shape) if self.chance(0.4) else self.binary(a, n, shape)
+        if op == "unary":
+            x = self.gen(shape, depth - 1, t)
+            choices = ["negate", "abs", "sign"] + (["bitwise_not"] if is_int(x.type) else
+                                                             ["floor", "ceil", "round"] if not x.err else [])
+            u = self.pick(choices)
+            if u == "negate" and kind(x.type) == "u":
+                return None  # wraps to values at or above 2^63 (see the mixed signed/unsigned difference)
+            if u == "sign" and self.edges:
+                return None  # BinaryBackend: sign(-Inf) = sign(NaN) = 1.0
+            if u == "negate":
+                return Expr(f"-{x.paren()}", x.type, x.shape, x.err)
+            if u == "sign" and x.err:
+                return None
+            return Expr(f"Nx.{u}({x.text})", x.type, x.shape, x.err, atomic=True)
+        if op == "math":
+            x = self.gen(shape, depth - 1, t)
+            f = self.pick(["exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "rsqrt", "atan", "expm1",
+                           "log1p", "erf", "cbrt", "tan"])
+            if f in ("sin", "cos", "tan") and not (x.param and not is_int(x.type)):
+                return None  # of float parameters only: large arguments amplify any difference
+            ty = to_float(x.type)
+            if f == "cbrt" and ty == "f64":
+                # BinaryBackend's cbrt is pow(x, 1/3), some ulp off for large x
+                return Expr(f"Nx.{f}({x.text})", ty, x.shape, x.err + 64 * EPS[ty], atomic=True)
+            if f in ("exp", "expm1") and x.err:
+                # relative error of the result = absolute error of the argument
+                return Expr(f"Nx.{f}({x.text})", ty, x.shape, 100 * x.err + EPS[ty], atomic=True)
+            exact = f == "sqrt" and ty in ("f32", "f64")
+            return Expr(f"Nx.{f}({x.text})", ty, x.shape, x.err + (0 if exact else EPS[ty]), atomic=True)
+        if op == "select":
+            sp = tuple(shape) if self.chance(0.7) else ()
+            p1 = self.gen(sp, depth - 2)
+            if p1.err:
+                return None
+            p2 = self.number(p1.type) if self.chance(0.5) else self.gen(sp, 0)
+            cmp_ = self.pick(["<", ">", "<=", ">=", "==", "!="])
+            sa, sb = self.operand_shapes(shape)
+            a = self.gen(sa, depth - 1, t) if self.chance(0.8) else self.number(t or "f32")
+            b = self.gen(sb, depth - 1) if self.chance(0.7) else self.number(a.type)
+            if a.number is not None and b.number is not None:
+                return None
+            ty = merge(a.type if a.number is None else ("s32" if isinstance(a.number, int) else "f32"),
+                       b.type if b.number is None else ("s32" if isinstance(b.number, int) else "f32"))
+            return Expr(f"Nx.select({p1.paren()} {cmp_} {p2.paren()}, {a.text}, {b.text})", ty, shape,
+                        a.err + b.err + (EPS["bf16"] if ty == "bf16" else 0), atomic=True)
+        if op == "as_type":
+            to = t or self.rand_type()
+            x = self.gen(shape, depth - 1)
+            if to == "u64" and kind(x.type) == "s":
+                return None  # negative values wrap to 2^63 and above (mixed signed/unsigned)
+            if not is_int(to) and not is_int(x.type) or is_int(x.type):
+                ine = x.err + (EPS["bf16"] if to == "bf16" else 0)
+                return Expr(f"Nx.as_type({x.text}, :{to})", to, shape, ine, atomic=True)
+            # float -> integer: clipped into range first (Nx wraps, nxc saturates)
+            if x.err or self.edges:
+                return None
+            lo, hi = max(tmin(to), -60000), min(tmax(to), 60000)
+            return Expr(f"Nx.as_type(Nx.clip({x.text}, {lo}, {hi}), :{to})", to, shape, 0, atomic=True)
+        if op == "reduce":
+            extra = tuple(int(self.rng.integers(1, 5)) for _ in range(int(self.rng.integers(1, 3))))
+            pos = int(self.rng.integers(0, len(shape) + 1))
+            full = shape[:pos] + extra + shape[pos:]
+            if len(full) > 4:
+                return None
+            x = self.gen(full, depth - 1, None)
+            axes = list(range(pos, pos + len(extra)))
+            keep = self.chance(0.3)
+            r = self.pick(["sum", "product", "reduce_max", "reduce_min", "mean"])
+            out = tuple(1 if i in axes else d for i, d in enumerate(full)) if keep else shape
+            if keep:
+                return None  # keep_axes changes the shape; the caller wants `shape`
+            if r in ("sum", "product"):
+                ty = x.type if not is_int(x.type) else ("s64" if x.type in ("s64", "u64") and kind(x.type) == "s"
+                                                         else "u64" if x.type == "u64" else
+                                                         "s32" if kind(x.type) == "s" else "u32")
+            else:
+                ty = to_float(x.type) if r == "mean" else x.type
+            n = int(np.prod(extra))
+            ine = x.err * (n if r == "product" else 1) + (n * EPS[ty] if r in ("sum", "product", "mean") and not is_int(ty) else 0)
+            ax = ", ".join(map(str, axes))
+            return Expr(f"Nx.{r}({x.text}, axes: [{ax}])", ty, out, ine, atomic=True)
+        if op == "dot":
+            if len(shape) not in (0, 1, 2):
+                return None
+            k = int(self.rng.integers(1, 5))
+            if len(shape) == 0:
+                sa, sb = (k,), (k,)
+            elif len(shape) == 1:
+                sa, sb = ((shape[0], k), (k,)) if self.chance(0.5) else ((k,), (k, shape[0]))
+            else:
+                sa, sb = (shape[0], k), (k, shape[1])
+            a, b = self.gen(sa, depth - 1, t), self.gen(sb, depth - 1)
+            ty = merge(a.type, b.type)
+            if not is_int(ty) and is_int(a.type) != is_int(b.type) and self.edges:
+                return None  # integers too wide for the float type (see binary)
+            return Expr(f"Nx.dot({a.text}, {b.text})", ty, shape,
+                        a.err + b.err + (0 if is_int(ty) else k * EPS[ty]), atomic=True)
+        if op == "clip":
+            if self.edges:
+                return None  # clip(NaN) is NaN in nxc (as EXLA), the lower bound in BinaryBackend
+            x = self.gen(shape, depth - 1, t)
+            if x.err:
+                return None  # inexact operands may be NaN (log1p(-5)) or sit at a bound
+            lo, hi = sorted([self.number(x.type), self.number(x.type)], key=lambda e: e.number)
+            if isinstance(lo.number, float) != isinstance(hi.number, float):
+                return None
+            ty = merge(merge(x.type, "f32" if isinstance(lo.number, float) else "s32"), "f32" if isinstance(hi.number, float) else "s32")
+            return Expr(f"Nx.clip({x.text}, {lo.text}, {hi.text})", ty, shape, x.err, atomic=True)
+        return None
+
+    def binary(self, a, b, shape):
+        if a.number is not None and b.number is not None:
+            return None
+        ta = a.type if a.number is None else None
+        tb = b.type if b.number is None else None
+        if ta and tb:
+            ty = merge(ta, tb)
+        else:
+            ty = merge_number(ta or tb, (a if ta is None else b).number)
+        ops = ["+", "-", "*", "/", "max", "min", "atan2", "remainder", "pow"]
+        if is_int(ty):
+            ops += ["quotient", "bitwise_and", "bitwise_or", "bitwise_xor"] * 2
+        op = self.pick(ops)
+        for e in (a, b):
+            if isinstance(e.number, (int, float)) and ty == "f16" and abs(e.number) > 65504:
+                return None  # the literal is Inf in f16 (nxc, EXLA) but exact in BinaryBackend
+        if self.edges and op in ("atan2", "pow"):
+            return None  # BinaryBackend: atan2(-y, -Inf) = +pi, pow(1, NaN) = pow(NaN, 0) = NaN
+        ine = a.err + b.err
+        # BinaryBackend applies an op to its operands' own values and rounds the result only; nxc
+        # (as EXLA) converts both to the result type first, which rounds integers too wide for it.
+        mant = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53}
+        if not is_int(ty) and any(e.number is None and is_int(e.type) and bits(e.type) - (kind(e.type) == "s") > mant[ty]
+                                  for e in (a, b)):
+            ine += EPS[ty]
+            if op in ("remainder", "atan2", "pow", "max", "min"):
+                return None
+        if op == "/":
+            ty = to_float(ty)
+        if op == "atan2":
+            ty = to_float(ty)
+            ine += EPS[ty]
+        if op in ("remainder", "quotient") and ine:
+            return None  # amplifies the operands' errors by the quotient
+        if op == "pow":
+            if is_int(ty):
+                if b.number is None:
+                    return None
+                if not isinstance(b.number, int) or not (0 <= b.number <= 3):
+                    return None
+            else:
+                ine += 4 * EPS[ty] + (a.err + b.err) * 8
+        if ty == "bf16":
+            ine += EPS["bf16"]
+        if op in ("+", "-", "*", "/"):
+            return Expr(f"{a.paren()} {op} {b.paren()}", ty, shape, ine)
+        if op == "pow" and self.chance(0.5):
+            return Expr(f"{a.paren()} ** {b.paren()}", ty, shape, ine)
+        return Expr(f"Nx.{op}({a.text}, {b.text})", ty, shape, ine, atomic=True)
+
+    def data(self, t, shape):
+        n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        rng = self.rng
+        if is_int(t):
+            # u64 values stay below 2^63: BinaryBackend compares and clips mixed signed/unsigned
+            # integers as mathematical integers, nxc (as EXLA) in the merged type.
+            lo, hi = tmin(t), min(tmax(t), 2**63 - 1)
+            small = rng.integers(max(lo, -6), min(hi, 7) + 1, size=n)
+            vals = [int(v) for v in small]
+            if self.edges or self.chance(0.3):
+                for i in range(n):
+                    if rng.random() < 0.3:
+                        vals[i] = int(self.pick([lo, hi, 0, 1, lo + 1, hi - 1, 100, 127, 128, 255, 256]))
+                        vals[i] = min(max(vals[i], lo), hi)
+            return np.array(vals, dtype=NP[t]).reshape(shape)
+        scale = 10.0 ** rng.integers(-2, 3)
+        v = np.round(rng.standard_normal(n) * scale, int(rng.integers(0, 4)))
+        if rng.random() < 0.3:
+            v = rng.standard_normal(n) * scale
+        if self.edges:
+            info = {"f16": (65504.0, 6.1e-5, 6e-8), "bf16": (3.38e38, 1.18e-38, 9.2e-41),
+                    "f32": (3.4e38, 1.18e-38, 1.4e-45), "f64": (1.79e308, 2.2e-308, 5e-324)}[t]
+            for i in range(n):
+                if rng.random() < 0.3:
+                    v[i] = float(self.pick([0.0, info[0], -info[0], info[1], -info[1], info[2], 3 * info[2],
+                                            np.nan, 0.5, -0.5, 1e-30, 1e30]))
+        if t == "bf16":
+            f = v.astype(np.float32).view(np.uint32)
+            rounded = ((f + 0x7FFF + ((f >> 16) & 1)) >> 16).astype(np.uint16)
+            rounded[np.isnan(v)] = 0x7FC0
+            return rounded.reshape(shape)
+        return v.astype(NP[t]).reshape(shape)
+
+
+def generate_case(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(100):
+        g = Gen(rng)
+        shape = g.rand_shape()
+        t = g.rand_type() if g.chance(0.5) else None
+        e = g.gen(shape, int(rng.integers(1, 5)), t)
+        results = [e]
+        if g.chance(0.15):
+            g.budget = int(rng.integers(1, 5))
+            results.append(g.gen(g.rand_shape(), int(rng.integers(1, 3))))
+        if not g.params or all(r.number is not None for r in results):
+            continue
+        if any(r.number is not None for r in results):
+            continue
+        body = results[0].text if len(results) == 1 else "{" + ", ".join(r.text for r in results) + "}"
+        args = ", ".join(p[0] for p in g.params)
+        source = f"defmodule F do\n  import Nx.Defn\n\n  defn f({args}) do\n    {body}\n  end\nend\n"
+        inputs = []
+        for name, pt, ps in g.params:
+            d = g.data(pt, ps)
+            inputs.append({"type": pt, "shape": list(ps), "data": base64.b64encode(d.tobytes()).decode()})
+        return {"id": int(seed), "source": source, "inputs": inputs,
+                "tolerance": [r.err for r in results]}
+    raise RuntimeError("could not generate a program")
+
+
+# ----------------------------------------------------------------------------------------------
+# Running nxc and comparing
+
+
+def decode(leaf):
+    t = leaf["type"]
+    raw = base64.b64decode(leaf["data"])
+    a = np.frombuffer(raw, dtype=NP[t]).reshape(leaf["shape"])
+    return t, a
+
+
+def as_float(t, a):
+    if t == "bf16":
+        a = np.asarray(a)
+        return (a.astype(np.uint32).reshape(-1) << 16).view(np.float32).astype(np.float64).reshape(a.shape)
+    return a.astype(np.float64)
+
+
+def wrapped_source(case, nx_leaves):
+    """The program plus `nxdiff`, which takes bf16 parameters as u16 bits and returns bf16 results
+    as u16 bits (.npy has no bf16)."""
+    params = [f"x{i}" for i in range(len(case["inputs"]))]
+    args = [f"Nx.bitcast({p}, :bf16)" if i["type"] == "bf16" else p for p, i in zip(params, case["inputs"])]
+    n = len(nx_leaves)
+    outs = [f"r{i}" for i in range(n)]
+    conv = [f"Nx.bitcast({o}, :u16)" if leaf["type"] == "bf16" else o for o, leaf in zip(outs, nx_leaves)]
+    call = f"f({', '.join(args)})"
+    if n == 1:
+        body = f"    r0 = {call}\n    {conv[0]}\n"
+    else:
+        body = f"    {{{', '.join(outs)}}} = {call}\n    {{{', '.join(conv)}}}\n"
+    wrapper = f"\n  defn nxdiff({', '.join(params)}) do\n{body}  end\nend\n"
+    src = case["source"].rstrip()
+    assert src.endswith("end")
+    return src[: -len("end")] + wrapper.lstrip("\n")
+
+
+def compare_leaf(t, got, exp, tolerance):
+    if got.shape != exp.shape:
+        return f"shape {list(got.shape)}, Nx {list(exp.shape)}"
+    shape = exp.shape
+    got, exp = got.reshape(-1), exp.reshape(-1)
+
+    def where(i):
+        return list(map(int, np.unravel_index(i, shape))) if shape else []
+    if is_int(t):
+        bad = np.nonzero(got != exp)[0]
+        if bad.size:
+            i = bad[0]
+            return f"value at {where(i)}: {got[i]}, Nx {exp[i]}"
+        return None
+    g, e = as_float(t, got), as_float(t, exp)
+    nan_ok = np.isnan(g) == np.isnan(e)
+    if tolerance == 0:
+        same = (g == e) | (np.isnan(g) & np.isnan(e))
+    else:
+        finite = np.isfinite(e)
+        scale = np.max(np.abs(e[finite])) if finite.any() else 0.0
+        with np.errstate(invalid="ignore", over="ignore"):
+            tol = 4 * tolerance * (np.abs(e) + scale)
+            close = np.abs(g - e) <= tol
+        same = close | (g == e) | (np.isnan(g) & np.isnan(e))
+    same &= nan_ok
+    bad = np.nonzero(~same)[0]
+    if bad.size:
+        i = bad[0]
+        return f"value at {where(i)}: {g[i]!r}, Nx {e[i]!r} ({bad.size} of {g.size} differ)"
+    return None
+
+
+def check_case(nxc, case, workdir):
+    d = tempfile.mkdtemp(dir=workdir)
+    leaves = case["expected"]
+    src = os.path.join(d, "p.nx")
+    with open(src, "w") as fh:
+        fh.write(wrapped_source(case, leaves))
+    args = []
+    for k, inp in enumerate(case["inputs"]):
+        t = inp["type"]
+        a = np.frombuffer(base64.b64decode(inp["data"]), dtype=NP[t]).reshape(inp["shape"])
+        p = os.path.join(d, f"a{k}.npy")
+        np.save(p, a)
+        args.append(p)
+    out = os.path.join(d, "out.npy" if len(leaves) == 1 else "out.npz")
+    cmd = [nxc, "jit", src, "--fn", "nxdiff", *args, "-o", out, "--no-cache"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return "timed out"
+    if proc.returncode != 0:
+        return f"nxc exit {proc.returncode}: {proc.stderr.strip()[:400]}"
+    if len(leaves) == 1:
+        got = [np.load(out)]
+    else:
+        z = np.load(out)
+        got = [z[f"arr_{i}"] for i in range(len(z.files))]
+    if len(got) != len(leaves):
+        return f"{len(got)} results, Nx {len(leaves)}"
+    problems = []
+    for i, (g, leaf) in enumerate(zip(got, leaves)):
+        t, e = decode(leaf)
+        want = np.uint16 if t == "bf16" else NP[t]
+        if g.dtype != np.dtype(want):
+            problems.append(f"result {i}: type {g.dtype}, Nx {t}")
+            continue
+        g = g.reshape(g.shape)
+        msg = compare_leaf(t, g, e, case["tolerance"][i])
+        if msg:
+            problems.append(f"result {i} ({t}): {msg}")
+    return "; ".join(problems) or None
+
+
+def load_jsonl(path):
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def cmd_generate(args):
+    with open(args.out, "w") as fh:
+        for i in range(args.count):
+            fh.write(json.dumps(generate_case(args.seed * 1_000_000 + i)) + "\n")
+
+
+def cmd_corpus(args):
+    cases = {c["id"]: c for c in load_jsonl(args.cases)}
+    kept = raised = 0
+    with open(args.out, "w") as fh:
+        fh.write(json.dumps({"nx_commit": args.nx_commit, "oracle": "Nx.Defn.Evaluator on Nx.BinaryBackend"}) + "\n")
+        for r in load_jsonl(args.nx):
+            if "error" in r:
+                raised += 1
+                continue
+            c = cases[r["id"]]
+            c["expected"] = r["leaves"]
+            fh.write(json.dumps(c, separators=(",", ":")) + "\n")
+            kept += 1
+    print(f"{kept} cases kept, {raised} where Nx raised")
+
+
+def cmd_check(args):
+    lines = load_jsonl(args.corpus)
+    header, cases = lines[0], lines[1:]
+    if args.limit:
+        cases = cases[: args.limit]
+    work = tempfile.mkdtemp(prefix="nxdiff-")
+    failures = []
+    with ThreadPoolExecutor(args.jobs) as ex:
+        for case, msg in zip(cases, ex.map(lambda c: check_case(args.nxc, c, work), cases)):
+            if msg:
+                failures.append((case, msg))
+                if args.verbose:
+                    print(f"MISMATCH {case['id']}: {msg}\n{case['source']}", flush=True)
+    if args.keep and failures:
+        os.makedirs(args.keep, exist_ok=True)
+        with open(os.path.join(args.keep, "mismatches.jsonl"), "w") as fh:
+            for case, msg in failures:
+                fh.write(json.dumps(dict(case, mismatch=msg)) + "\n")
+    print(f"{len(cases) - len(failures)} of {len(cases)} cases agree with Nx (commit {header.get('nx_commit', '?')[:12]})")
+    if failures and not args.verbose:
+        for case, msg in failures[:20]:
+            print(f"MISMATCH {case['id']}: {msg}\n{case['source']}")
+    return 1 if failures else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--count", type=int, default=100)
+    g.add_argument("--out", required=True)
+    c = sub.add_parser("corpus")
+    c.add_argument("--cases", required=True)
+    c.add_argument("--nx", required=True)
+    c.add_argument("--nx-commit", required=True)
+    c.add_argument("--out", required=True)
+    k = sub.add_parser("check")
+    k.add_argument("--nxc", required=True)
+    k.add_argument("--corpus", required=True)
+    k.add_argument("--jobs", type=int, default=2)
+    k.add_argument("--limit", type=int, default=0)
+    k.add_argument("--keep")
+    k.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    if args.cmd == "generate":
+        return cmd_generate(args)
+    if args.cmd == "corpus":
+        return cmd_corpus(args)
+    return cmd_check(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main() or 0)
