@@ -17,6 +17,7 @@
 #include "nxc/Conversion/Passes.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
@@ -64,7 +65,6 @@ Value iconst(OpBuilder &b, Location loc, Type t, int64_t v) {
 Value zeroOf(OpBuilder &b, Location loc, Type t) {
   return llvm::isa<FloatType>(t) ? fconst(b, loc, t, 0.0) : iconst(b, loc, t, 0);
 }
-Value one(OpBuilder &b, Location loc, Type t) { return fconst(b, loc, t, 1.0); }
 
 //===----------------------------------------------------------------------===//
 // Scalar bodies
@@ -193,7 +193,8 @@ Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
 /// A function of f32 (or narrower) values computed in f64 and rounded once.
 /// The C library's f64 functions are within an ulp of the exact result, so
 /// the narrow result is correctly rounded but for rare double roundings.
-/// For functions that are not hot in numerical code (pow, cbrt, atan2).
+/// For functions whose f32 polynomials are several ulp off (atan: 40, erf: 5,
+/// erfc: relative error unbounded in its tail) or that have none (pow, cbrt).
 Value inF64(OpBuilder &b, Location l, ValueRange xs, function_ref<Value(ValueRange)> f) {
   Type t = xs[0].getType(), f64 = b.getF64Type();
   if (t == f64) return f(xs);
@@ -239,7 +240,6 @@ Value tanhAccurate(OpBuilder &b, Location l, Value x) {
   return arith::SelectOp::create(b, l, isNan, x, r);
 }
 
-/// sinh: a Taylor polynomial for |x| < 0.5 (where (e^x - e^-x) / 2 cancels).
 /// erf_inv as Nx's reference backend computes it: Giles' single-precision
 /// polynomials evaluated in f64 (multiply, then add), rounded once.
 Value erfInv(OpBuilder &b, Location l, Value x) {
@@ -266,43 +266,6 @@ Value erfInv(OpBuilder &b, Location l, Value x) {
   r = arith::SelectOp::create(b, l, eq(-1.0), fconst(b, l, f64, -INFINITY), r);
   r = arith::SelectOp::create(b, l, eq(0.0), z, r);
   return t == f64 ? r : (Value)arith::TruncFOp::create(b, l, t, r);
-}
-
-Value sinhAccurate(OpBuilder &b, Location l, Value x) {
-  Type t = x.getType();
-  Value x2 = fmul(b, l, x, x);
-  // x * (1 + x2/6 * (1 + x2/20 * (1 + x2/42 * (1 + x2/72))))
-  Value p = one(b, l, t);
-  for (double d : {72.0, 42.0, 20.0, 6.0}) p = fadd(b, l, one(b, l, t), fmul(b, l, fdiv(b, l, x2, fconst(b, l, t, d)), p));
-  Value small = fmul(b, l, x, p);
-  Value e = math::ExpOp::create(b, l, x);
-  Value big = fmul(b, l, fconst(b, l, t, 0.5), fsub(b, l, e, fdiv(b, l, one(b, l, t), e)));
-  Value isSmall = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x), fconst(b, l, t, 0.5));
-  return arith::SelectOp::create(b, l, isSmall, small, big);
-}
-
-/// asinh(x) = sign(x) * log(|x| + sqrt(x^2 + 1)), with log1p near 0 and
-/// log(|x|) + log(2) where x^2 would overflow.
-Value asinhAccurate(OpBuilder &b, Location l, Value x) {
-  Type t = x.getType();
-  Value a = math::AbsFOp::create(b, l, x);
-  Value a2 = fmul(b, l, a, a);
-  // log1p(a + a^2 / (1 + sqrt(1 + a^2))) is exact-ish for small a.
-  Value s = math::SqrtOp::create(b, l, fadd(b, l, one(b, l, t), a2));
-  Value mid = math::Log1pOp::create(b, l, fadd(b, l, a, fdiv(b, l, a2, fadd(b, l, one(b, l, t), s))));
-  Value large = fadd(b, l, math::LogOp::create(b, l, a), fconst(b, l, t, M_LN2));
-  Value isLarge = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a, fconst(b, l, t, t.getIntOrFloatBitWidth() == 64 ? 1e150 : 1e18));
-  return math::CopySignOp::create(b, l, arith::SelectOp::create(b, l, isLarge, large, mid), x);
-}
-
-/// acosh(x) = log(x + sqrt(x^2 - 1)), as log(x) + log(2) where x^2 would overflow.
-Value acoshAccurate(OpBuilder &b, Location l, Value x) {
-  Type t = x.getType();
-  Value s = math::SqrtOp::create(b, l, fsub(b, l, fmul(b, l, x, x), one(b, l, t)));
-  Value mid = math::LogOp::create(b, l, fadd(b, l, x, s));
-  Value large = fadd(b, l, math::LogOp::create(b, l, x), fconst(b, l, t, M_LN2));
-  Value isLarge = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, fconst(b, l, t, t.getIntOrFloatBitWidth() == 64 ? 1e150 : 1e18));
-  return arith::SelectOp::create(b, l, isLarge, large, mid);
 }
 
 /// x * 2/pi = k + f (|f| <= 1/2) for f32 values |x| >= 2^22, exactly: x is
@@ -455,6 +418,20 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   Value y = args.size() > 1 ? args[1] : Value();
   Type t = x.getType();
 
+  // Functions of f16 and bf16 are computed in f32 and rounded once: their
+  // formulas' intermediate values would round (and, in f16, overflow:
+  // exp(12) in sigmoid) otherwise.
+  static const llvm::StringSet<> kInF32 = {"exp", "expm1", "log", "log1p", "log2", "sigmoid", "sin", "cos", "tan",
+                                          "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
+                                          "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "atan2", "pow"};
+  if ((t.isF16() || t.isBF16()) && kInF32.contains(name)) {
+    SmallVector<Value> wide;
+    for (Value a : args) wide.push_back(arith::ExtFOp::create(b, l, b.getF32Type(), a));
+    FailureOr<Value> r = scalarOp(b, l, name, wide, b.getF32Type());
+    if (failed(r)) return failure();
+    return (Value)arith::TruncFOp::create(b, l, t, *r);
+  }
+
   // Binary arithmetic.
   if (name == "add") return isF ? fadd(b, l, x, y) : (Value)arith::AddIOp::create(b, l, x, y);
   if (name == "subtract") return isF ? fsub(b, l, x, y) : (Value)arith::SubIOp::create(b, l, x, y);
@@ -553,24 +530,22 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "sin") return (Value)math::SinOp::create(b, l, x);
   if (name == "cos") return (Value)math::CosOp::create(b, l, x);
   if (name == "tan") return (Value)math::TanOp::create(b, l, x);
-  if (name == "sinh") return sinhAccurate(b, l, x);
+  if (name == "sinh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::SinhOp::create(b, l, v[0]); });
   if (name == "cosh") return (Value)math::CoshOp::create(b, l, x);
   if (name == "tanh") return tanhAccurate(b, l, x);
-  if (name == "asin") return (Value)math::AsinOp::create(b, l, x);
-  if (name == "acos") return (Value)math::AcosOp::create(b, l, x);
-  if (name == "atan") return (Value)math::AtanOp::create(b, l, x);
-  if (name == "asinh") return asinhAccurate(b, l, x);
-  if (name == "acosh") return acoshAccurate(b, l, x);
-  if (name == "atanh") {
-    // 0.5 * (log1p(x) - log1p(-x)): no cancellation near 0.
-    Value d = fsub(b, l, math::Log1pOp::create(b, l, x), math::Log1pOp::create(b, l, arith::NegFOp::create(b, l, x)));
-    return fmul(b, l, fconst(b, l, t, 0.5), d);
-  }
+  if (name == "asin") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AsinOp::create(b, l, v[0]); });
+  if (name == "acos") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AcosOp::create(b, l, v[0]); });
+  if (name == "atan") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AtanOp::create(b, l, v[0]); });
+  // The C library's inverse hyperbolic functions (the textbook formulas
+  // cancel near 1: acosh was 500 ulp off there).
+  if (name == "asinh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AsinhOp::create(b, l, v[0]); });
+  if (name == "acosh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AcoshOp::create(b, l, v[0]); });
+  if (name == "atanh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AtanhOp::create(b, l, v[0]); });
   if (name == "sqrt") return (Value)math::SqrtOp::create(b, l, x);
   if (name == "rsqrt") return (Value)math::RsqrtOp::create(b, l, x);
   if (name == "cbrt") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::CbrtOp::create(b, l, v[0]); });
-  if (name == "erf") return (Value)math::ErfOp::create(b, l, x);
-  if (name == "erfc") return (Value)math::ErfcOp::create(b, l, x);
+  if (name == "erf") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::ErfOp::create(b, l, v[0]); });
+  if (name == "erfc") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::ErfcOp::create(b, l, v[0]); });
   if (name == "erf_inv") return erfInv(b, l, x);
   return failure();
 }
