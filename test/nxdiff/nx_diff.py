@@ -272,7 +272,10 @@ class Gen:
                 # relative error of the result = absolute error of the argument
                 return Expr(f"Nx.{f}({x.text})", ty, x.shape, 100 * x.err + EPS[ty], atomic=True)
             exact = f == "sqrt" and ty in ("f32", "f64")
-            return Expr(f"Nx.{f}({x.text})", ty, x.shape, x.err + (0 if exact else EPS[ty]), atomic=True)
+            e = Expr(f"Nx.{f}({x.text})", ty, x.shape, x.err + (0 if exact else EPS[ty]), atomic=True)
+            # log(1 + d) = d: near 1 the argument's relative error becomes the result's absolute one
+            e.cancel = x.cancel or (f == "log" and x.err > 0)
+            return e
         if op == "select":
             sp = tuple(shape) if self.chance(0.7) else ()
             p1 = self.gen(sp, depth - 2)
