@@ -402,6 +402,8 @@ class Gen:
         # BinaryBackend applies an op to its operands' own values and rounds the result only; nxc
         # (as EXLA) converts both to the result type first, which rounds integers too wide for it.
         mant = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53}
+        if op == "/":
+            ty = to_float(ty)
         if not is_int(ty) and any(e.number is None and is_int(e.type) and bits(e.type) - (kind(e.type) == "s") > mant[ty]
                                   for e in (a, b)):
             ine += EPS[ty]
@@ -457,7 +459,7 @@ class Gen:
             for i in range(n):
                 if rng.random() < 0.3:
                     v[i] = float(self.pick([0.0, info[0], -info[0], info[1], -info[1], info[2], 3 * info[2],
-                                            np.nan, 0.5, -0.5, 1e-30, 1e30]))
+                                            np.nan, 0.5, -0.5, 1e-30, min(1e30, info[0])]))
         if t == "bf16":
             f = v.astype(np.float32).view(np.uint32)
             rounded = ((f + 0x7FFF + ((f >> 16) & 1)) >> 16).astype(np.uint16)
