@@ -219,10 +219,10 @@ Value logOfSubnormals(OpBuilder &b, Location l, Value x, bool base2) {
   return arith::SelectOp::create(b, l, sub, fsub(b, l, r, shift), r);
 }
 
-/// tanh of f32 (and narrower, computed in f32): the polynomial below 0.625;
-/// above, sign(x) * (1 - 2 / (exp(2|x|) + 1)), where the rounding error of
-/// the exp term stays below an ulp of the result, and which reaches 1.0 where
-/// tanh rounds to 1.0 (the polynomial saturates a little below it).
+/// tanh of f32 (and narrower, computed in f32): below 0.625 its Taylor series
+/// to x^23 in f64 (2e-10 relative at 0.625); above, sign(x) * (1 - 2 /
+/// (exp(2|x|) + 1)), where the rounding error of the exp term stays below an
+/// ulp of the result, and which reaches 1.0 where tanh rounds to 1.0.
 Value tanhAccurate(OpBuilder &b, Location l, Value x) {
   Type t = x.getType();
   if (t.isF64()) return math::TanhOp::create(b, l, x);
@@ -231,9 +231,17 @@ Value tanhAccurate(OpBuilder &b, Location l, Value x) {
   // exp(2|x|) overflows to Inf above ~44, which gives exactly 1.
   Value e = math::ExpOp::create(b, l, fmul(b, l, ax, fconst(b, l, t, 2.0)));
   Value big = fsub(b, l, one, fdiv(b, l, fconst(b, l, t, 2.0), fadd(b, l, e, one)));
-  Value small = math::TanhOp::create(b, l, x);
-  // NaN fails the comparison and takes the polynomial, which clamps its
-  // argument (and so turns NaN into +-1): it is passed through explicitly.
+  Type f64 = b.getF64Type();
+  Value xd = arith::ExtFOp::create(b, l, f64, x);
+  Value x2 = fmul(b, l, xd, xd);
+  Value series;
+  for (double k : {-3.927832388331683e-05, 9.691537956929451e-05, -0.00023912911424355248, 0.000590027440945586,
+                    -0.0014558343870513183, 0.003592128036572481, -0.008863235529902197, 0.021869488536155203,
+                    -0.05396825396825397, 0.13333333333333333, -0.3333333333333333, 1.0})
+    series = series ? fadd(b, l, fmul(b, l, series, x2), fconst(b, l, f64, k)) : fconst(b, l, f64, k);
+  Value small = arith::TruncFOp::create(b, l, t, fmul(b, l, series, xd));
+  // NaN fails the comparison and takes the series; it is passed through
+  // explicitly all the same.
   Value useBig = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, t, 0.625));
   Value r = arith::SelectOp::create(b, l, useBig, math::CopySignOp::create(b, l, big, x), small);
   Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
