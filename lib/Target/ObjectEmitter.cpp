@@ -56,6 +56,24 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
       return error(Loc{}, fmt::format(FMT_STRING("unknown CPU '{}' for {} (llc-22 -mtriple={} -mcpu=help lists them)"),
                                       cpuIn, triple.str(), triple.str()));
   }
+  {
+    // So is an unknown feature (LLVM would warn on every function and ignore it).
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, "generic", ""));
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(featuresIn).split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef part : parts) {
+      llvm::StringRef f = part.trim();
+      if (f.empty()) continue;
+      if (f[0] != '+' && f[0] != '-')
+        return error(Loc{}, fmt::format(FMT_STRING("--features: '{}' must be written +name or -name"), f.str()));
+      bool known = false;
+      for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures()) known |= f.drop_front() == kv.Key;
+      if (!known)
+        return error(Loc{}, fmt::format(FMT_STRING("--features: unknown feature '{}' for {} (llc-22 -mtriple={} "
+                                                   "-mattr=help lists them)"),
+                                        f.drop_front().str(), triple.str(), triple.str()));
+    }
+  }
   std::string features = featuresIn;
   if (isHost && (cpuIn.empty() || cpuIn == "native")) {
     // The host CPU's exact features (getHostCPUName alone may miss some).
