@@ -219,34 +219,6 @@ Value logOfSubnormals(OpBuilder &b, Location l, Value x, bool base2) {
   return arith::SelectOp::create(b, l, sub, fsub(b, l, r, shift), r);
 }
 
-/// exp of f32: n = round(x / ln2), r = x - n ln2 (ln2 in two parts, the
-/// first short enough that n * hi is exact), e^r by its Taylor polynomial to
-/// r^7 (|r| <= ln2/2: 4e-9 relative), and 2^n applied as two exact powers of
-/// two, so that results below 2^-126 come out subnormal, rounded once by the
-/// last product, instead of flushed to zero. Within an ulp everywhere.
-Value expF32(OpBuilder &b, Location l, Value x) {
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  Value xc = arith::MinNumFOp::create(b, l, arith::MaxNumFOp::create(b, l, x, fconst(b, l, f32, -110.0)),
-                                      fconst(b, l, f32, 100.0));
-  Value scaled = fmul(b, l, xc, fconst(b, l, f32, M_LOG2E));
-  Value n = arith::FPToSIOp::create(b, l, i32, fadd(b, l, scaled, math::CopySignOp::create(b, l, fconst(b, l, f32, 0.5), scaled)));
-  Value nf = arith::SIToFPOp::create(b, l, f32, n);
-  Value r = fsub(b, l, fsub(b, l, xc, fmul(b, l, nf, fconst(b, l, f32, 0.693145751953125))),
-                 fmul(b, l, nf, fconst(b, l, f32, 1.428606765330187e-06)));
-  Value p;
-  for (double k : {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0})
-    p = p ? fadd(b, l, fmul(b, l, p, r), fconst(b, l, f32, k)) : fconst(b, l, f32, k);
-  auto pow2 = [&](Value k) -> Value {
-    Value bits = arith::ShLIOp::create(b, l, arith::AddIOp::create(b, l, k, iconst(b, l, i32, 127)), iconst(b, l, i32, 23));
-    return arith::BitcastOp::create(b, l, f32, bits);
-  };
-  Value n1 = arith::ShRSIOp::create(b, l, n, iconst(b, l, i32, 1));
-  Value n2 = arith::SubIOp::create(b, l, n, n1);
-  Value e = fmul(b, l, fmul(b, l, p, pow2(n1)), pow2(n2));
-  Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
-  return arith::SelectOp::create(b, l, isNan, x, e);
-}
-
 /// tanh of f32 (and narrower, computed in f32): below 0.625 its Taylor series
 /// to x^23 in f64 (2e-10 relative at 0.625); above, sign(x) * (1 - 2 /
 /// (exp(2|x|) + 1)), where the rounding error of the exp term stays below an
@@ -541,7 +513,7 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "floor") return (Value)math::FloorOp::create(b, l, x);
   if (name == "ceil") return (Value)math::CeilOp::create(b, l, x);
   if (name == "round") return (Value)math::RoundOp::create(b, l, x);
-  if (name == "exp") return t.isF32() ? expF32(b, l, x) : (Value)math::ExpOp::create(b, l, x);
+  if (name == "exp") return (Value)math::ExpOp::create(b, l, x);
   if (name == "expm1") return (Value)math::ExpM1Op::create(b, l, x);
   if (name == "log") return logOfSubnormals(b, l, x, /*base2=*/false);
   if (name == "log1p") return (Value)math::Log1pOp::create(b, l, x);

@@ -1,20 +1,28 @@
 // nxc-expand-math leaves f32 code without any math op that would become a
-// libm call: exp and tanh become polynomials, floor/ceil/round go through an
+// libm call: exp (nxc's own) and tanh become polynomials, floor/ceil/round go through an
 // integer conversion, tan is expanded first. Only absf and copysign (LLVM
 // intrinsics, no libm), powf (nx lowers pow to the C library's f64 pow, for
 // accuracy) and f64 transcendental functions remain.
 // RUN: nxc-opt %s -nxc-expand-math | FileCheck %s
 
-// exp: range reduction, a polynomial, and 2^n built in the exponent bits.
+// exp: range reduction, a polynomial, and 2^n as two powers of two built in
+// the exponent bits (n >> 1 and n - (n >> 1)), so that subnormal results are
+// rounded once by the last product; NaN is passed through.
 // CHECK-LABEL: func.func @exp
+// CHECK-SAME: (%[[X:.*]]: f32)
 // CHECK-NOT: math.exp
 // CHECK-NOT: math.floor
-// CHECK: arith.fptosi %{{.*}} : f32 to i32
 // CHECK: %[[N:.*]] = arith.fptosi %{{.*}} : f32 to i32
-// CHECK: %[[BIASED:.*]] = arith.addi %[[N]], %c127_i32 : i32
-// CHECK: %[[BITS:.*]] = arith.shli %[[BIASED]], %c23_i32 : i32
-// CHECK: %[[POW2:.*]] = arith.bitcast %[[BITS]] : i32 to f32
-// CHECK: %[[R:.*]] = arith.mulf %{{.*}}, %[[POW2]] : f32
+// CHECK: %[[N1:.*]] = arith.shrsi %[[N]], %c1_i32 : i32
+// CHECK: %[[N2:.*]] = arith.subi %[[N]], %[[N1]] : i32
+// CHECK: arith.shli %{{.*}}, %c23_i32 : i32
+// CHECK: %[[P1:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: arith.shli %{{.*}}, %c23_i32 : i32
+// CHECK: %[[P2:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: %[[A:.*]] = arith.mulf %{{.*}}, %[[P2]] : f32
+// CHECK: %[[B:.*]] = arith.mulf %[[A]], %[[P1]] : f32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[B]] : f32
 // CHECK-NEXT: return %[[R]] : f32
 func.func @exp(%x: f32) -> f32 {
   %0 = math.exp %x : f32
