@@ -203,15 +203,15 @@ Value inF64(OpBuilder &b, Location l, ValueRange xs, function_ref<Value(ValueRan
   return arith::TruncFOp::create(b, l, t, f(wide));
 }
 
-/// log, log2 for types with f32's exponent range (f32, bf16): the polynomial
-/// needs a normal argument, so subnormals are scaled by 2^23 first and the
-/// logarithm of 2^23 taken off again.
+/// log, log2 of f32 (f16 and bf16 reach it as f32): the polynomial needs a
+/// normal argument, so subnormals are scaled by 2^23 first and the logarithm
+/// of 2^23 taken off again.
 Value logOfSubnormals(OpBuilder &b, Location l, Value x, bool base2) {
   Type t = x.getType();
   auto make = [&](Value v) -> Value {
     return base2 ? (Value)math::Log2Op::create(b, l, v) : (Value)math::LogOp::create(b, l, v);
   };
-  if (!(t.isF32() || t.isBF16())) return make(x);
+  if (!t.isF32()) return make(x);
   Value sub = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, t, 0x1p-126));
   Value scaled = arith::SelectOp::create(b, l, sub, fmul(b, l, x, fconst(b, l, t, 0x1p23)), x);
   Value r = make(scaled);
@@ -338,13 +338,12 @@ Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
   const double hi = 1.5707963267341256, lo = 6.077100506506192e-11; // pi/2 = hi + lo
   Value rd = fsub(b, l, fsub(b, l, xd, fmul(b, l, kf, fconst(b, l, f64, hi))), fmul(b, l, kf, fconst(b, l, f64, lo)));
   Value q = arith::AndIOp::create(b, l, arith::FPToSIOp::create(b, l, i64, kf), iconst(b, l, i64, 3));
-  if (t.getIntOrFloatBitWidth() > 16 || t.isBF16()) {
-    // Only f32 and bf16 reach 2^22.
-    Value x32 = t == f32 ? x : (Value)arith::ExtFOp::create(b, l, f32, x);
-    Value ax = math::AbsFOp::create(b, l, x32);
+  {
+    // f32 only: f16 and bf16 are computed as f32 (scalarOp).
+    Value ax = math::AbsFOp::create(b, l, x);
     auto [kBig, rBig] = payneHanek(b, l, ax);
     // x < 0: x = -(k pi/2 + r) = (-k) pi/2 + (-r).
-    Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x32, fconst(b, l, f32, 0.0));
+    Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, f32, 0.0));
     kBig = arith::SelectOp::create(b, l, negative,
                                    arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, iconst(b, l, i64, 4), kBig), iconst(b, l, i64, 3)), kBig);
     rBig = arith::SelectOp::create(b, l, negative, arith::NegFOp::create(b, l, rBig), rBig);
@@ -525,7 +524,7 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
     Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
     return fdiv(b, l, fconst(b, l, t, 1.0), fadd(b, l, fconst(b, l, t, 1.0), e));
   }
-  if ((name == "sin" || name == "cos" || name == "tan") && t.getIntOrFloatBitWidth() < 64)
+  if ((name == "sin" || name == "cos" || name == "tan") && t.isF32())
     return reducedTrig(b, l, name, x);
   if (name == "sin") return (Value)math::SinOp::create(b, l, x);
   if (name == "cos") return (Value)math::CosOp::create(b, l, x);
