@@ -111,18 +111,33 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     Value xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, x, lo), lo, x);
     xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OGT, xc, hi), hi, xc);
     Value scaled = mul(xc, f(M_LOG2E));
-    Value n = arith::FPToSIOp::create(rw, l, i32, add(scaled, math::CopySignOp::create(rw, l, f(0.5), scaled)));
+    // Every value is created in its own statement: the order of creation (and
+    // so of the printed IR) must not depend on the C++ compiler's order of
+    // evaluating arguments.
+    Value half = f(0.5);
+    Value halfSigned = math::CopySignOp::create(rw, l, half, scaled);
+    Value n = arith::FPToSIOp::create(rw, l, i32, add(scaled, halfSigned));
     Value nf = arith::SIToFPOp::create(rw, l, f32, n);
-    Value r = arith::SubFOp::create(rw, l, arith::SubFOp::create(rw, l, xc, mul(nf, f(0.693145751953125))),
-                                    mul(nf, f(1.428606765330187e-06)));
+    Value ln2Hi = f(0.693145751953125), ln2Lo = f(1.428606765330187e-06);
+    Value rHi = arith::SubFOp::create(rw, l, xc, mul(nf, ln2Hi));
+    Value nLo = mul(nf, ln2Lo);
+    Value r = arith::SubFOp::create(rw, l, rHi, nLo);
     Value p;
-    for (double k : {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0}) p = p ? add(mul(p, r), f(k)) : f(k);
+    for (double k : {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0}) {
+      Value c = f(k);
+      p = p ? add(mul(p, r), c) : c;
+    }
     auto pow2 = [&](Value k) -> Value {
-      return arith::BitcastOp::create(rw, l, f32, arith::ShLIOp::create(rw, l, arith::AddIOp::create(rw, l, k, i(127)), i(23)));
+      Value bias = i(127), shift = i(23);
+      Value biased = arith::AddIOp::create(rw, l, k, bias);
+      return arith::BitcastOp::create(rw, l, f32, arith::ShLIOp::create(rw, l, biased, shift));
     };
-    Value n1 = arith::ShRSIOp::create(rw, l, n, i(1));
+    Value one = i(1);
+    Value n1 = arith::ShRSIOp::create(rw, l, n, one);
     Value n2 = arith::SubIOp::create(rw, l, n, n1);
-    Value e = mul(mul(p, pow2(n1)), pow2(n2));
+    Value p1 = pow2(n1);
+    Value p2 = pow2(n2);
+    Value e = mul(mul(p, p1), p2);
     Value isNan = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::UNO, x, x);
     rw.replaceOpWithNewOp<arith::SelectOp>(op, isNan, x, e);
     return success();

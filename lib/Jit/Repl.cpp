@@ -147,18 +147,32 @@ Result<HostValue> ReplSession::evaluate(const ast::Expr &expr, const std::string
   return engine_->call(*prepared, inputs);
 }
 
-Status ReplSession::bind(const ast::Expr &pattern, const HostValue &value) {
+/// Matches `pattern` against `value` into `out` without touching the
+/// session's bindings, so that a pattern that fails to match binds nothing.
+static Status matchPattern(const ast::Expr &pattern, const HostValue &value,
+                           std::vector<std::pair<std::string, const HostValue *>> &out) {
   if (pattern.kind == ast::ExprKind::Var) {
-    if (pattern.name != "_" && pattern.name[0] != '_') bindings_[pattern.name] = value;
+    if (pattern.name != "_" && pattern.name[0] != '_') out.emplace_back(pattern.name, &value);
     return okStatus();
   }
   if (pattern.kind == ast::ExprKind::Tuple) {
-    if (!value.isTuple || value.elems.size() != pattern.children.size())
-      return error(pattern.loc, "cannot match this pattern against the result");
-    for (size_t i = 0; i < pattern.children.size(); ++i) NXC_CHECK(bind(*pattern.children[i], value.elems[i]));
+    if (!value.isTuple)
+      return error(pattern.loc, fmt::format(FMT_STRING("cannot match a tuple of {} elements against a tensor"),
+                                            pattern.children.size()));
+    if (value.elems.size() != pattern.children.size())
+      return error(pattern.loc, fmt::format(FMT_STRING("cannot match a tuple of {} elements against a tuple of {}"),
+                                            pattern.children.size(), value.elems.size()));
+    for (size_t i = 0; i < pattern.children.size(); ++i) NXC_CHECK(matchPattern(*pattern.children[i], value.elems[i], out));
     return okStatus();
   }
   return error(pattern.loc, "only variables and tuples can be assigned in the repl");
+}
+
+Status ReplSession::bind(const ast::Expr &pattern, const HostValue &value) {
+  std::vector<std::pair<std::string, const HostValue *>> matched;
+  NXC_CHECK(matchPattern(pattern, value, matched));
+  for (auto &[name, v] : matched) bindings_[name] = *v;
+  return okStatus();
 }
 
 Result<std::string> ReplSession::define(const std::string &input, const std::shared_ptr<const SourceFile> &inputSource) {
@@ -171,6 +185,8 @@ Result<std::string> ReplSession::define(const std::string &input, const std::sha
     if (d.loc.valid() && d.loc.line >= 2) d.loc = Loc{inputSource, d.loc.line - 1, d.loc.col};
     return d;
   }
+  // Checked before anything is registered: a rejected input defines nothing.
+  if (parsed->modules[0].functions.size() != 1) return error(Loc{inputSource, 1, 1}, "define one function at a time");
   std::string out;
   for (auto &f : parsed->modules[0].functions) {
     std::string key = fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size());
@@ -184,7 +200,6 @@ Result<std::string> ReplSession::define(const std::string &input, const std::sha
     if (!replaced) definitions_.push_back(Definition{key, input, inputSource});
     fmt::format_to(std::back_inserter(out), FMT_STRING("{} {}\n"), replaced ? "redefined" : "defined", key);
   }
-  if (parsed->modules[0].functions.size() != 1) return error(Loc{inputSource, 1, 1}, "define one function at a time");
   return out;
 }
 

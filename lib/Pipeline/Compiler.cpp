@@ -45,9 +45,12 @@
 namespace nxc {
 namespace {
 
-/// nx -> linalg on tensors, fused (printed by --emit=linalg).
+/// nx -> linalg on tensors, fused (printed by --emit=linalg). CPU code
+/// stores expensive values with several users; GPU code recomputes them.
 const char *kToLinalg = "nxc-lower-nx-to-linalg,canonicalize,cse,"
                         "func.func(nxc-fuse-elementwise),canonicalize,cse";
+const char *kToLinalgForGpu = "nxc-lower-nx-to-linalg,canonicalize,cse,"
+                              "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse";
 
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
 /// Results become out-parameters; temporaries up to 256 bytes (accumulators)
@@ -263,7 +266,8 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   if (mlir::failed(mlir::verify(*module))) return internalError("building the nx dialect", diags.messages);
   if (stage == Stage::Nx) { out.text = print(*module); return out; }
 
-  NXC_CHECK(runPipeline(*module, kToLinalg, diags, "lowering nx to linalg"));
+  NXC_CHECK(runPipeline(*module, target.device == Device::Cpu ? kToLinalg : kToLinalgForGpu, diags,
+                        "lowering nx to linalg"));
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
   for (auto &e : entries) out.entries.push_back(EntryInfo{e.symbol, 0, false});

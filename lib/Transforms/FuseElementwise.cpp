@@ -3,10 +3,11 @@
 // linalg's own element-wise fusion only fuses a producer into its consumer
 // when the producer has a single use. In Nx programs the same element-wise
 // value commonly feeds both a reduction and a final element-wise op (softmax:
-// exp(x - max) feeds the sum and the division). Fusing it into every user
-// recomputes a few flops per element but saves writing and re-reading a
-// whole tensor, and the scratch buffer it would need. Producers with more
-// than kMaxUsers users are left alone to bound the recomputation, and no
+// exp(x - max) feeds the sum and the division). Fusing a cheap one into every
+// user recomputes a few flops per element but saves writing and re-reading a
+// whole tensor, and the scratch buffer it would need; an expensive one
+// (transcendental functions, divisions) is stored once instead. Producers with
+// more than kMaxUsers users are left alone to bound the recomputation, and no
 // fused body grows past kMaxFusedOps ops (compile time stays linear).
 //
 //===----------------------------------------------------------------------===//
@@ -36,7 +37,17 @@ constexpr size_t kMaxRecomputedOps = 24;
 /// take quadratic time, and a body this large gains nothing from more.
 constexpr size_t kMaxFusedOps = 256;
 
-bool shouldFuse(OpOperand *fused) {
+/// Ops that cost much more than a load and a store per element.
+bool isExpensive(Operation &op) {
+  return isa<arith::DivFOp, arith::RemFOp, arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(op) ||
+         op.getDialect()->getNamespace() == "math";
+}
+
+bool hasExpensiveOp(linalg::GenericOp g) {
+  return llvm::any_of(g.getRegion().front(), [](Operation &op) { return isExpensive(op); });
+}
+
+bool shouldFuse(OpOperand *fused, bool recomputeExpensive) {
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
   if (!producer) return false;
   if (auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
@@ -59,11 +70,15 @@ bool shouldFuse(OpOperand *fused) {
   // bodies are recomputed that way, transcendentals and divisions are stored.
   if (auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
       consumer && !consumer.getMatchingIndexingMap(fused).isPermutation()) {
-    for (Operation &op : producer.getRegion().front())
-      if (isa<arith::DivFOp, arith::RemFOp>(op) || op.getDialect()->getNamespace() == "math") return false;
+    if (hasExpensiveOp(producer)) return false;
   }
   if (producer->hasOneUse()) return true;
   if (producer.getNumReductionLoops() != 0) return false;
+  // An expensive body (a transcendental function, a division) is computed
+  // once and stored rather than recomputed in every user: softmax's
+  // exp(x - max) feeds both the sum and the division, and writing and
+  // re-reading it costs less than a second exp per element.
+  if (!recomputeExpensive && hasExpensiveOp(producer)) return false;
   // Recomputing a large body in every user multiplies work: only small
   // bodies are copied, and only from producers whose same-shape inputs are
   // not element-wise loops themselves (chains of multi-use values, as in a
@@ -84,9 +99,12 @@ bool shouldFuse(OpOperand *fused) {
 }
 
 struct FuseElementwisePass : impl::FuseElementwisePassBase<FuseElementwisePass> {
+  using FuseElementwisePassBase::FuseElementwisePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    bool recompute = recomputeExpensive;
+    linalg::populateElementwiseOpsFusionPatterns(patterns,
+                                                 [recompute](OpOperand *o) { return shouldFuse(o, recompute); });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
     GreedyRewriteConfig config;

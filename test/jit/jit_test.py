@@ -206,8 +206,11 @@ def text_diff(expected, got):
     return "".join(line if line.endswith("\n") else line + "\\ (no newline)\n" for line in diff)
 
 
-def expect_stdout(res, expected, what="stdout"):
-    expect_ok(res)
+def expect_stdout(res, expected, what="stdout", rc=0):
+    if rc == 0:
+        expect_ok(res)
+    else:
+        check(res.rc == rc, f"{what}: expected exit status {rc}:\n{res.describe()}")
     if res.stdout != expected:
         raise CaseFailure(f"{what} differs from the expected text:\n"
                           f"  expected:\n{textwrap.indent(expected, '  > ')}"
@@ -1373,7 +1376,8 @@ def case_repl_session(ctx):
         "Nx.iota({3})",                         # never read
     ]
     res = repl(ctx, [source("repl_lib.nx")], lines)
-    expect_ok(res, "nxc repl")
+    # One input failed: a piped session says so with exit status 1.
+    check(res.rc == 1, f"a piped repl session with an error should end with status 1:\n{res.describe()}")
 
     softmax = tensor_text("f32[3]", "[0.09003057, 0.24472848, 0.66524094]")
     exact_before = "\n".join([
@@ -1426,7 +1430,7 @@ def case_repl_session(ctx):
 def case_repl_errors(ctx):
     """Errors are located in their input (N counts inputs, LINE within a multi-line input), the
     session goes on, ambiguous unqualified calls are errors, :load reports a missing file and a
-    syntax error in the loaded file; results follow; status 0."""
+    syntax error in the loaded file; results follow; status 1 (stdin is not a terminal)."""
     lines = [
         "x = Nx.tensor([1, 2])",                # 1
         "scale(x)",                             # 2 ambiguous: A.scale and B.scale
@@ -1442,14 +1446,13 @@ def case_repl_errors(ctx):
         "B.scale(Nx.tensor(0.5))",
     ]
     res = repl(ctx, [source("repl_two.nx")], lines)
-    expect_ok(res, "nxc repl")
     expected = "\n".join([
         tensor_text("s32[2]", "[1, 2]"),
         tensor_text("s32[2]", "[10, 20]"),
         tensor_text("s32[2]", "[2, 4]"),
         tensor_text("f32", "5.0"),
     ]) + "\n"
-    expect_stdout(res, expected, what="repl stdout")
+    expect_stdout(res, expected, what="repl stdout", rc=1)
     check("missing.nx" in res.stderr, f":load of a missing file should say so on stderr:\n{res.describe()}")
     check(f"{source('repl_bad.nx')}:4:21: error:" in res.stderr,
           f":load of a file with a syntax error should report it as FILE:4:21: error:\n{res.describe()}")
@@ -1471,6 +1474,26 @@ def case_repl_no_file(ctx):
     ]) + "\n"
     expect_stdout(res, expected, what="repl stdout")
     check(res.stderr == "", f"stderr should be empty:\n{res.describe()}")
+
+
+
+def case_repl_rejected_inputs_change_nothing(ctx):
+    """An input that fails leaves the session as it was: two definitions on one line define
+    neither, and a tuple pattern that does not match binds none of its variables."""
+    res = repl(ctx, [], [
+        "x = Nx.tensor(1)",
+        "defn a(t), do: t + 1; defn b(t), do: t + 2",   # 2: rejected
+        "{x, {y, z}} = {Nx.tensor(5), Nx.tensor(3)}",  # 3: {y, z} against a tensor
+        "x",
+        "a(x)",                                        # 5: a was not defined
+        "y",                                           # 6: y was not bound
+    ])
+    expect_stdout(res, tensor_text("s32", "1") + "\n" + tensor_text("s32", "1") + "\n", what="repl stdout", rc=1)
+    located = [line for line in res.stderr.splitlines() if re.match(r"repl\(\d+\):\d+:\d+: error: ", line)]
+    check(len(located) == 4 and "define one function at a time" in located[0]
+          and located[1].startswith("repl(3):1:5: error: cannot match a tuple of 2 elements against a tensor")
+          and "a/1" in located[2] and '"y"' in located[3],
+          f"expected errors at repl(2), repl(3):1:5, repl(5) and repl(6):\n{res.describe()}")
 
 
 # --------------------------------------------------------------------------

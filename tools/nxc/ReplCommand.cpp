@@ -2,7 +2,8 @@
 //
 // Reads inputs (with line editing and history through libedit when stdin is
 // a terminal, plain lines otherwise), gathers multi-line definitions, and
-// prints each result or error; an error never ends the session.
+// prints each result or error; an error never ends the session. When stdin
+// is not a terminal (a script), the exit status is 1 if any input failed.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -56,6 +57,7 @@ int runRepl(const ReplOptions &o) {
     std::cout << "nxc repl: Nx defn expressions, compiled and run. :help for help, :quit to leave.\n";
   }
   std::string line;
+  bool failed = false;
   while (readLine(interactive, "nxc> ", line)) {
     std::string input = line;
     while (ReplSession::needsMoreInput(input) && readLine(interactive, "...> ", line)) input += "\n" + line;
@@ -75,21 +77,30 @@ int runRepl(const ReplOptions &o) {
     if (command.rfind(":load ", 0) == 0) {
       std::string path = command.substr(6);
       path.erase(0, path.find_first_not_of(' '));
-      if (auto st = (*session)->load(path); !st) std::cerr << st.error().render();
-      else std::cout << fmt::format(FMT_STRING("loaded {}\n"), path);
+      if (auto st = (*session)->load(path); !st) {
+        std::cerr << st.error().render();
+        failed = true;
+      } else std::cout << fmt::format(FMT_STRING("loaded {}\n"), path);
       continue;
     }
     if (command[0] == ':') {
-      std::cerr << fmt::format(FMT_STRING("nxc repl: error: unknown command {}; :help lists the commands\n"), command);
+      std::cerr << fmt::format(FMT_STRING("nxc: error: unknown repl command {}; :help lists the commands\n"), command);
+      failed = true;
       continue;
     }
     auto out = (*session)->eval(input);
-    if (!out) std::cerr << out.error().render();
-    else std::cout << *out;
+    if (!out) {
+      std::cerr << out.error().render();
+      failed = true;
+    } else {
+      std::cout << *out;
+    }
     std::cout.flush();
   }
   if (interactive && !history.empty()) write_history(history.c_str());
-  return 0;
+  // A script learns from the exit status whether every input succeeded; an
+  // interactive session has already shown each error.
+  return failed && !interactive ? 1 : 0;
 }
 
 } // namespace nxc::cli

@@ -28,6 +28,11 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("nxc ") + NXC_VERSION);
   app.footer("Run 'nxc aot --help', 'nxc jit --help' or 'nxc repl --help' for each command.");
+  // Command-line errors read as every other error of nxc does.
+  app.failure_message([](const CLI::App *, const CLI::Error &e) {
+    return fmt::format(FMT_STRING("nxc: error: {}\nRun 'nxc --help' or 'nxc COMMAND --help' for the options.\n"),
+                       e.what());
+  });
 
   AotOptions aot;
   CLI::App *aotCmd = app.add_subcommand("aot", "Compile defn functions to a C header, a shared object and static libraries");
@@ -154,7 +159,7 @@ int main(int argc, char **argv) {
   }
   auto dispatch = [&]() -> int {
     if (!verbatim.empty() && !jitCmd->parsed()) {
-      std::cerr << "nxc: arguments after -- are only for nxc jit\n";
+      std::cerr << "nxc: error: arguments after -- are only for nxc jit\n";
       return kUserError;
     }
     if (aotCmd->parsed()) {
@@ -166,13 +171,13 @@ int main(int argc, char **argv) {
       jit.args.insert(jit.args.end(), verbatim.begin(), verbatim.end());
       for (auto &a : jit.args)
         if (a.size() > 1 && a[0] == '-' && !std::isdigit((unsigned char)a[1]) && a[1] != '.' && a != "-Inf") {
-          std::cerr << fmt::format(FMT_STRING("nxc jit: unknown option {} (put negative literals after --)\n"), a);
+          std::cerr << fmt::format(FMT_STRING("nxc: error: unknown option {} for nxc jit (put negative literals after --)\n"), a);
           return kUserError;
         }
       return runJit(jit);
     }
     if (!verbatim.empty()) {
-      std::cerr << "nxc: arguments after -- are only for nxc jit\n";
+      std::cerr << "nxc: error: arguments after -- are only for nxc jit\n";
       return kUserError;
     }
     if (replCmd->parsed()) return runRepl(repl);

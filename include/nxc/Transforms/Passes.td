@@ -15,9 +15,16 @@ def FuseElementwisePass : Pass<"nxc-fuse-elementwise"> {
   let description = [{
     Element-wise fusion that also fuses producers with several users:
     recomputing cheap element-wise work in each consumer is faster than a
-    round trip through memory, and it removes the temporary buffer altogether
-    (softmax needs no scratch memory at all).
+    round trip through memory, and it removes the temporary buffer altogether.
+    A producer with several users whose body is expensive (a transcendental
+    function, a division) is stored once instead, unless recompute-expensive
+    is set (GPU code, where a kernel per stored value costs more than the
+    recomputation).
   }];
+  let options = [
+    Option<"recomputeExpensive", "recompute-expensive", "bool", /*default=*/"false",
+           "Also fuse expensive producers into each of their users">,
+  ];
   let dependentDialects = ["mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }

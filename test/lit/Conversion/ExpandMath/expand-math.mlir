@@ -15,12 +15,14 @@
 // CHECK: %[[N:.*]] = arith.fptosi %{{.*}} : f32 to i32
 // CHECK: %[[N1:.*]] = arith.shrsi %[[N]], %c1_i32 : i32
 // CHECK: %[[N2:.*]] = arith.subi %[[N]], %[[N1]] : i32
-// CHECK: arith.shli %{{.*}}, %c23_i32 : i32
-// CHECK: %[[P1:.*]] = arith.bitcast %{{.*}} : i32 to f32
-// CHECK: arith.shli %{{.*}}, %c23_i32 : i32
-// CHECK: %[[P2:.*]] = arith.bitcast %{{.*}} : i32 to f32
-// CHECK: %[[A:.*]] = arith.mulf %{{.*}}, %[[P2]] : f32
-// CHECK: %[[B:.*]] = arith.mulf %[[A]], %[[P1]] : f32
+// CHECK: %[[B1:.*]] = arith.addi %[[N1]], %c127_i32 : i32
+// CHECK: %[[S1:.*]] = arith.shli %[[B1]], %c23_i32 : i32
+// CHECK: %[[P1:.*]] = arith.bitcast %[[S1]] : i32 to f32
+// CHECK: %[[B2:.*]] = arith.addi %[[N2]], %c127_i32 : i32
+// CHECK: %[[S2:.*]] = arith.shli %[[B2]], %c23_i32 : i32
+// CHECK: %[[P2:.*]] = arith.bitcast %[[S2]] : i32 to f32
+// CHECK: %[[A:.*]] = arith.mulf %{{.*}}, %[[P1]] : f32
+// CHECK: %[[B:.*]] = arith.mulf %[[A]], %[[P2]] : f32
 // CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
 // CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[B]] : f32
 // CHECK-NEXT: return %[[R]] : f32

@@ -1,7 +1,10 @@
-// nxc-fuse-elementwise fuses element-wise producers into every user, up to
-// four users, even when one of them is a reduction; reductions and layout
-// copies marked nxc.keep_layout stay where they are.
+// nxc-fuse-elementwise fuses cheap element-wise producers into every user,
+// up to four users, even when one of them is a reduction; an expensive
+// producer with several users (exp, a division) is stored once, unless
+// recompute-expensive is set (the GPU pipeline); reductions and layout copies
+// marked nxc.keep_layout stay where they are.
 // RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-fuse-elementwise))' | FileCheck %s
+// RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-fuse-elementwise{recompute-expensive}))' | FileCheck %s --check-prefix=GPU
 
 #id = affine_map<(d0) -> (d0)>
 #scalar = affine_map<(d0) -> ()>
@@ -47,18 +50,29 @@ func.func @chain(%x: tensor<4xf32>, %m: tensor<f32>) -> tensor<4xf32> {
 #id = affine_map<(d0) -> (d0)>
 #scalar = affine_map<(d0) -> ()>
 
-// softmax's shape: exp(x) feeds both the sum and the division. It is
-// recomputed in both, so the result needs no buffer for exp(x).
+// softmax's shape: exp(x) feeds both the sum and the division. On the CPU
+// it is computed once and stored; with recompute-expensive it is recomputed
+// in both users, so the result needs no buffer for exp(x).
 // CHECK-LABEL: func.func @two_users
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[X]] : tensor<4xf32>)
-// CHECK: math.exp
-// CHECK: arith.addf
-// CHECK: %[[DIV:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[X]], %[[SUM]] : tensor<4xf32>, tensor<f32>)
-// CHECK: math.exp
-// CHECK: arith.divf
-// CHECK-NOT: linalg.generic
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[X]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[EXP]] : tensor<4xf32>)
+// CHECK-NOT: math.exp
+// CHECK: %[[DIV:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[EXP]], %[[SUM]] : tensor<4xf32>, tensor<f32>)
+// CHECK-NOT: math.exp
 // CHECK: return %[[DIV]]
+// GPU-LABEL: func.func @two_users
+// GPU-SAME: (%[[X:.*]]: tensor<4xf32>)
+// GPU: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[X]] : tensor<4xf32>)
+// GPU: math.exp
+// GPU: arith.addf
+// GPU: %[[DIV:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[X]], %[[SUM]] : tensor<4xf32>, tensor<f32>)
+// GPU: math.exp
+// GPU: arith.divf
+// GPU-NOT: linalg.generic
+// GPU: return %[[DIV]]
 func.func @two_users(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e0 = tensor.empty() : tensor<4xf32>
   %exp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
@@ -90,24 +104,25 @@ func.func @two_users(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 #id = affine_map<(d0) -> (d0)>
 
-// Four users (the limit): exp is recomputed in each and its loop is gone.
+// Four users (the limit): a cheap producer (x * x) is recomputed in each
+// and its loop is gone.
 // CHECK-LABEL: func.func @four_users
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.addf
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.mulf
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.subf
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.divf
 // CHECK-NOT: linalg.generic
 // CHECK: return
@@ -116,7 +131,7 @@ func.func @four_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tenso
   %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%a: f32, %out: f32):
-    %v = math.exp %a : f32
+    %v = arith.mulf %a, %a : f32
     linalg.yield %v : f32
   } -> tensor<4xf32>
   %r0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
@@ -149,14 +164,14 @@ func.func @four_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tenso
 // Five users are too many: the producer stays and is read by all five.
 // CHECK-LABEL: func.func @five_users
 // CHECK: %[[P:.*]] = linalg.generic
-// CHECK: math.exp
+// CHECK: arith.mulf
 // CHECK-COUNT-5: linalg.generic {{.*}} ins(%[[P]] : tensor<4xf32>)
 func.func @five_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %e = tensor.empty() : tensor<4xf32>
   %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%a: f32, %out: f32):
-    %v = math.exp %a : f32
+    %v = arith.mulf %a, %a : f32
     linalg.yield %v : f32
   } -> tensor<4xf32>
   %r0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%p : tensor<4xf32>) outs(%e : tensor<4xf32>) {
