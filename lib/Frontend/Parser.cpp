@@ -12,6 +12,9 @@
 
 #include <optional>
 
+#include <cerrno>
+#include <cmath>
+#include <climits>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -155,20 +158,27 @@ private:
   /// brackets and do/fn ... end blocks balanced.
   Status skipExpression() {
     std::vector<Token> stack;
+    auto closerOf = [](const Token &open) -> std::string {
+      return open.kind == Tok::Ident ? "end" : open.text == "(" ? ")" : open.text == "[" ? "]"
+                                             : open.text == "{" ? "}" : ">>";
+    };
     if (closes(peek())) return error(peek().loc, fmt::format(FMT_STRING("unexpected {}"), describe(peek())));
     while (!at(Tok::Eof)) {
       const Token &t = peek();
       if (stack.empty() && (at(Tok::Newline) || closes(t))) break;
-      if (opens(t)) stack.push_back(t);
-      else if (closes(t)) stack.pop_back();
+      if (opens(t)) {
+        stack.push_back(t);
+      } else if (closes(t)) {
+        if (t.text != closerOf(stack.back()))
+          return error(t.loc, fmt::format(FMT_STRING("unexpected '{}': the '{}' at line {} is closed by '{}'"), t.text,
+                                          stack.back().text, stack.back().loc.line, closerOf(stack.back())));
+        stack.pop_back();
+      }
       take();
     }
-    if (!stack.empty()) {
-      const Token &open = stack.back();
-      std::string closer = open.kind == Tok::Ident ? "end" : open.text == "(" ? ")" : open.text == "[" ? "]"
-                                                              : open.text == "{" ? "}" : ">>";
-      return error(open.loc, fmt::format(FMT_STRING("missing '{}' for this '{}'"), closer, open.text));
-    }
+    if (!stack.empty())
+      return error(stack.back().loc,
+                   fmt::format(FMT_STRING("missing '{}' for this '{}'"), closerOf(stack.back()), stack.back().text));
     return okStatus();
   }
 
@@ -531,6 +541,15 @@ private:
       NestingGuard guard(nesting_); // `- - - x` nests without parentheses
       NXC_CHECK(checkNesting());
       Token op = take();
+      // The smallest s64 is written as the negation of a literal that on
+      // its own does not fit in 64 bits.
+      if (op.text == "-" && at(Tok::Int) && peek().text == "9223372036854775808") {
+        take();
+        auto n = node(ExprKind::Int, op.loc);
+        n->intValue = INT64_MIN;
+        n->floatValue = -9223372036854775808.0;
+        return std::move(n);
+      }
       NXC_TRY(operand, unary());
       // Fold a sign into a number literal, as Elixir does.
       if (op.text == "-" && (operand->kind == ExprKind::Int || operand->kind == ExprKind::Float)) {
@@ -869,6 +888,8 @@ private:
   Result<ExprPtr> anonymousFn() {
     Loc loc = take().loc;
     auto fn = node(ExprKind::Fn, loc);
+    skipNewlines(); // fn
+                    //   x -> ...
     if (!isPunct("->")) {
       while (true) {
         NXC_TRY(p, pattern());
@@ -920,6 +941,10 @@ private:
       Token tok = take();
       auto n = node(ExprKind::Float, tok.loc);
       n->floatValue = std::strtod(tok.text.c_str(), nullptr);
+      // Elixir rejects a float literal beyond the f64 range (it would be
+      // Inf); one below the smallest subnormal is 0.0 there as here.
+      if (std::isinf(n->floatValue))
+        return error(tok.loc, fmt::format(FMT_STRING("float literal {} is out of range for a 64-bit float"), tok.text));
       return std::move(n);
     }
     case Tok::Atom: {

@@ -37,6 +37,7 @@ Result<std::unique_ptr<JitSession>> JitSession::create() {
 
 Result<LoadedFunction> JitSession::load(const std::string &key, const std::string &object, const std::string &symbol,
                                         int64_t workspaceSize) {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
   // Each object gets its own JITDylib, so equal symbol names never clash.
   auto dylib = jit_->createJITDylib(fmt::format(FMT_STRING("nxc{}"), next_++));

@@ -49,7 +49,18 @@ const std::vector<ast::File> &preludeFiles() {
 Result<Value> Tracer::prelude(const std::string &name, std::vector<Value> args, const Loc &loc) {
   for (auto &file : preludeFiles())
     for (auto &m : file.modules)
-      if (const ast::Function *f = findFunction(m, name, args.size())) return inlineCall(*f, m, std::move(args), loc);
+      if (const ast::Function *f = findFunction(m, name, args.size())) {
+        auto result = inlineCall(*f, m, std::move(args), loc);
+        // An error found inside the prelude (a function argument of the wrong
+        // arity, say) is the user's call's: it is reported there, not at a
+        // line of nxc's own source the user has never seen.
+        if (!result && result.error().loc.valid() && result.error().loc.file->name.rfind("<nxc>/", 0) == 0) {
+          Diag d = result.error();
+          d.loc = loc;
+          return d;
+        }
+        return result;
+      }
   return error(loc, fmt::format(FMT_STRING("internal error: no prelude function {}/{}"), name, args.size()));
 }
 

@@ -126,7 +126,10 @@ Result<std::unique_ptr<llvm::Module>> loadEmbeddedBitcode(llvm::StringRef bitcod
 }
 
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel) {
-  if (optLevel <= 0) return;
+  if (optLevel <= 0) {
+    moveBF16AsBits(module);
+    return;
+  }
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -145,6 +148,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel)
                                : llvm::OptimizationLevel::O3;
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
   mpm.run(module, mam);
+  moveBF16AsBits(module);
 }
 
 Result<std::string> emitMachineCode(llvm::Module &module, llvm::TargetMachine &tm, bool assembly) {

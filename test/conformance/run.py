@@ -9,6 +9,9 @@ Each defn in cases/*.nx is preceded by a comment block:
     #   #Nx.Tensor<
     #     ...
     # error: MESSAGE @LINE:COL     instead of expect: the error nxc must report
+    # ulps: N                      (optional) the numbers may each differ by N units in the last
+                                   place of their type: for results that depend on the order
+                                   of a float sum, which Nx leaves to the backend
 
 The runner compiles and runs each function and compares what it prints, then
 prints the pass count per case file (op family). Exit status 1 on any failure.
@@ -50,6 +53,8 @@ def parse(path):
                     mode = "expect"
                 elif body.strip().startswith("error:"):
                     case["error"] = body.strip()[6:].strip()
+                elif body.strip().startswith("ulps:"):
+                    case["ulps"] = int(body.strip()[5:])
                 elif mode == "expect":
                     expect.append(body[3:] if body.startswith("   ") else body.strip())
             if expect:
@@ -57,6 +62,31 @@ def parse(path):
             cases.append(case)
         block = [] if not s.startswith("#") else block
     return cases
+
+
+NUMBER = re.compile(r"-?(?:\d+\.\d+(?:e[-+]?\d+)?|Inf|NaN)")
+FLOAT_TYPES = {"f16": "float16", "f32": "float32", "f64": "float64"}
+
+
+def within_ulps(expected, got, ulps):
+    """The texts agree once numbers are set aside, and each printed float differs by at most
+    `ulps` units in the last place of the tensor's type (named on the line after #Nx.Tensor<)."""
+    import numpy as np
+    if NUMBER.sub("#", expected) != NUMBER.sub("#", got):
+        return False
+    m = re.search(r"#Nx\.Tensor<\s*(f16|f32|f64)", expected)
+    if not m:
+        return False
+    dtype = np.dtype(FLOAT_TYPES[m.group(1)])
+    for e, g in zip(NUMBER.findall(expected), NUMBER.findall(got)):
+        a, b = np.array(float(e), dtype), np.array(float(g), dtype)
+        if np.isnan(a) or np.isnan(b) or np.isinf(a) or np.isinf(b):
+            if not (a == b or (np.isnan(a) and np.isnan(b))):
+                return False
+            continue
+        if abs(float(a) - float(b)) > ulps * float(np.spacing(max(abs(a), abs(b)))):
+            return False
+    return True
 
 
 def main():
@@ -87,7 +117,8 @@ def main():
                     want = f"{path}:{m.group(2)}:{m.group(3)}: error: {m.group(1)}" if m else case["error"]
                     ok = p.returncode == 1 and want in p.stderr
                 else:
-                    ok = p.returncode == 0 and p.stdout == case["expect"]
+                    ok = p.returncode == 0 and (p.stdout == case["expect"] or
+                                                (case.get("ulps") and within_ulps(case["expect"], p.stdout, case["ulps"])))
                 if ok:
                     passed += 1
                 else:

@@ -1046,9 +1046,15 @@ def case_cache_corrupted(ctx):
     damaged("workspace", good_obj, (" ".join(fields) + "\n").encode())
     damaged("truncated", good_obj, good_meta[: len(good_meta) // 2])
 
-    # A cap of one entry: compiling a second shape evicts the first.
+    # A cap of one entry: compiling a second shape evicts the first. (The
+    # second entry's size is measured in a scratch cache first.)
     _, other = softmax_input(ctx, 500, "other.npy")
-    capped = dict(os.environ, XDG_CACHE_HOME=ctx.cache, NXC_CACHE_MAX_BYTES=str(len(good_obj) + len(good_meta) + 100))
+    scratch = ctx.path("scratch-cache")
+    res = ctx.run(["jit", src, "--fn", "MyDefn.softmax", other], env=dict(os.environ, XDG_CACHE_HOME=scratch))
+    expect_ok(res, "a compile into a scratch cache")
+    other_bytes = sum(os.path.getsize(os.path.join(scratch, "nxc", f)) for f in files_under(os.path.join(scratch, "nxc")))
+    cap = max(other_bytes, len(good_obj) + len(good_meta)) + 100
+    capped = dict(os.environ, XDG_CACHE_HOME=ctx.cache, NXC_CACHE_MAX_BYTES=str(cap))
     res = ctx.run(["jit", src, "--fn", "MyDefn.softmax", other, "-v"], env=capped)
     expect_ok(res, "a compile with a capped cache")
     left = [f for f in files_under(os.path.join(ctx.cache, "nxc")) if f.endswith(".o")]

@@ -230,6 +230,25 @@ TEST_CASE("a minus sign folds into a number literal") {
   CHECK(expr("x - 1") == "(- x 1)");
 }
 
+TEST_CASE("the smallest s64 is a literal; a float literal beyond f64 is an error") {
+  auto r = parseExpr("-9223372036854775808");
+  REQUIRE_MESSAGE(r.ok(), test::errorOf(r));
+  const Expr &e = *(*r)->children.at(0);
+  CHECK(e.kind == ExprKind::Int);
+  CHECK(e.intValue == INT64_MIN);
+  CHECK(!parseExpr("9223372036854775808").ok());
+  CHECK(!parseExpr("-9223372036854775809").ok());
+  auto big = parseExpr("x + 1.0e999");
+  REQUIRE(!big.ok());
+  CHECK(big.error().message == "float literal 1.0e999 is out of range for a 64-bit float");
+  CHECK(big.error().loc.col == 5);
+  CHECK(expr("1.0e-999") == "0"); // below the subnormals: zero, as in Elixir
+}
+
+TEST_CASE("`fn` may put its clause on the next line") {
+  CHECK(expr("fn\n  y -> y + 1\nend") == expr("fn y -> y + 1 end"));
+}
+
 TEST_CASE("comparison, boolean and bitwise precedence") {
   CHECK(expr("a + b == c") == "(== (+ a b) c)");
   CHECK(expr("a < b == c < d") == "(== (< a b) (< c d))");

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <vector>
 #include <memory>
@@ -44,12 +45,14 @@ public:
 
   /// Links `object` (compiled for the host) into the process and looks up
   /// `symbol`_packed. Loading the same `key` twice returns the first load.
+  /// Safe to call from several threads at once.
   Result<LoadedFunction> load(const std::string &key, const std::string &object, const std::string &symbol,
                               int64_t workspaceSize);
 
 private:
   JitSession() = default;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::mutex mutex_; // guards loaded_, next_ and linking into jit_
   std::map<std::string, LoadedFunction> loaded_;
   int next_ = 0;
 };

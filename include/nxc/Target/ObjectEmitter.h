@@ -32,8 +32,13 @@ void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm);
 Result<std::unique_ptr<llvm::Module>> loadEmbeddedBitcode(llvm::StringRef bitcode, const char *name,
                                                           llvm::LLVMContext &ctx);
 
-/// Runs LLVM's standard per-module pipeline at -O`optLevel`.
+/// Runs LLVM's standard per-module pipeline at -O`optLevel`, then
+/// moveBF16AsBits.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel);
+
+/// Gives bfloat values that are only loaded, stored, selected or shuffled
+/// the type i16, so that no code generator converts them (BF16Bits.cpp).
+void moveBF16AsBits(llvm::Module &module);
 
 /// Machine code for the module: an ELF (or other) object, or assembly text.
 Result<std::string> emitMachineCode(llvm::Module &module, llvm::TargetMachine &tm, bool assembly);
