@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <iterator>
 
 namespace nxc::ast {
@@ -33,9 +35,14 @@ const char *kindName(ExprKind k) {
   return "?";
 }
 
+/// Deeper nodes are indented as at this depth, with their depth written out,
+/// so that the printout of a chain of n operators grows as n, not n^2.
+constexpr int kMaxIndent = 40;
+
 void printExpr(std::string &out, const Expr &e, int indent) {
   auto to = std::back_inserter(out);
-  out.append((size_t)indent * 2, ' ');
+  out.append((size_t)std::min(indent, kMaxIndent) * 2, ' ');
+  if (indent > kMaxIndent) fmt::format_to(to, FMT_STRING("[depth {}] "), indent);
   out += kindName(e.kind);
   switch (e.kind) {
   case ExprKind::Int: fmt::format_to(to, FMT_STRING(" {}"), e.intValue); break;

@@ -365,18 +365,20 @@ Result<const HostTensor *> Reader::dataFile(const json &data, const std::string 
   if (!npz && !npy) return err(ptr + "/file", fmt::format(FMT_STRING("'{}' is neither a .npy nor a .npz file"), name));
   auto it = archives_.find(path);
   if (it == archives_.end()) {
+    // Read once: the bytes parsed are the bytes hashed into the manifest.
+    auto raw = readFileBytes(path);
+    if (!raw) return err(ptr + "/file", raw.error().message);
     std::vector<NpzEntry> entries;
     if (npz) {
-      auto read = readNpzEntries(path);
+      auto read = parseNpz(raw->data(), raw->size(), path);
       if (!read) return err(ptr + "/file", read.error().message);
       entries = std::move(*read);
     } else {
-      auto read = readNpy(path);
+      auto read = parseNpy(raw->data(), raw->size(), path);
       if (!read) return err(ptr + "/file", read.error().message);
       entries.push_back(NpzEntry{"", std::move(*read)});
     }
-    std::ifstream in(path, std::ios::binary);
-    out_.contents.append(std::istreambuf_iterator<char>(in), {});
+    out_.contents.append(reinterpret_cast<const char *>(raw->data()), raw->size());
     it = archives_.emplace(path, std::move(entries)).first;
   }
   auto entryField = data.find("entry");

@@ -280,9 +280,9 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     std::vector<Value> elems;
     for (auto &c : p.children) {
       NXC_TRY(v, initValue(*c));
-      elems.push_back(v);
+      elems.push_back(std::move(v));
     }
-    return Value::tuple(elems, p.loc);
+    return Value::tuple(std::move(elems), p.loc);
   };
   std::function<void(const Expr &, const Value &, Env &)> bindState = [&](const Expr &p, const Value &v, Env &scope) {
     if (p.kind == ExprKind::Var) {

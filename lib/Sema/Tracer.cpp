@@ -183,7 +183,7 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc) {
     t.isTuple = true;
     for (auto &e : v.elems) {
       NXC_TRY(sub, flattenResult(e, loc));
-      t.elems.push_back(sub);
+      t.elems.push_back(std::move(sub));
     }
     return t;
   }
@@ -268,12 +268,12 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
     for (auto &c : e.children) {
       if (c->kind == ExprKind::Pair) {
         NXC_TRY(x, eval(*c->children[0], env));
-        v.elems.push_back(x);
+        v.elems.push_back(std::move(x));
         v.keys.push_back(c->name);
         v.keyLocs.push_back(c->loc);
       } else {
         NXC_TRY(x, eval(*c, env));
-        v.elems.push_back(x);
+        v.elems.push_back(std::move(x));
         v.keys.push_back("");
         v.keyLocs.push_back(c->loc);
       }

@@ -335,6 +335,8 @@ Result<HostTensor> parseNpy(const uint8_t *data, size_t size, const std::string 
   return t;
 }
 
+Result<std::vector<uint8_t>> readFileBytes(const std::string &path) { return bytes::readFile(path); }
+
 Result<HostTensor> readNpy(const std::string &path) {
   NXC_TRY(data, bytes::readFile(path));
   return parseOwnedNpy(std::move(data), path);

@@ -80,6 +80,10 @@ struct HostValue {
 // says to convert it to f32 first (bf16ToF32 in nxc/Tensor/Half.h is exact).
 // Errors carry no source location; their messages name the file.
 
+/// A whole file's bytes, with the messages of readNpy/readNpz when it cannot
+/// be read: for a caller that both parses and hashes a file, reading it once.
+Result<std::vector<uint8_t>> readFileBytes(const std::string &path);
+
 /// Reads one array from a .npy file (format versions 1.0, 2.0 and 3.0; either
 /// byte order). Rejects Fortran order, object and structured dtypes,
 /// truncated files and malformed headers.
