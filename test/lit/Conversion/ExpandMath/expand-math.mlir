@@ -5,14 +5,22 @@
 // accuracy) and f64 transcendental functions remain.
 // RUN: nxc-opt %s -nxc-expand-math | FileCheck %s
 
-// exp: range reduction, a polynomial, and 2^n as two powers of two built in
+// exp: range reduction (n = round(x log2 e) by adding and subtracting
+// 1.5 * 2^23, whose bits then hold n), a polynomial whose Horner steps may
+// contract into fused multiply-adds, and 2^n as two powers of two built in
 // the exponent bits (n >> 1 and n - (n >> 1)), so that subnormal results are
 // rounded once by the last product; NaN is passed through.
 // CHECK-LABEL: func.func @exp
 // CHECK-SAME: (%[[X:.*]]: f32)
 // CHECK-NOT: math.exp
 // CHECK-NOT: math.floor
-// CHECK: %[[N:.*]] = arith.fptosi %{{.*}} : f32 to i32
+// CHECK-NOT: arith.fptosi
+// CHECK: %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
+// CHECK: %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[MAGIC]] : f32
+// CHECK: arith.subf %[[SHIFTED]], %[[MAGIC]] : f32
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[SHIFTED]] : f32 to i32
+// CHECK: %[[N:.*]] = arith.subi %[[BITS]], %c1262485504_i32 : i32
+// CHECK-COUNT-14: fastmath<contract> : f32
 // CHECK: %[[N1:.*]] = arith.shrsi %[[N]], %c1_i32 : i32
 // CHECK: %[[N2:.*]] = arith.subi %[[N]], %[[N1]] : i32
 // CHECK: %[[B1:.*]] = arith.addi %[[N1]], %c127_i32 : i32
