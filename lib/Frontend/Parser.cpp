@@ -888,8 +888,7 @@ private:
   Result<ExprPtr> anonymousFn() {
     Loc loc = take().loc;
     auto fn = node(ExprKind::Fn, loc);
-    skipNewlines(); // fn
-                    //   x -> ...
+    skipNewlines(); // `fn` may put its first clause on the next line
     if (!isPunct("->")) {
       while (true) {
         NXC_TRY(p, pattern());

@@ -142,6 +142,9 @@ int main(int argc, char **argv) {
   CLI::App *replCmd = app.add_subcommand("repl", "An interactive session: call and define defns, print like Nx");
   replCmd->add_option("input", repl.input, "A .nx file whose modules' functions are callable");
   replCmd->add_flag("--no-cache", repl.noCache, "Do not use the on-disk cache of compiled code");
+  replCmd->footer("Type :help in the session for what an input may be. An input that fails is reported and "
+                  "changes nothing; the session goes on. With stdin not a terminal (a script), the exit status "
+                  "is 1 if any input failed, 0 otherwise.");
 
   // Everything after `--` is a jit argument, taken verbatim (e.g. -1).
   std::vector<std::string> verbatim;
