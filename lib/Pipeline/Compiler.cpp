@@ -46,9 +46,10 @@ namespace nxc {
 namespace {
 
 /// nx -> linalg on tensors, fused (printed by --emit=linalg). CPU code
-/// stores expensive values with several users; GPU code recomputes them.
+/// stores expensive values with several users and runs row-wise chains a row
+/// at a time; GPU code recomputes them and maps rows to blocks itself.
 const char *kToLinalg = "nxc-lower-nx-to-linalg,canonicalize,cse,"
-                        "func.func(nxc-fuse-elementwise),canonicalize,cse";
+                        "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-tile-rows),canonicalize,cse";
 const char *kToLinalgForGpu = "nxc-lower-nx-to-linalg,canonicalize,cse,"
                               "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse";
 

@@ -878,6 +878,27 @@ def _(ctx):
     return build_and_run(case_dir, module, calls)
 
 
+@case("rows")
+def _(ctx):
+    """Row-wise chains long enough to run one row at a time (nxc-tile-rows)."""
+    rng = ctx.rng()
+    x = normal(rng, (7, 300))
+    s = normal(rng, (5, 1000)) * 4
+    x3 = normal(rng, (3, 16, 20))
+    w = normal(rng, (16, 20))
+    xd = f64(x)
+    centered = xd - xd.mean(axis=1, keepdims=True)
+    ln = centered / np.sqrt((centered * centered).mean(axis=1, keepdims=True) + 1e-5)
+    sd = f64(s)
+    e = np.exp(sd - sd.max(axis=1, keepdims=True))
+    scaled = f64(x3) * f64(w) / np.abs(f64(x3)).sum(axis=(1, 2), keepdims=True)
+    fns = ["Rows.layer_norm(f32[7,300])", "Rows.row_softmax(f32[5,1000])", "Rows.scaled_rows(f32[3,16,20], f32[16,20])"]
+    calls = [Call("rows_layer_norm", [x], [Out("f32", ln)]),
+             Call("rows_row_softmax", [s], [Out("f32", e / e.sum(axis=1, keepdims=True))]),
+             Call("rows_scaled_rows", [x3, w], [Out("f32", scaled)])]
+    return ctx.check_calls("rows.nx", fns, "rows", calls)
+
+
 @case("reductions")
 def _(ctx):
     rng = ctx.rng()

@@ -1,7 +1,8 @@
 //===- Passes.h - nxc's transformations on linalg ---------------*- C++ -*-===//
 //
 // The passes are declared in Passes.td: `createFuseElementwisePass()`
-// (nxc-fuse-elementwise), `createAllocsToWorkspacePass()`
+// (nxc-fuse-elementwise), `createTileRowsPass()` (nxc-tile-rows),
+// `createAllocsToWorkspacePass()`
 // (nxc-allocs-to-workspace), `createCopiesToLinalgPass()`
 // (nxc-copies-to-linalg) and `createDistinctResultsPass()`
 // (nxc-distinct-results).

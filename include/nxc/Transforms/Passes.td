@@ -29,6 +29,20 @@ def FuseElementwisePass : Pass<"nxc-fuse-elementwise"> {
                            "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def TileRowsPass : Pass<"nxc-tile-rows", "mlir::func::FuncOp"> {
+  let summary = "Run row-wise passes (reductions over a row, then element-wise work on it) one row at a time";
+  let description = [{
+    An element-wise loop nest that reads per-row reductions of its own input
+    (layer norm's mean and variance, softmax along an axis) is tiled by its
+    outermost dimension, and its producers are fused into the row loop: the
+    row is read by every pass while it is in cache, instead of each pass
+    streaming through the whole tensor.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def AllocsToWorkspacePass : Pass<"nxc-allocs-to-workspace", "mlir::ModuleOp"> {
   let summary = "Place all temporaries in a caller-owned workspace argument";
   let description = [{
