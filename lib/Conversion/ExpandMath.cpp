@@ -111,10 +111,10 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     Value lo = f(-110.0), hi = f(100.0);
     Value xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, x, lo), lo, x);
     xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OGT, xc, hi), hi, xc);
+    // No call below creates two ops in its arguments: the order of creation
+    // (and so of the printed IR) must not depend on the C++ compiler's order
+    // of evaluating arguments.
     Value scaled = mul(xc, f(M_LOG2E));
-    // Every value is created in its own statement: the order of creation (and
-    // so of the printed IR) must not depend on the C++ compiler's order of
-    // evaluating arguments.
     // n = round(scaled) by adding 1.5 * 2^23: the sum's last mantissa bits
     // are n (|scaled| < 2^22), and subtracting it again gives n as a float.
     Value magic = f(12582912.0);
@@ -130,13 +130,9 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     // Horner's steps may be fused multiply-adds where the target has them
     // (one rounding instead of two: as accurate, and half the instructions).
     auto contract = arith::FastMathFlagsAttr::get(rw.getContext(), arith::FastMathFlags::contract);
-    Value p;
-    for (double k : {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0}) {
+    Value p = f(1.0 / 5040);
+    for (double k : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0}) {
       Value c = f(k);
-      if (!p) {
-        p = c;
-        continue;
-      }
       Value pr = arith::MulFOp::create(rw, l, p, r, contract);
       p = arith::AddFOp::create(rw, l, pr, c, contract);
     }

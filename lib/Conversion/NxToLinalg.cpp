@@ -338,19 +338,17 @@ Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
   const double hi = 1.5707963267341256, lo = 6.077100506506192e-11; // pi/2 = hi + lo
   Value rd = fsub(b, l, fsub(b, l, xd, fmul(b, l, kf, fconst(b, l, f64, hi))), fmul(b, l, kf, fconst(b, l, f64, lo)));
   Value q = arith::AndIOp::create(b, l, arith::FPToSIOp::create(b, l, i64, kf), iconst(b, l, i64, 3));
-  {
-    // f32 only: f16 and bf16 are computed as f32 (scalarOp).
-    Value ax = math::AbsFOp::create(b, l, x);
-    auto [kBig, rBig] = payneHanek(b, l, ax);
-    // x < 0: x = -(k pi/2 + r) = (-k) pi/2 + (-r).
-    Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, f32, 0.0));
-    kBig = arith::SelectOp::create(b, l, negative,
-                                   arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, iconst(b, l, i64, 4), kBig), iconst(b, l, i64, 3)), kBig);
-    rBig = arith::SelectOp::create(b, l, negative, arith::NegFOp::create(b, l, rBig), rBig);
-    Value big = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f32, 0x1p22));
-    q = arith::SelectOp::create(b, l, big, kBig, q);
-    rd = arith::SelectOp::create(b, l, big, rBig, rd);
-  }
+  // f32 only: f16 and bf16 are computed as f32 (scalarOp).
+  Value ax = math::AbsFOp::create(b, l, x);
+  auto [kBig, rBig] = payneHanek(b, l, ax);
+  // x < 0: x = -(k pi/2 + r) = (-k) pi/2 + (-r).
+  Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, f32, 0.0));
+  kBig = arith::SelectOp::create(b, l, negative,
+                                 arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, iconst(b, l, i64, 4), kBig), iconst(b, l, i64, 3)), kBig);
+  rBig = arith::SelectOp::create(b, l, negative, arith::NegFOp::create(b, l, rBig), rBig);
+  Value big = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f32, 0x1p22));
+  q = arith::SelectOp::create(b, l, big, kBig, q);
+  rd = arith::SelectOp::create(b, l, big, rBig, rd);
   // sin and cos of |r| <= pi/4 as Taylor polynomials in f64 (the first
   // omitted terms are below 2^-36 relative), so the result is rounded once,
   // also where it is tiny (near multiples of pi).

@@ -48,10 +48,11 @@ namespace {
 /// nx -> linalg on tensors, fused (printed by --emit=linalg). CPU code
 /// stores expensive values with several users and runs row-wise chains a row
 /// at a time; GPU code recomputes them and maps rows to blocks itself.
-const char *kToLinalg = "nxc-lower-nx-to-linalg,canonicalize,cse,"
-                        "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-tile-rows),canonicalize,cse";
-const char *kToLinalgForGpu = "nxc-lower-nx-to-linalg,canonicalize,cse,"
-                              "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse";
+std::string toLinalgPipeline(bool gpu) {
+  return std::string("nxc-lower-nx-to-linalg,canonicalize,cse,") +
+         (gpu ? "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse"
+              : "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-tile-rows),canonicalize,cse");
+}
 
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
 /// Results become out-parameters; temporaries up to 256 bytes (accumulators)
@@ -267,8 +268,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   if (mlir::failed(mlir::verify(*module))) return internalError("building the nx dialect", diags.messages);
   if (stage == Stage::Nx) { out.text = print(*module); return out; }
 
-  NXC_CHECK(runPipeline(*module, target.device == Device::Cpu ? kToLinalg : kToLinalgForGpu, diags,
-                        "lowering nx to linalg"));
+  NXC_CHECK(runPipeline(*module, toLinalgPipeline(target.device != Device::Cpu), diags, "lowering nx to linalg"));
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
   for (auto &e : entries) out.entries.push_back(EntryInfo{e.symbol, 0, false});

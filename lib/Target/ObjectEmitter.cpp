@@ -125,11 +125,10 @@ Result<std::unique_ptr<llvm::Module>> loadEmbeddedBitcode(llvm::StringRef bitcod
   return std::move(*module);
 }
 
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel) {
-  if (optLevel <= 0) {
-    moveBF16AsBits(module);
-    return;
-  }
+namespace {
+
+/// LLVM's standard per-module pipeline at -O`optLevel` (1 to 3).
+void runStandardPipeline(llvm::Module &module, llvm::TargetMachine &tm, int optLevel) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -148,6 +147,12 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel)
                                : llvm::OptimizationLevel::O3;
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
   mpm.run(module, mam);
+}
+
+} // namespace
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel) {
+  if (optLevel > 0) runStandardPipeline(module, tm, optLevel);
   moveBF16AsBits(module);
 }
 

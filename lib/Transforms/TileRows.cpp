@@ -87,40 +87,39 @@ struct TileRowsPass : impl::TileRowsPassBase<TileRowsPass> {
       if (isRowConsumer(g)) consumers.push_back(g);
     });
     IRRewriter rw(&getContext());
+    scf::SCFTileAndFuseOptions options;
+    // Fuse linalg producers only: fills, element-wise nests and the row
+    // reductions; whatever else feeds the rows is read as it is.
+    options.setFusionControlFn([](tensor::ExtractSliceOp, OpResult producer,
+                                  bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+      if (!isa<linalg::GenericOp, linalg::FillOp>(producer.getOwner())) return std::nullopt;
+      if (auto p = dyn_cast<linalg::GenericOp>(producer.getOwner());
+          p && p.getNumReductionLoops() != 0 && !isRowReduction(p))
+        return std::nullopt;
+      return scf::SCFTileAndFuseOptions::ControlFnResult{};
+    });
+    // Slices of a reshaped value become reshapes of a slice, so that the
+    // reshape's producer can be fused too; a slice of an empty tensor is a
+    // small empty tensor (per-row temporaries, not slices of whole-tensor
+    // buffers).
+    RewritePatternSet cleanup(&getContext());
+    tensor::populateBubbleUpExtractSliceOpPatterns(cleanup);
+    tensor::populateFoldTensorEmptyPatterns(cleanup);
+    options.cleanupPatterns = FrozenRewritePatternSet(std::move(cleanup));
     for (linalg::GenericOp g : consumers) {
       SmallVector<OpFoldResult> sizes(g.getNumLoops(), rw.getIndexAttr(0));
-      sizes[0] = rw.getIndexAttr(1);
+      sizes[0] = rw.getIndexAttr(1); // one row per iteration
       scf::SCFTilingOptions tiling;
       tiling.setTileSizes(sizes);
-      scf::SCFTileAndFuseOptions options;
       options.setTilingOptions(tiling);
-      // Fuse linalg producers only: fills, element-wise nests and the row
-      // reductions; whatever else feeds the rows is read as it is.
-      options.setFusionControlFn([](tensor::ExtractSliceOp, OpResult producer,
-                                    bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (!isa<linalg::GenericOp, linalg::FillOp>(producer.getOwner())) return std::nullopt;
-        if (auto p = dyn_cast<linalg::GenericOp>(producer.getOwner());
-            p && p.getNumReductionLoops() != 0 && !isRowReduction(p))
-          return std::nullopt;
-        return scf::SCFTileAndFuseOptions::ControlFnResult{};
-      });
-      // Slices of a reshaped value become reshapes of a slice, so that the
-      // reshape's producer can be fused too.
-      RewritePatternSet cleanup(&getContext());
-      tensor::populateBubbleUpExtractSliceOpPatterns(cleanup);
-      // A slice of an empty tensor is a small empty tensor: per-row
-      // temporaries, not slices of whole-tensor buffers.
-      tensor::populateFoldTensorEmptyPatterns(cleanup);
-      options.cleanupPatterns = FrozenRewritePatternSet(std::move(cleanup));
       rw.setInsertionPoint(g);
       auto result = scf::tileConsumerAndFuseProducersUsingSCF(rw, cast<TilingInterface>(g.getOperation()), options);
       if (failed(result)) continue; // left as it is
       for (OpResult r : g->getResults())
         if (Value replacement = result->replacements.lookup(r)) rw.replaceAllUsesWith(r, replacement);
-      if (g->use_empty()) rw.eraseOp(g);
     }
-    // What the rows replaced (the untiled producers, the reshapes of their
-    // results) is now unused: erase it, last first.
+    // What the rows replaced (the untiled consumers and producers, the
+    // reshapes of their results) is now unused: erase it.
     (void)simplifyRegions(rw, getOperation()->getRegions());
   }
 };
