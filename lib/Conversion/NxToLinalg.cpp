@@ -561,8 +561,16 @@ constexpr const char *kKeepLayoutAttr = "nxc.keep_layout";
 constexpr int64_t kWideRows = 16;
 constexpr int64_t kLongContraction = 256;
 
-/// Float sums over more elements than this accumulate in a wider type.
+/// f32 sums over more elements than this accumulate in f64.
 constexpr int64_t kNarrowSumLimit = 4096;
+
+/// The type float sums, products, dots and convolutions accumulate in: f16
+/// and bf16 in f32 (a running f16 sum loses every addend below its 11 bits;
+/// Nx's reference backend accumulates in f64 and rounds once), others in
+/// their own type.
+Type accumulatorType(Builder &b, Type elem) {
+  return llvm::isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() < 32 ? (Type)b.getF32Type() : elem;
+}
 
 using BodyFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
@@ -588,6 +596,19 @@ Value elementwise(OpBuilder &b, Location l, RankedTensorType outType, ValueRange
   SmallVector<AffineMap> maps(inputs.size(), id);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   return genericOp(b, l, outType, inputs, maps, emptyTensor(b, l, outType), id, iters, body);
+}
+
+/// x extended to the float type acc (x itself when it has that type).
+Value widened(OpBuilder &b, Location l, Value x, Type acc) {
+  return x.getType() == acc ? x : (Value)arith::ExtFOp::create(b, l, acc, x);
+}
+
+/// An accumulated tensor rounded once to outType (itself when it has that type).
+Value narrowed(OpBuilder &b, Location l, Value acc, RankedTensorType outType) {
+  if (acc.getType() == outType) return acc;
+  return elementwise(b, l, outType, acc, [&](OpBuilder &nb, Location nl, ValueRange a) {
+    return (Value)arith::TruncFOp::create(nb, nl, outType.getElementType(), a[0]);
+  });
 }
 
 /// The identity element of a reduction, as an attribute of signless type t.
@@ -718,17 +739,25 @@ Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operan
   SmallVector<utils::IteratorType> iters(nLoops, utils::IteratorType::parallel);
   for (unsigned k = 0; k < nc; ++k) iters[contractAt + k] = utils::IteratorType::reduction;
   Type et = outType.getElementType();
-  Value init = filled(b, l, outType, llvm::isa<FloatType>(et) ? (TypedAttr)b.getFloatAttr(et, 0.0) : b.getIntegerAttr(et, 0));
+  Type acc = nc == 0 ? et : accumulatorType(b, et);
+  auto accType = RankedTensorType::get(outType.getShape(), acc);
+  Value init = filled(b, l, accType, llvm::isa<FloatType>(acc) ? (TypedAttr)b.getFloatAttr(acc, 0.0) : b.getIntegerAttr(acc, 0));
   MLIRContext *ctx = b.getContext();
-  return genericOp(b, l, outType, ins,
-                   {AffineMap::get(nLoops, 0, ea, ctx), AffineMap::get(nLoops, 0, eb, ctx)}, init,
-                   AffineMap::get(nLoops, 0, outExprs, ctx), iters, [&](OpBuilder &nb2, Location nl, ValueRange a) {
-                     if (nc == 0) // an outer product: no accumulation
-                       return llvm::isa<FloatType>(et) ? fmul(nb2, nl, a[0], a[1])
-                                                       : (Value)arith::MulIOp::create(nb2, nl, a[0], a[1]);
-                     if (llvm::isa<FloatType>(et)) return faddFast(nb2, nl, a[2], fmulFast(nb2, nl, a[0], a[1]));
-                     return (Value)arith::AddIOp::create(nb2, nl, a[2], arith::MulIOp::create(nb2, nl, a[0], a[1]));
-                   });
+  Value r = genericOp(b, l, accType, ins,
+                      {AffineMap::get(nLoops, 0, ea, ctx), AffineMap::get(nLoops, 0, eb, ctx)}, init,
+                      AffineMap::get(nLoops, 0, outExprs, ctx), iters, [&](OpBuilder &nb2, Location nl, ValueRange a) {
+                        if (nc == 0) // an outer product: no accumulation
+                          return llvm::isa<FloatType>(et) ? fmul(nb2, nl, a[0], a[1])
+                                                          : (Value)arith::MulIOp::create(nb2, nl, a[0], a[1]);
+                        if (llvm::isa<FloatType>(et)) {
+                          // One statement each: the order the ops are created in is the printed order.
+                          Value x = widened(nb2, nl, a[0], acc);
+                          Value y = widened(nb2, nl, a[1], acc);
+                          return faddFast(nb2, nl, a[2], fmulFast(nb2, nl, x, y));
+                        }
+                        return (Value)arith::AddIOp::create(nb2, nl, a[2], arith::MulIOp::create(nb2, nl, a[0], a[1]));
+                      });
+  return narrowed(b, l, r, outType);
 }
 
 /// A linalg.generic with no inputs whose body computes each element from
@@ -915,22 +944,16 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
     Type acc = elem;
     int64_t reduced = 1;
     for (int64_t a : axes) reduced *= inType.getDimSize(a);
-    if (name == "sum" && llvm::isa<FloatType>(elem) && reduced > kNarrowSumLimit)
-      acc = elem.getIntOrFloatBitWidth() == 32 ? (Type)rw.getF64Type()
-            : elem.getIntOrFloatBitWidth() < 32 ? (Type)rw.getF32Type() : elem;
+    if (name == "sum" || name == "product") acc = accumulatorType(rw, elem);
+    if (name == "sum" && elem.isF32() && reduced > kNarrowSumLimit) acc = rw.getF64Type();
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, reductionInit(rw, name, nxIn, acc));
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
     Value result = genericOp(rw, l, accType, in, {rw.getMultiDimIdentityMap(rank)}, init, outMap, iters,
                              [&](OpBuilder &b, Location nl, ValueRange a) {
-                               Value x = acc == elem ? a[0] : (Value)arith::ExtFOp::create(b, nl, acc, a[0]);
-                               return reductionCombine(b, nl, name, nxIn, x, a[1]);
+                               return reductionCombine(b, nl, name, nxIn, widened(b, nl, a[0], acc), a[1]);
                              });
-    if (acc != elem)
-      result = elementwise(rw, l, outType, result, [&](OpBuilder &b, Location nl, ValueRange a) {
-        return (Value)arith::TruncFOp::create(b, nl, elem, a[0]);
-      });
-    rw.replaceOp(op, result);
+    rw.replaceOp(op, narrowed(rw, l, result, outType));
     return success();
   }
 };
@@ -1461,14 +1484,16 @@ struct WindowLowering : public OpConversionPattern<OpTy> {
     SmallVector<AffineExpr> winExprs;
     for (unsigned d = 0; d < rank; ++d) winExprs.push_back(rw.getAffineDimExpr(rank + d));
     MLIRContext *ctx = rw.getContext();
-    Value init = filled(rw, l, outType, reductionInit(rw, combine, nxElem, et));
+    Type acc = combine == "sum" || combine == "product" ? accumulatorType(rw, et) : et;
+    auto accType = RankedTensorType::get(outType.getShape(), acc);
+    Value init = filled(rw, l, accType, reductionInit(rw, combine, nxElem, acc));
     Value win = emptyTensor(rw, l, winType);
-    Value r = genericOp(rw, l, outType, ValueRange{adaptor.getOperand(), win},
+    Value r = genericOp(rw, l, accType, ValueRange{adaptor.getOperand(), win},
                         {AffineMap::get(2 * rank, 0, inExprs, ctx), AffineMap::get(2 * rank, 0, winExprs, ctx)}, init,
                         AffineMap::get(2 * rank, 0, outExprs, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
-                          return reductionCombine(b, nl, combine, nxElem, a[0], a[2]);
+                          return reductionCombine(b, nl, combine, nxElem, widened(b, nl, a[0], acc), a[2]);
                         });
-    rw.replaceOp(op, r);
+    rw.replaceOp(op, narrowed(rw, l, r, outType));
     return success();
   }
 };
@@ -1500,15 +1525,18 @@ struct ConvLowering : public OpConversionPattern<nx::ConvOp> {
     SmallVector<int64_t> extents = {groups, cout};
     auto extType = RankedTensorType::get(extents, outType.getElementType());
     MLIRContext *ctx = rw.getContext();
-    Type et = outType.getElementType();
-    Value init = filled(rw, l, outType, rw.getFloatAttr(et, 0.0));
-    Value r = genericOp(rw, l, outType, ValueRange{adaptor.getInput(), adaptor.getKernel(), emptyTensor(rw, l, extType)},
+    Type acc = accumulatorType(rw, outType.getElementType());
+    auto accType = RankedTensorType::get(outType.getShape(), acc);
+    Value init = filled(rw, l, accType, rw.getFloatAttr(acc, 0.0));
+    Value r = genericOp(rw, l, accType, ValueRange{adaptor.getInput(), adaptor.getKernel(), emptyTensor(rw, l, extType)},
                         {AffineMap::get(nd, 0, xe, ctx), AffineMap::get(nd, 0, ke, ctx),
                          AffineMap::get(nd, 0, {d(1), d(2)}, ctx)},
                         init, AffineMap::get(nd, 0, oe, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
-                          return faddFast(b, nl, a[3], fmulFast(b, nl, a[0], a[1]));
+                          Value x = widened(b, nl, a[0], acc);
+                          Value k = widened(b, nl, a[1], acc);
+                          return faddFast(b, nl, a[3], fmulFast(b, nl, x, k));
                         });
-    rw.replaceOp(op, r);
+    rw.replaceOp(op, narrowed(rw, l, r, outType));
     return success();
   }
 };

@@ -113,6 +113,18 @@ Result<Value> Tracer::nxBinary(const std::string &fn, std::vector<Value> &args, 
 
 Result<Value> Tracer::nxAsType(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   NXC_CHECK(arity(fn, args, 2, 2, loc));
+  if (fn == "as_type" && (args[0].kind == Value::Int || args[0].kind == Value::Float)) {
+    // Nx.as_type(number, type) is Nx.tensor(number, type: type): the number
+    // goes into the type directly (0.001 as f64 is 0.001, 300 as u8 wraps to
+    // 44), not through an s32 or f32 tensor first.
+    NXC_TRY(t, parseType(args[1]));
+    if (args[0].kind == Value::Float && !t.isFloat())
+      return error(args[0].loc.valid() ? args[0].loc : loc,
+                   fmt::format(FMT_STRING("Nx.as_type: the float {} cannot be stored as {} (Nx builds a tensor of "
+                                          "the number in that type); Nx.as_type(Nx.tensor({}), :{}) converts an f32 tensor"),
+                               args[0].f, t.name(), args[0].f, t.name()));
+    return tensorLiteral({args[0], Value::keywords({{"type", args[1]}}, loc)}, loc);
+  }
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(t, parseType(args[1]));
   if (fn == "bitcast") {

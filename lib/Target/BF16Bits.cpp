@@ -52,10 +52,6 @@ void rewriteFunction(llvm::Function &f) {
     for (llvm::Instruction &i : bb)
       if (touchesBF16(i)) {
         if (!onlyMoves(i)) return; // a real use of the value: leave the function alone
-        // A bitcast between bfloat and a type other than i16 (or the same
-        // number of i16 lanes) reinterprets: leave the function alone.
-        if (auto *c = llvm::dyn_cast<llvm::BitCastInst>(&i))
-          if (asBits(c->getSrcTy()) != asBits(c->getDestTy())) return;
         // bfloat arguments keep their type: so do their users.
         for (const llvm::Value *op : i.operands())
           if (isBF16ish(op->getType()) && !llvm::isa<llvm::Instruction, llvm::Constant>(op)) return;
@@ -63,7 +59,9 @@ void rewriteFunction(llvm::Function &f) {
       }
   if (touched.empty()) return;
   // Constant operands first (a bfloat constant becomes the i16 of its bits),
-  // then every result type; bitcasts between bfloat and i16 become no-ops.
+  // then every result type. A bitcast keeps its size, so it stays valid with
+  // i16 in place of bfloat (`<2 x i32>` to `<4 x i16>`); one between bfloat
+  // and i16 becomes a no-op.
   for (llvm::Instruction *i : touched)
     for (llvm::Use &u : i->operands())
       if (auto *c = llvm::dyn_cast<llvm::Constant>(u.get()); c && isBF16ish(c->getType()))
@@ -71,7 +69,7 @@ void rewriteFunction(llvm::Function &f) {
   for (llvm::Instruction *i : touched)
     if (isBF16ish(i->getType())) i->mutateType(asBits(i->getType()));
   for (llvm::Instruction *i : touched)
-    if (auto *c = llvm::dyn_cast<llvm::BitCastInst>(i)) {
+    if (auto *c = llvm::dyn_cast<llvm::BitCastInst>(i); c && c->getSrcTy() == c->getDestTy()) {
       c->replaceAllUsesWith(c->getOperand(0));
       c->eraseFromParent();
     }

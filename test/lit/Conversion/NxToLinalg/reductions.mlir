@@ -59,3 +59,33 @@ func.func @dot(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = nx.dot %a, [1], [], %b, [0], [] : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// f16 and bf16 sums, products and dots accumulate in f32 and round once at
+// the end (an f16 running sum would drop every addend below its 11 bits).
+// CHECK-LABEL: func.func @sum_f16
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x3xf16>) outs(%[[ACC]] : tensor<2xf32>)
+// CHECK: ^bb0(%[[V:.*]]: f16, %[[A:.*]]: f32):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[V]] : f16 to f32
+// CHECK-NEXT: arith.addf %[[A]], %[[W]] fastmath<reassoc,contract> : f32
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<2xf32>) outs(%{{.*}} : tensor<2xf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @sum_f16(%x: tensor<2x3xf16>) -> tensor<2xf16> {
+  %0 = nx.sum %x, axes = [1] : tensor<2x3xf16> -> tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+
+// CHECK-LABEL: func.func @dot_bf16
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} outs(%[[ACC]] : tensor<2x4xf32>)
+// CHECK: ^bb0(%[[IA:.*]]: bf16, %[[IB:.*]]: bf16, %[[O:.*]]: f32):
+// CHECK-NEXT: %[[WA:.*]] = arith.extf %[[IA]] : bf16 to f32
+// CHECK-NEXT: %[[WB:.*]] = arith.extf %[[IB]] : bf16 to f32
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[WA]], %[[WB]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT: arith.addf %[[O]], %[[M]] fastmath<reassoc,contract> : f32
+// CHECK: linalg.generic {{.*}} ins(%[[D]] : tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @dot_bf16(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xbf16> {
+  %0 = nx.dot %a, [1], [], %b, [0], [] : tensor<2x3xbf16>, tensor<3x4xbf16> -> tensor<2x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
