@@ -236,12 +236,29 @@ Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value 
   }
   Node n;
   n.op = op;
+  if (op == "logical_and" || op == "logical_or" || op == "logical_xor") {
+    // Nx tests each operand against zero in its own type (a bf16 subnormal is
+    // true, though the merged type f16 would round it to zero), then combines
+    // the truths.
+    NXC_TRY(ta, truthOf(a, loc));
+    NXC_TRY(tb, truthOf(b, loc));
+    n.operands = {broadcastTo(ta, shape, loc), broadcastTo(tb, shape, loc)};
+    n.type = TensorType{ElemType::u8(), shape, {}};
+    n.loc = loc;
+    return Value::tensor(named(add(n), names), loc);
+  }
   NXC_TRY(ra, operand(a, t, shape, loc));
   NXC_TRY(rb, operand(b, t, shape, loc));
   n.operands = {ra, rb};
   n.type = TensorType{rule == BinaryRule::Compare ? ElemType::u8() : t, shape, {}};
   n.loc = loc;
   return Value::tensor(named(add(n), names), loc);
+}
+
+Result<int> Tracer::truthOf(const Value &v, const Loc &loc) {
+  if (v.kind != Value::Tensor) return numberConstant(Value::number(v.asDouble() != 0, v.loc), ElemType::u8());
+  NXC_TRY(ne, binary("not_equal", v, Value::number(0, v.loc), BinaryRule::Compare, loc));
+  return ne.node;
 }
 
 std::optional<Value> Tracer::scalarConstant(const Value &v) {

@@ -411,8 +411,10 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
   if (any) {
     Node n;
     n.op = "pad";
-    NXC_TRY(value, operand(args[1], t, {}, loc));
-    n.operands = {r, value};
+    // Nx makes a tensor of a number pad value first (f32 or s32) and then
+    // converts it: padding an f64 tensor with 0.001 pads with 0.001 as f32.
+    NXC_TRY(value, toTensor(args[1], loc));
+    n.operands = {r, cast(value, t, loc)};
     n.type = TensorType{t, padded, g_.typeOf(x).names};
     std::vector<int64_t> l2, h2;
     for (size_t d = 0; d < s.size(); ++d) {

@@ -198,6 +198,8 @@ public:
   ElemType binaryType(const Value &a, const Value &b);
   static ElemType mergeNumber(ElemType t, const Value &n);
   Result<int> operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc);
+  /// A tensor or number's truth as Nx's logical ops read it: u8 `v != 0` in v's own type.
+  Result<int> truthOf(const Value &v, const Loc &loc);
   Result<Value> binary(const std::string &op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc);
   /// Nx.Defn.Expr's rewrites of +, -, *, / and ** with scalar constants (see
   /// Builders.cpp); nullopt where none applies.

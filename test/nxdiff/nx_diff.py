@@ -213,6 +213,7 @@ class Gen:
     def __init__(self, rng):
         self.rng = rng
         self.params = []      # (name, type, shape)
+        self.index_range = {}  # name -> n: an index parameter, its values in [0, n)
         self.edges = rng.random() < 0.35
         self.budget = int(rng.integers(2, 9))
         self.infs = self.edges and rng.random() < 0.4   # +-Inf among the edge values
@@ -233,10 +234,18 @@ class Gen:
     def param(self, shape, t=None):
         t = t or self.rand_type()
         for name, pt, ps in self.params:
-            if ps == tuple(shape) and pt == t and self.chance(0.5):
+            if ps == tuple(shape) and pt == t and name not in self.index_range and self.chance(0.5):
                 return Expr(name, t, shape, atomic=True, param=True)
         name = "abcdeghjkmnpqrstuvwyz"[len(self.params)] if len(self.params) < 21 else f"p{len(self.params)}"
         self.params.append((name, t, tuple(shape)))
+        return Expr(name, t, shape, atomic=True, param=True)
+
+    def index_param(self, shape, n):
+        """A fresh integer parameter of indices in [0, n)."""
+        name = "abcdeghjkmnpqrstuvwyz"[len(self.params)] if len(self.params) < 21 else f"p{len(self.params)}"
+        t = self.pick(["s32", "s64", "u8", "u32", "s16"])
+        self.params.append((name, t, tuple(shape)))
+        self.index_range[name] = n
         return Expr(name, t, shape, atomic=True, param=True)
 
     def number(self, for_type):
@@ -462,7 +471,28 @@ class Gen:
         """Data movement: the values are kept, so is the error."""
         r = len(shape)
         which = self.pick(["transpose", "reverse", "slice", "concatenate", "pad", "reshape", "broadcast",
-                           "new_axis", "sort", "argmax"])
+                           "new_axis", "sort", "argmax", "take", "cond"])
+        if which == "take":
+            # Nx.take(x, idx, axis: k): x's axis k replaced by idx's axes
+            pos = int(self.rng.integers(0, r + 1))
+            m = int(self.rng.integers(0, min(2, r - pos) + 1))
+            n = int(self.rng.integers(1, 6))
+            x = self.gen(shape[:pos] + (n,) + shape[pos + m:], depth - 1, t)
+            idx = self.index_param(shape[pos:pos + m], n)
+            return Expr(f"Nx.take({x.text}, {idx.text}, axis: {pos})", x.type, shape, x.err, atomic=True)
+        if which == "cond":
+            # if/else on a scalar predicate of exact values: both branches have the same type
+            p = self.gen(shape, 0)
+            a = self.gen(shape, depth - 1, t)
+            b = self.gen(shape, depth - 1, a.type)
+            if p.err or p.number is not None or a.type != b.type or a.number is not None or b.number is not None:
+                return None
+            q = self.number(p.type)
+            f = self.pick(["any", "all"])
+            e = Expr(f"if(Nx.{f}({p.paren()} > {q.paren()}), do: {a.text}, else: {b.text})", a.type, shape,
+                     max(a.err, b.err), atomic=True)
+            e.cancel = a.cancel or b.cancel
+            return e
         if which == "transpose":
             if r < 2:
                 return None
@@ -798,7 +828,10 @@ def generate_case(seed):
         source = f"defmodule F do\n  import Nx.Defn\n\n  defn f({args}) do\n    {body}\n  end\nend\n"
         inputs = []
         for name, pt, ps in g.params:
-            d = g.data(pt, ps)
+            if name in g.index_range:
+                d = rng.integers(0, g.index_range[name], size=ps).astype(NP[pt])
+            else:
+                d = g.data(pt, ps)
             inputs.append({"type": pt, "shape": list(ps), "data": base64.b64encode(d.tobytes()).decode()})
         return {"id": int(seed), "source": source, "inputs": inputs,
                 "tolerance": [r.err for r in results], "cancel": [r.cancel for r in results]}
