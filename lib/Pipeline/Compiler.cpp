@@ -46,12 +46,14 @@ namespace nxc {
 namespace {
 
 /// nx -> linalg on tensors, fused (printed by --emit=linalg). CPU code
-/// stores expensive values with several users and runs row-wise chains a row
-/// at a time; GPU code recomputes them and maps rows to blocks itself.
+/// stores expensive values with several users, runs row-wise chains a row
+/// at a time and wide dots in register-sized blocks; GPU code recomputes
+/// expensive values and maps rows to blocks itself.
 std::string toLinalgPipeline(bool gpu) {
   return std::string("nxc-lower-nx-to-linalg,canonicalize,cse,") +
          (gpu ? "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse"
-              : "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-tile-rows),canonicalize,cse");
+              : "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-tile-rows),canonicalize,cse,"
+                "func.func(nxc-block-contractions),canonicalize,cse");
 }
 
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
@@ -65,6 +67,7 @@ const char *kBufferize =
     "canonicalize,"
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,"
     "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=256}),"
+    "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
     "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize";
 
 /// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).

@@ -2,6 +2,7 @@
 //
 // The passes are declared in Passes.td: `createFuseElementwisePass()`
 // (nxc-fuse-elementwise), `createTileRowsPass()` (nxc-tile-rows),
+// `createBlockContractionsPass()` (nxc-block-contractions),
 // `createAllocsToWorkspacePass()`
 // (nxc-allocs-to-workspace), `createCopiesToLinalgPass()`
 // (nxc-copies-to-linalg) and `createDistinctResultsPass()`

@@ -29,6 +29,20 @@ def FuseElementwisePass : Pass<"nxc-fuse-elementwise"> {
                            "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def BlockContractionsPass : Pass<"nxc-block-contractions", "mlir::func::FuncOp"> {
+  let summary = "Run dots with wide output rows in register-sized blocks, contraction outermost";
+  let description = [{
+    A contraction in NxToLinalg's i, k, j order (wide output rows) is tiled
+    into blocks of up to 6 output rows by 16 columns (8 for f64), and each
+    block runs k, i, j: the block's accumulators stay in registers across the
+    contraction, and each rhs row is read once per block of rows. Shapes
+    whose columns do not divide into blocks are left alone.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def TileRowsPass : Pass<"nxc-tile-rows", "mlir::func::FuncOp"> {
   let summary = "Run row-wise passes (reductions over a row, then element-wise work on it) one row at a time";
   let description = [{

@@ -1,0 +1,169 @@
+//===- BlockContractions.cpp - dots in register-sized blocks ---------------===//
+//
+// A dot with wide output rows runs its loops i, k, j (NxToLinalg's "ikj"
+// order): for each output row i and contracted index k, row k of the rhs,
+// scaled by lhs[i, k], is added into output row i. Every step loads and
+// stores the whole output row, so the loop is bound by stores, and every
+// output row streams the whole rhs through the cache.
+//
+// This pass tiles such a contraction into blocks of R output rows by C output
+// columns and runs each block k, i, j. With R and C constant, the i and j
+// loops unroll, the block's R * C accumulators stay in vector registers
+// across the k loop (LLVM promotes their loads and stores out of it), and
+// each rhs row is read once per block of rows instead of once per row.
+//
+// R is the largest divisor of the rows up to 6, and C the widest multiple of
+// 16 columns (8 for f64) that divides the columns with at most 12 vectors of
+// accumulators in the block (6 x 16 f32 are 12 AVX2 registers; one row takes
+// 64 columns, 8 independent chains), so that no block has a remainder.
+// Contractions whose output columns do not divide by 16 are left alone, as
+// are those that run the contraction innermost (few columns) and those with
+// one output row.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+namespace nxc {
+
+#define GEN_PASS_DEF_BLOCKCONTRACTIONSPASS
+#include "nxc/Transforms/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+/// The most output rows in one block.
+constexpr int64_t kMaxBlockRows = 6;
+
+/// The fewest output columns per block: two 8-lane f32 vectors, or two
+/// 4-lane f64 ones.
+int64_t minBlockColumns(Type t) { return t.isF64() ? 8 : 16; }
+
+/// The most accumulator vectors (of 8 f32 or 4 f64 lanes) in one block: 12
+/// leave AVX2's 16 registers room for the rhs row and the broadcast lhs value.
+constexpr int64_t kMaxAccumulators = 12;
+
+/// Whether the body is a multiply-accumulate: only extensions, one mulf, one
+/// addf and the yield.
+bool isMultiplyAccumulate(linalg::GenericOp g) {
+  int muls = 0, adds = 0;
+  for (Operation &op : g.getBody()->without_terminator()) {
+    if (isa<arith::MulFOp>(op)) ++muls;
+    else if (isa<arith::AddFOp>(op)) ++adds;
+    else if (!isa<arith::ExtFOp>(op)) return false;
+  }
+  return muls == 1 && adds == 1;
+}
+
+/// The loop positions of an "ikj" contraction: [outer parallel..., i,
+/// reductions..., parallel..., j], with i the last parallel loop before the
+/// reductions and j the last loop. Returns false for any other shape.
+bool ikjLoops(linalg::GenericOp g, unsigned &i, unsigned &firstReduction, unsigned &lastReduction, unsigned &j) {
+  auto iters = g.getIteratorTypesArray();
+  unsigned n = iters.size();
+  int first = -1, last = -1;
+  for (unsigned d = 0; d < n; ++d)
+    if (iters[d] == utils::IteratorType::reduction) {
+      if (first < 0) first = d;
+      else if (last != (int)d - 1) return false; // reductions must be contiguous
+      last = d;
+    }
+  if (first < 1 || last < 0 || (unsigned)last + 1 >= n) return false;
+  i = first - 1;
+  firstReduction = first;
+  lastReduction = last;
+  j = n - 1;
+  return true;
+}
+
+/// An element-wise consumer that reads `v` (its only user) with the identity
+/// map and writes a fresh tensor of the same type writes into `v` instead.
+/// Bufferization used to find that reuse itself, but not through the loops
+/// of a tiled dot: without this the hidden layer of an MLP would need a second
+/// workspace buffer.
+void reuseAsInit(RewriterBase &rw, Value v) {
+  if (!v.hasOneUse()) return;
+  auto user = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
+  if (!user || user.getNumDpsInits() != 1 || user.getNumReductionLoops() != 0) return;
+  OpOperand *init = user.getDpsInitOperand(0);
+  if (init->get().getType() != v.getType() || !init->get().getDefiningOp<tensor::EmptyOp>()) return;
+  if (!user.getMatchingIndexingMap(init).isIdentity() || user.payloadUsesValueFromOperand(init)) return;
+  for (OpOperand *in : user.getDpsInputOperands())
+    if (in->get() == v && user.getMatchingIndexingMap(in).isIdentity()) {
+      rw.modifyOpInPlace(user, [&] { init->set(v); });
+      return;
+    }
+}
+
+struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractionsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> dots;
+    getOperation().walk([&](linalg::GenericOp g) {
+      if (g.hasPureTensorSemantics() && g.getNumDpsInputs() == 2 && g.getNumDpsInits() == 1 &&
+          g.getNumReductionLoops() > 0 && isMultiplyAccumulate(g))
+        dots.push_back(g);
+    });
+    IRRewriter rw(&getContext());
+    for (linalg::GenericOp g : dots) {
+      unsigned i, r0, r1, j;
+      if (!ikjLoops(g, i, r0, r1, j)) continue;
+      SmallVector<int64_t> bounds = g.getStaticLoopRanges();
+      if (llvm::any_of(bounds, ShapedType::isDynamic)) continue;
+      Type elem = cast<ShapedType>(g.getDpsInits()[0].getType()).getElementType();
+      if (!elem.isF32() && !elem.isF64()) continue;
+      int64_t cols = minBlockColumns(elem);
+      // A single output row (a vector-matrix product) already streams the rhs
+      // once, row by row, which beats reading it in column blocks.
+      if (bounds[j] % cols != 0 || bounds[i] == 1) continue;
+      int64_t rows = 1;
+      for (int64_t r = kMaxBlockRows; r > 1; --r)
+        if (bounds[i] % r == 0) { rows = r; break; }
+      // Fewer rows take more columns, so that enough independent accumulators
+      // hide the latency of the multiply-adds (one row of 16 would wait on
+      // two dependent chains).
+      int64_t lanes = cols / 2;
+      for (int64_t c = cols * 2; rows * (c / lanes) <= kMaxAccumulators && c <= bounds[j]; c += minBlockColumns(elem))
+        if (bounds[j] % c == 0) cols = c;
+      // Tile every parallel loop: the outer ones and the column loops by one,
+      // except i by `rows` and j by `cols`; the reductions stay whole.
+      SmallVector<OpFoldResult> sizes;
+      for (unsigned d = 0; d < bounds.size(); ++d) {
+        int64_t s = d == i ? rows : d == j ? cols : (d >= r0 && d <= r1) ? 0 : 1;
+        sizes.push_back(rw.getIndexAttr(s));
+      }
+      scf::SCFTilingOptions tiling;
+      tiling.setTileSizes(sizes);
+      rw.setInsertionPoint(g);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rw, cast<TilingInterface>(g.getOperation()), tiling);
+      if (failed(tiled)) continue; // left as it is
+      rw.replaceOp(g, tiled->replacements);
+      reuseAsInit(rw, tiled->replacements[0]);
+      // The block runs its reductions outermost: [outer..., reductions..., i,
+      // the parallel loops after the reductions..., j].
+      auto block = dyn_cast<linalg::GenericOp>(tiled->tiledOps.back());
+      if (!block) continue;
+      SmallVector<unsigned> order;
+      for (unsigned d = 0; d < i; ++d) order.push_back(d);
+      for (unsigned d = r0; d <= r1; ++d) order.push_back(d);
+      order.push_back(i);
+      for (unsigned d = r1 + 1; d < bounds.size(); ++d) order.push_back(d);
+      rw.setInsertionPoint(block);
+      (void)linalg::interchangeGenericOp(rw, block, order);
+    }
+  }
+};
+
+} // namespace
+
+} // namespace nxc

@@ -1,0 +1,77 @@
+// nxc-block-contractions: a dot in i, k, j order with wide output rows is
+// tiled into blocks of up to 6 rows by 16 columns (8 for f64), and each block
+// runs its contraction outermost (k, i, j). Dots whose columns do not divide
+// into blocks, and dots that run the contraction innermost, are left alone.
+// RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-block-contractions),canonicalize,cse)' | FileCheck %s
+
+// 30 rows: blocks of 6 rows (the largest divisor up to 6) by 16 columns.
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d1, d0)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @mlp_layer
+// CHECK-SAME: (%[[X:.*]]: tensor<30x784xf32>, %[[W:.*]]: tensor<784x128xf32>)
+// CHECK: scf.for %[[I:.*]] = %c0 to %c30 step %c6
+// CHECK: scf.for %[[J:.*]] = %c0 to %c128 step %c16
+// CHECK-DAG: %[[XS:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [6, 784] [1, 1]
+// CHECK-DAG: %[[WS:.*]] = tensor.extract_slice %[[W]][0, %[[J]]] [784, 16] [1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[O]]], iterator_types = ["reduction", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[XS]], %[[WS]] : tensor<6x784xf32>, tensor<784x16xf32>) outs(%{{.*}} : tensor<6x16xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: tensor.insert_slice {{.*}} [6, 16] [1, 1] : tensor<6x16xf32> into tensor<30x128xf32>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @mlp_layer(%x: tensor<30x784xf32>, %w: tensor<784x128xf32>) -> tensor<30x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<30x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<30x128xf32>) -> tensor<30x128xf32>
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<30x784xf32>, tensor<784x128xf32>) outs(%acc : tensor<30x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
+    %s = arith.addf %o, %m fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  } -> tensor<30x128xf32>
+  return %r : tensor<30x128xf32>
+}
+
+// -----
+
+// 10 output columns: left alone.
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+#lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @narrow(%x: tensor<30x128xf32>, %w: tensor<128x10xf32>, %acc: tensor<30x10xf32>) -> tensor<30x10xf32> {
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<30x128xf32>, tensor<128x10xf32>) outs(%acc : tensor<30x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<30x10xf32>
+  return %r : tensor<30x10xf32>
+}
+
+// -----
+
+// The contraction innermost (dot products of rows): left alone.
+// CHECK-LABEL: func.func @dot_products
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @dot_products(%x: tensor<64x784xf32>, %w: tensor<16x784xf32>, %acc: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<64x784xf32>, tensor<16x784xf32>) outs(%acc : tensor<64x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x16xf32>
+  return %r : tensor<64x16xf32>
+}
