@@ -598,9 +598,11 @@ Value elementwise(OpBuilder &b, Location l, RankedTensorType outType, ValueRange
   return genericOp(b, l, outType, inputs, maps, emptyTensor(b, l, outType), id, iters, body);
 }
 
-/// x extended to the float type acc (x itself when it has that type).
+/// A float x extended to the wider float type acc; x itself otherwise (the
+/// same type, or the integers and truth values of all/any).
 Value widened(OpBuilder &b, Location l, Value x, Type acc) {
-  return x.getType() == acc ? x : (Value)arith::ExtFOp::create(b, l, acc, x);
+  if (x.getType() == acc || !llvm::isa<FloatType>(x.getType()) || !llvm::isa<FloatType>(acc)) return x;
+  return arith::ExtFOp::create(b, l, acc, x);
 }
 
 /// An accumulated tensor rounded once to outType (itself when it has that type).

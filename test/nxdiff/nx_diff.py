@@ -16,12 +16,18 @@ A corpus line holds the program, its inputs and Nx's outputs (little-endian byte
 the first line names the Nx commit the outputs came from.
 
 Programs use + - * / **, unary minus, Nx.max/min/atan2/remainder/quotient/pow, bitwise and/or/xor,
-comparisons inside Nx.select, abs/sign/floor/ceil/round/bitwise_not, exp/log/sin/cos/tanh/
-sigmoid/sqrt/rsqrt/atan/expm1/log1p/erf/cbrt, as_type between all types (float -> integer
+comparisons inside Nx.select, abs/sign/floor/ceil/round/bitwise_not/population_count/
+count_leading_zeros, exp/log/sin/cos/tan/tanh/sigmoid/sqrt/rsqrt/atan/expm1/log1p/erf/erfc/
+erf_inv/cbrt/sinh/cosh/asin/acos/asinh/acosh/atanh, as_type between all types (float -> integer
 through Nx.clip into the target's range), sum/product/reduce_max/reduce_min/mean with axes and
-keep_axes, Nx.dot, Nx.clip, number literals on either side, and tuple results. Inputs mix
-ordinary values with edge values: 0, the extremes of each type, subnormals and NaN (not +-Inf:
-BinaryBackend gives sign(-Inf) = 1.0, tanh(Inf) = NaN, atan2(-1, -Inf) = +pi).
+keep_axes, Nx.dot/2 and Nx.dot/6 (batch and contraction axes), Nx.clip, transpose, reverse, slice
+with strides, concatenate, pad (negative and interior), reshape, broadcast with axes, new_axis,
+sort, argmax/argmin with tie_break and keep_axis, take, cumulative sum/product/max/min,
+window sum/max/min/mean with strides, is_nan/is_infinity/logical ops, if/else on a scalar
+predicate, number literals on either side, and tuple results. Inputs mix ordinary values with edge
+values: 0, the extremes of each type, subnormals, NaN and, in some programs, +-Inf (then without
+the operations BinaryBackend gets wrong on them: sign(-Inf) = 1.0, tanh(Inf) = NaN,
+atan2(-1, -Inf) = +pi).
 
 Comparison: integers exactly; floats exactly (NaN equals NaN) where every operation is exact in
 IEEE arithmetic, otherwise within a tolerance that adds up the rounding error of each inexact
