@@ -518,9 +518,15 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "population_count") return (Value)math::CtPopOp::create(b, l, x);
   if (name == "count_leading_zeros") return (Value)math::CountLeadingZerosOp::create(b, l, x);
   if (name == "sigmoid") {
-    // 1 / (1 + exp(-x))
-    Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
-    return fdiv(b, l, fconst(b, l, t, 1.0), fadd(b, l, fconst(b, l, t, 1.0), e));
+    // 1 / (1 + exp(-x)) for x >= 0 and exp(x) / (1 + exp(x)) below: exp(-x)
+    // would overflow from x < -88.7 (f32) and give 0 where the result is
+    // still a subnormal number. With e = exp(-|x|) both are num / (1 + e).
+    Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, math::AbsFOp::create(b, l, x)));
+    Value one = fconst(b, l, t, 1.0);
+    Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, t, 0.0));
+    Value num = arith::SelectOp::create(b, l, negative, e, one);
+    Value den = fadd(b, l, one, e);
+    return fdiv(b, l, num, den);
   }
   if ((name == "sin" || name == "cos" || name == "tan") && t.isF32())
     return reducedTrig(b, l, name, x);
