@@ -105,31 +105,34 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     auto f = [&](double v) -> Value { return arith::ConstantOp::create(rw, l, f32, rw.getF32FloatAttr((float)v)); };
     auto i = [&](int v) -> Value { return arith::ConstantOp::create(rw, l, i32, rw.getI32IntegerAttr(v)); };
     auto mul = [&](Value a, Value b) -> Value { return arith::MulFOp::create(rw, l, a, b); };
-    auto add = [&](Value a, Value b) -> Value { return arith::AddFOp::create(rw, l, a, b); };
     // Clamped with compares (maxnum/minnum are libm calls on some targets);
-    // NaN passes and is put back at the end.
+    // NaN passes them.
     Value lo = f(-110.0), hi = f(100.0);
     Value xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, x, lo), lo, x);
     xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OGT, xc, hi), hi, xc);
     // No call below creates two ops in its arguments: the order of creation
     // (and so of the printed IR) must not depend on the C++ compiler's order
     // of evaluating arguments.
-    Value scaled = mul(xc, f(M_LOG2E));
-    // n = round(scaled) by adding 1.5 * 2^23: the sum's last mantissa bits
+    // Steps marked `contract` may become fused multiply-adds where the target
+    // has them (one rounding instead of two: as accurate, and half the
+    // instructions).
+    auto contract = arith::FastMathFlagsAttr::get(rw.getContext(), arith::FastMathFlags::contract);
+    Value scaled = arith::MulFOp::create(rw, l, xc, f(M_LOG2E), contract);
+    // n = round(x log2 e) by adding 1.5 * 2^23: the sum's last mantissa bits
     // are n (|scaled| < 2^22), and subtracting it again gives n as a float.
     Value magic = f(12582912.0);
-    Value shifted = add(scaled, magic);
+    Value shifted = arith::AddFOp::create(rw, l, scaled, magic, contract);
     Value nf = arith::SubFOp::create(rw, l, shifted, magic);
     Value shiftedBits = arith::BitcastOp::create(rw, l, i32, shifted);
     Value magicBits = i(0x4B400000);
     Value n = arith::SubIOp::create(rw, l, shiftedBits, magicBits);
+    // r = x - n ln2 in two steps (Cody-Waite): n * ln2Hi is exact, so the
+    // first step is exact with or without a fused multiply-add.
     Value ln2Hi = f(0.693145751953125), ln2Lo = f(1.428606765330187e-06);
-    Value rHi = arith::SubFOp::create(rw, l, xc, mul(nf, ln2Hi));
-    Value nLo = mul(nf, ln2Lo);
-    Value r = arith::SubFOp::create(rw, l, rHi, nLo);
-    // Horner's steps may be fused multiply-adds where the target has them
-    // (one rounding instead of two: as accurate, and half the instructions).
-    auto contract = arith::FastMathFlagsAttr::get(rw.getContext(), arith::FastMathFlags::contract);
+    Value nHi = arith::MulFOp::create(rw, l, nf, ln2Hi, contract);
+    Value rHi = arith::SubFOp::create(rw, l, xc, nHi, contract);
+    Value nLo = arith::MulFOp::create(rw, l, nf, ln2Lo, contract);
+    Value r = arith::SubFOp::create(rw, l, rHi, nLo, contract);
     Value p = f(1.0 / 5040);
     for (double k : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0}) {
       Value c = f(k);
@@ -146,9 +149,9 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     Value n2 = arith::SubIOp::create(rw, l, n, n1);
     Value p1 = pow2(n1);
     Value p2 = pow2(n2);
-    Value e = mul(mul(p, p1), p2);
-    Value isNan = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::UNO, x, x);
-    rw.replaceOpWithNewOp<arith::SelectOp>(op, isNan, x, e);
+    // NaN needs no case of its own: it passes the clamps, so r and p are NaN,
+    // and NaN times any power of two is NaN.
+    rw.replaceOp(op, mul(mul(p, p1), p2));
     return success();
   }
 };
