@@ -242,13 +242,17 @@ class Gen:
         for name, pt, ps in self.params:
             if ps == tuple(shape) and pt == t and name not in self.index_range and self.chance(0.5):
                 return Expr(name, t, shape, atomic=True, param=True)
-        name = "abcdeghjkmnpqrstuvwyz"[len(self.params)] if len(self.params) < 21 else f"p{len(self.params)}"
+        name = self.fresh_name()
         self.params.append((name, t, tuple(shape)))
         return Expr(name, t, shape, atomic=True, param=True)
 
+    def fresh_name(self):
+        n = len(self.params)
+        return "abcdeghjkmnpqrstuvwyz"[n] if n < 21 else f"p{n}"
+
     def index_param(self, shape, n):
         """A fresh integer parameter of indices in [0, n)."""
-        name = "abcdeghjkmnpqrstuvwyz"[len(self.params)] if len(self.params) < 21 else f"p{len(self.params)}"
+        name = self.fresh_name()
         t = self.pick(["s32", "s64", "u8", "u32", "s16"])
         self.params.append((name, t, tuple(shape)))
         self.index_range[name] = n
