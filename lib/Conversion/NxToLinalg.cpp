@@ -923,15 +923,62 @@ Value SimpleLowering<nx::DotOp>::lower(nx::DotOp op, ValueRange operands, Conver
   return dotGeneric(rw, op.getLoc(), op, SmallVector<Value>(operands), outType);
 }
 
+/// A long f32 sum over trailing axes in two levels: blocks of 1024 to 4096
+/// elements summed in f32 (a short sum: the vectorized loop keeps 32 partial
+/// sums), then the block sums in f64. As accurate as converting every element
+/// to f64, at f32's vector width. Null when the axes are not the trailing ones
+/// or no block size divides their extent.
+Value blockedSum(OpBuilder &b, Location l, Value in, ArrayRef<int64_t> axes, RankedTensorType outType) {
+  auto inType = llvm::cast<RankedTensorType>(in.getType());
+  int64_t rank = inType.getRank(), k = axes.size();
+  SmallVector<int64_t> sorted(axes.begin(), axes.end());
+  llvm::sort(sorted);
+  int64_t reduced = 1;
+  for (int64_t i = 0; i < k; ++i) {
+    if (sorted[i] != rank - k + i) return {};
+    reduced *= inType.getDimSize(sorted[i]);
+  }
+  int64_t block = 0;
+  for (int64_t size = kNarrowSumLimit; size >= 1024 && !block; --size)
+    if (reduced % size == 0) block = size;
+  if (!block) return {};
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  MLIRContext *ctx = b.getContext();
+  // [leading..., blocks, block] -> [leading..., blocks] in f32 -> [leading...] in f64.
+  SmallVector<int64_t> shape(inType.getShape().take_front(rank - k));
+  shape.push_back(reduced / block);
+  shape.push_back(block);
+  Value level = reshapeTensor(b, l, in, RankedTensorType::get(shape, f32));
+  for (Type acc : {f32, f64}) {
+    unsigned r = shape.size();
+    shape.pop_back();
+    SmallVector<utils::IteratorType> iters(r, utils::IteratorType::parallel);
+    iters.back() = utils::IteratorType::reduction;
+    SmallVector<AffineExpr> outExprs;
+    for (unsigned d = 0; d + 1 < r; ++d) outExprs.push_back(b.getAffineDimExpr(d));
+    auto t = RankedTensorType::get(shape, acc);
+    level = genericOp(b, l, t, level, {b.getMultiDimIdentityMap(r)}, filled(b, l, t, b.getFloatAttr(acc, 0.0)),
+                      AffineMap::get(r, 0, outExprs, ctx), iters, [&](OpBuilder &nb, Location nl, ValueRange a) {
+                        return faddFast(nb, nl, a[1], widened(nb, nl, a[0], acc));
+                      });
+  }
+  return narrowed(b, l, level, outType);
+}
+
 /// Reductions over `axes`: a linalg.generic with reduction iterators over a
 /// filled accumulator; long float sums accumulate in a wider type (f32 in
-/// f64, f16/bf16 in f32), so a million-element f32 sum stays within a few
-/// ulps, while short ones (the vectorized loop keeps 32 partial sums) stay in
-/// their own type.
+/// f64, or in f32 blocks whose sums are added in f64: blockedSum; f16/bf16
+/// in f32), so a million-element f32 sum stays within a few ulps, while
+/// short ones (the vectorized loop keeps 32 partial sums) stay in their own
+/// type.
 template <typename OpTy>
 struct ReduceLowering : public OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
   using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  ReduceLowering(const TypeConverter &tc, MLIRContext *ctx, bool blockedSums = false)
+      : OpConversionPattern<OpTy>(tc, ctx), blockedSums(blockedSums) {}
+  /// Long f32 sums as blockedSum (CPU code); otherwise in f64 (a GPU maps
+  /// one reduction to blocks itself).
+  bool blockedSums;
   LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
     Location l = op.getLoc();
     StringRef name = op->getName().stripDialect();
@@ -953,7 +1000,13 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
     int64_t reduced = 1;
     for (int64_t a : axes) reduced *= inType.getDimSize(a);
     if (name == "sum" || name == "product") acc = accumulatorType(rw, elem);
-    if (name == "sum" && elem.isF32() && reduced > kNarrowSumLimit) acc = rw.getF64Type();
+    if (name == "sum" && elem.isF32() && reduced > kNarrowSumLimit) {
+      if (Value blocked = blockedSums ? blockedSum(rw, l, in, axes, outType) : Value()) {
+        rw.replaceOp(op, blocked);
+        return success();
+      }
+      acc = rw.getF64Type();
+    }
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, reductionInit(rw, name, nxIn, acc));
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
@@ -1618,6 +1671,12 @@ struct PrintValueLowering : public OpConversionPattern<nx::PrintValueOp> {
 
 struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerNxToLinalgPass)
+  LowerNxToLinalgPass() = default;
+  LowerNxToLinalgPass(const LowerNxToLinalgPass &other) : PassWrapper(other) {}
+  Option<bool> blockedSums{*this, "blocked-sums",
+                           llvm::cl::desc("Long f32 sums over trailing axes in f32 blocks of at most 4096 elements, "
+                                          "the block sums in f64 (the CPU pipeline); otherwise wholly in f64"),
+                           llvm::cl::init(false)};
   StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
   StringRef getDescription() const override { return "Lower the nx dialect to linalg, tensor, arith and math"; }
   void getDependentDialects(DialectRegistry &r) const override {
@@ -1646,9 +1705,9 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
     patterns.add<ElementwiseLowering, SimpleLowering<nx::ConstantOp>, SimpleLowering<nx::BitcastOp>,
                  SimpleLowering<nx::AsTypeOp>, SimpleLowering<nx::SelectOp>, SimpleLowering<nx::BroadcastOp>,
                  SimpleLowering<nx::TransposeOp>, SimpleLowering<nx::ReshapeOp>, SimpleLowering<nx::DotOp>,
-                 SimpleLowering<nx::IotaOp>,
-                 ReduceLowering<nx::SumOp>, ReduceLowering<nx::ProductOp>, ReduceLowering<nx::ReduceMaxOp>,
+                 SimpleLowering<nx::IotaOp>, ReduceLowering<nx::ProductOp>, ReduceLowering<nx::ReduceMaxOp>,
                  ReduceLowering<nx::ReduceMinOp>, ReduceLowering<nx::AllOp>, ReduceLowering<nx::AnyOp>>(tc, ctx);
+    patterns.add<ReduceLowering<nx::SumOp>>(tc, ctx, blockedSums.getValue());
     patterns.add<CondLowering, WhileLowering, YieldLowering, SliceLowering, PutSliceLowering, ConcatenateLowering,
                  PadLowering, ReverseLowering, ArgReduceLowering<nx::ArgmaxOp, true>,
                  ArgReduceLowering<nx::ArgminOp, false>, ScanLowering<nx::CumulativeSumOp>,

@@ -2,6 +2,7 @@
 // linalg.fill'ed accumulator; they accumulate with reassoc/contract fast-math
 // flags so that LLVM can vectorize them.
 // RUN: nxc-opt %s -nxc-lower-nx-to-linalg | FileCheck %s --implicit-check-not=nx.
+// RUN: nxc-opt %s -nxc-lower-nx-to-linalg=blocked-sums | FileCheck %s --check-prefix=BLOCKED
 
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
@@ -88,4 +89,32 @@ func.func @sum_f16(%x: tensor<2x3xf16>) -> tensor<2xf16> {
 func.func @dot_bf16(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xbf16> {
   %0 = nx.dot %a, [1], [], %b, [0], [] : tensor<2x3xbf16>, tensor<3x4xbf16> -> tensor<2x4xbf16>
   return %0 : tensor<2x4xbf16>
+}
+
+// A long f32 sum accumulates in f64; with blocked-sums (the CPU pipeline), a
+// sum over trailing axes runs in two levels: blocks of at most 4096 elements
+// summed in f32, then the block sums in f64, rounded once.
+// CHECK-LABEL: func.func @sum_long
+// CHECK: linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : tensor<3xf64>)
+// BLOCKED-LABEL: func.func @sum_long
+// BLOCKED-SAME: (%[[X:.*]]: tensor<3x8192xf32>)
+// BLOCKED: %[[B:.*]] = tensor.expand_shape {{.*}} : tensor<24576xf32> into tensor<3x2x4096xf32>
+// BLOCKED: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[B]] : tensor<3x2x4096xf32>) outs(%{{.*}} : tensor<3x2xf32>)
+// BLOCKED: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc,contract> : f32
+// BLOCKED: %[[T:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<3x2xf32>) outs(%{{.*}} : tensor<3xf64>)
+// BLOCKED: arith.extf %{{.*}} : f32 to f64
+// BLOCKED: arith.truncf %{{.*}} : f64 to f32
+func.func @sum_long(%x: tensor<3x8192xf32>) -> tensor<3xf32> {
+  %0 = nx.sum %x, axes = [1] : tensor<3x8192xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// With no block size that divides (8191 is prime), or over leading axes, it
+// accumulates in f64 either way.
+// BLOCKED-LABEL: func.func @sum_long_prime
+// BLOCKED: linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : tensor<f64>)
+// BLOCKED: arith.extf %{{.*}} : f32 to f64
+func.func @sum_long_prime(%x: tensor<8191xf32>) -> tensor<f32> {
+  %0 = nx.sum %x, axes = [0] : tensor<8191xf32> -> tensor<f32>
+  return %0 : tensor<f32>
 }
