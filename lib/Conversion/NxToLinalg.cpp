@@ -570,12 +570,14 @@ constexpr int64_t kLongContraction = 256;
 /// f32 sums over more elements than this accumulate in f64.
 constexpr int64_t kNarrowSumLimit = 4096;
 
-/// The type float sums, products, dots and convolutions accumulate in: f16
-/// and bf16 in f32 (a running f16 sum loses every addend below its 11 bits;
-/// Nx's reference backend accumulates in f64 and rounds once), others in
-/// their own type.
-Type accumulatorType(Builder &b, Type elem) {
-  return llvm::isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() < 32 ? (Type)b.getF32Type() : elem;
+/// The type a reduction combining with `combine` accumulates elem in: float
+/// sums and products (dots and convolutions are sums) of f16 and bf16 in f32
+/// (a running f16 sum loses every addend below its 11 bits; Nx's reference
+/// backend accumulates in f64 and rounds once); everything else in its own
+/// type.
+Type accumulatorType(Builder &b, StringRef combine, Type elem) {
+  bool accumulates = combine == "sum" || combine == "product";
+  return accumulates && llvm::isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() < 32 ? (Type)b.getF32Type() : elem;
 }
 
 using BodyFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
@@ -747,7 +749,7 @@ Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operan
   SmallVector<utils::IteratorType> iters(nLoops, utils::IteratorType::parallel);
   for (unsigned k = 0; k < nc; ++k) iters[contractAt + k] = utils::IteratorType::reduction;
   Type et = outType.getElementType();
-  Type acc = nc == 0 ? et : accumulatorType(b, et);
+  Type acc = nc == 0 ? et : accumulatorType(b, "sum", et);
   auto accType = RankedTensorType::get(outType.getShape(), acc);
   Value init = filled(b, l, accType, llvm::isa<FloatType>(acc) ? (TypedAttr)b.getFloatAttr(acc, 0.0) : b.getIntegerAttr(acc, 0));
   MLIRContext *ctx = b.getContext();
@@ -996,10 +998,9 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
       if (!red) outExprs.push_back(rw.getAffineDimExpr(d));
     }
     Type elem = outType.getElementType();
-    Type acc = elem;
     int64_t reduced = 1;
     for (int64_t a : axes) reduced *= inType.getDimSize(a);
-    if (name == "sum" || name == "product") acc = accumulatorType(rw, elem);
+    Type acc = accumulatorType(rw, name, elem);
     if (name == "sum" && elem.isF32() && reduced > kNarrowSumLimit) {
       if (Value blocked = blockedSums ? blockedSum(rw, l, in, axes, outType) : Value()) {
         rw.replaceOp(op, blocked);
@@ -1545,7 +1546,7 @@ struct WindowLowering : public OpConversionPattern<OpTy> {
     SmallVector<AffineExpr> winExprs;
     for (unsigned d = 0; d < rank; ++d) winExprs.push_back(rw.getAffineDimExpr(rank + d));
     MLIRContext *ctx = rw.getContext();
-    Type acc = combine == "sum" || combine == "product" ? accumulatorType(rw, et) : et;
+    Type acc = accumulatorType(rw, combine, et);
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, reductionInit(rw, combine, nxElem, acc));
     Value win = emptyTensor(rw, l, winType);
@@ -1586,7 +1587,7 @@ struct ConvLowering : public OpConversionPattern<nx::ConvOp> {
     SmallVector<int64_t> extents = {groups, cout};
     auto extType = RankedTensorType::get(extents, outType.getElementType());
     MLIRContext *ctx = rw.getContext();
-    Type acc = accumulatorType(rw, outType.getElementType());
+    Type acc = accumulatorType(rw, "sum", outType.getElementType());
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, rw.getFloatAttr(acc, 0.0));
     Value r = genericOp(rw, l, accType, ValueRange{adaptor.getInput(), adaptor.getKernel(), emptyTensor(rw, l, extType)},

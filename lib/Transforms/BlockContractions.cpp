@@ -46,12 +46,11 @@ namespace {
 /// The most output rows in one block.
 constexpr int64_t kMaxBlockRows = 6;
 
-/// The fewest output columns per block: two 8-lane f32 vectors, or two
-/// 4-lane f64 ones.
-int64_t minBlockColumns(Type t) { return t.isF64() ? 8 : 16; }
+/// Lanes of the vectors the blocks are sized for (AVX2: 8 f32 or 4 f64).
+int64_t vectorLanes(Type t) { return t.isF64() ? 4 : 8; }
 
-/// The most accumulator vectors (of 8 f32 or 4 f64 lanes) in one block: 12
-/// leave AVX2's 16 registers room for the rhs row and the broadcast lhs value.
+/// The most accumulator vectors in one block: 12 leave AVX2's 16 registers
+/// room for the rhs row and the broadcast lhs value.
 constexpr int64_t kMaxAccumulators = 12;
 
 /// Whether the body is a multiply-accumulate: only extensions, one mulf, one
@@ -122,7 +121,8 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
       if (llvm::any_of(bounds, ShapedType::isDynamic)) continue;
       Type elem = cast<ShapedType>(g.getDpsInits()[0].getType()).getElementType();
       if (!elem.isF32() && !elem.isF64()) continue;
-      int64_t cols = minBlockColumns(elem);
+      // At least two vectors of columns per block.
+      int64_t lanes = vectorLanes(elem), step = 2 * lanes, cols = step;
       // A single output row (a vector-matrix product) already streams the rhs
       // once, row by row, which beats reading it in column blocks.
       if (bounds[j] % cols != 0 || bounds[i] == 1) continue;
@@ -132,8 +132,7 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
       // Fewer rows take more columns, so that enough independent accumulators
       // hide the latency of the multiply-adds (one row of 16 would wait on
       // two dependent chains).
-      int64_t lanes = cols / 2;
-      for (int64_t c = cols * 2; rows * (c / lanes) <= kMaxAccumulators && c <= bounds[j]; c += minBlockColumns(elem))
+      for (int64_t c = cols + step; rows * (c / lanes) <= kMaxAccumulators && c <= bounds[j]; c += step)
         if (bounds[j] % c == 0) cols = c;
       // Tile every parallel loop: the outer ones and the column loops by one,
       // except i by `rows` and j by `cols`; the reductions stay whole.

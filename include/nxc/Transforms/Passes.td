@@ -33,10 +33,12 @@ def BlockContractionsPass : Pass<"nxc-block-contractions", "mlir::func::FuncOp">
   let summary = "Run dots with wide output rows in register-sized blocks, contraction outermost";
   let description = [{
     A contraction in NxToLinalg's i, k, j order (wide output rows) is tiled
-    into blocks of up to 6 output rows by 16 columns (8 for f64), and each
-    block runs k, i, j: the block's accumulators stay in registers across the
-    contraction, and each rhs row is read once per block of rows. Shapes
-    whose columns do not divide into blocks are left alone.
+    into blocks of up to 6 output rows (a divisor of the rows) by 16 to 64
+    columns (8 to 32 for f64; fewer rows take more columns, up to 12
+    accumulator vectors), and each block runs k, i, j: the block's
+    accumulators stay in registers across the contraction, and each rhs row
+    is read once per block of rows. Dots with one output row, and columns
+    that do not divide into blocks, are left alone.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
                            "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",

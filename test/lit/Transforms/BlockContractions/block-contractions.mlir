@@ -75,3 +75,46 @@ func.func @dot_products(%x: tensor<64x784xf32>, %w: tensor<16x784xf32>, %acc: te
   } -> tensor<64x16xf32>
   return %r : tensor<64x16xf32>
 }
+
+// -----
+
+// Two rows take wider blocks: 2 rows by 32 columns (8 accumulator vectors;
+// 48 does not divide 128 and 64 would be 16 vectors); the one block of rows
+// needs no loop.
+// CHECK-LABEL: func.func @two_rows
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c32
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK-SAME: outs(%{{.*}} : tensor<2x32xf32>)
+#lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @two_rows(%x: tensor<2x64xf32>, %w: tensor<64x128xf32>, %acc: tensor<2x128xf32>) -> tensor<2x128xf32> {
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<2x64xf32>, tensor<64x128xf32>) outs(%acc : tensor<2x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128xf32>
+  return %r : tensor<2x128xf32>
+}
+
+// -----
+
+// One output row (a vector-matrix product) already streams the rhs once: left alone.
+// CHECK-LABEL: func.func @one_row
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+#lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @one_row(%x: tensor<1x784xf32>, %w: tensor<784x128xf32>, %acc: tensor<1x128xf32>) -> tensor<1x128xf32> {
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<1x784xf32>, tensor<784x128xf32>) outs(%acc : tensor<1x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x128xf32>
+  return %r : tensor<1x128xf32>
+}
