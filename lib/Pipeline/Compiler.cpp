@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "nxc/Pipeline/Compiler.h"
 #include "CpuVariants.h"
+#include "ParallelDispatch.h"
 #include "PipelineSupport.h"
 #include "nxc/Conversion/GraphToNx.h"
 #include "nxc/Conversion/Passes.h"
@@ -61,16 +62,22 @@ std::string toLinalgPipeline(bool gpu) {
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
 /// Results become out-parameters; temporaries up to 256 bytes (accumulators)
 /// live on the stack, all others in the caller-owned workspace; copies become
-/// loops (no memcpy).
-const char *kBufferize =
-    "func.func(nxc-distinct-results),"
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
-    "allow-return-allocs-from-loops},"
-    "canonicalize,"
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,"
-    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=256}),"
-    "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
-    "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize";
+/// loops (no memcpy). With several threads, large parallel loops move into
+/// functions over a range of their iterations, each thread with its own
+/// temporaries.
+std::string bufferizePipeline(int threads) {
+  return fmt::format(
+      FMT_STRING("func.func(nxc-distinct-results),"
+                 "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
+                 "allow-return-allocs-from-loops}},"
+                 "canonicalize,"
+                 "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},canonicalize,"
+                 "func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=256}}),"
+                 "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
+                 "nxc-outline-parallel-loops{{threads={}}},canonicalize,"
+                 "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize"),
+      threads);
+}
 
 /// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
 const char *kToLLVMDialect =
@@ -123,10 +130,31 @@ std::string print(mlir::ModuleOp module) {
   return s;
 }
 
+/// Parallel bodies carry their thread count and per-thread workspace into
+/// LLVM IR as function attributes, for addParallelDispatch.
+void markParallelBodies(mlir::ModuleOp module) {
+  mlir::Builder b(module.getContext());
+  for (auto fn : module.getOps<mlir::func::FuncOp>()) {
+    auto threads = fn->getAttrOfType<mlir::IntegerAttr>("nxc.parallel_body");
+    if (!threads) continue;
+    auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size");
+    auto pair = [&](const char *key, int64_t v) {
+      return b.getArrayAttr({b.getStringAttr(key), b.getStringAttr(std::to_string(v))});
+    };
+    fn->setAttr("passthrough", b.getArrayAttr({pair("nxc-parallel-body", threads.getInt()),
+                                               pair("nxc-thread-workspace", size ? size.getInt() : 0)}));
+  }
+}
+
 void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries) {
   for (auto &e : entries)
-    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol))
+    if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol)) {
       if (auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size")) e.workspaceSize = size.getInt();
+      fn.walk([&](mlir::func::CallOp call) {
+        if (auto callee = module.lookupSymbol<mlir::func::FuncOp>(call.getCallee()))
+          e.parallelLoops += callee->hasAttr("nxc.parallel_body");
+      });
+    }
 }
 
 } // namespace detail
@@ -262,6 +290,10 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   out.triple = tm->getTargetTriple().str();
   out.cpu = tm->getTargetCPU().str();
   out.bareMetal = tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS;
+  if (target.threads > 1 && out.bareMetal)
+    return error(Loc{}, fmt::format(FMT_STRING("--threads {}: bare-metal targets ({}) have no threads; their code "
+                                               "runs on the calling core only"),
+                                    target.threads, out.triple));
 
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
   for (auto &e : entries)
@@ -295,8 +327,9 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     readWorkspaceSizes(*module, out.entries);
     if (stage == Stage::Gpu) { out.text = print(*module); return out; }
   } else {
-    NXC_CHECK(runPipeline(*module, kBufferize, diags, "bufferizing"));
+    NXC_CHECK(runPipeline(*module, bufferizePipeline(target.threads), diags, "bufferizing"));
     readWorkspaceSizes(*module, out.entries);
+    markParallelBodies(*module);
     if (stage == Stage::Bufferized) { out.text = print(*module); return out; }
   }
   NXC_CHECK(runPipeline(*module, kToLLVMDialect, diags, "lowering to the LLVM dialect"));
@@ -314,6 +347,8 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     NXC_TRY(variants, addCpuVariants(*llvmModule, target.variants, target.features, target.variantQuery, *tm));
     out.variants = std::move(variants);
   }
+  if (target.threads > 1 && target.device == Device::Cpu)
+    NXC_CHECK(addParallelDispatch(*llvmModule, target.threads, target.threadExportPrefix));
   std::string verifyErrors;
   llvm::raw_string_ostream ves(verifyErrors);
   if (llvm::verifyModule(*llvmModule, &ves)) return internalError("verifying LLVM IR", verifyErrors);

@@ -94,7 +94,7 @@ nlohmann::json axisNames(const TensorType &t) {
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
                         const std::vector<std::string> &libraries, bool bareMetal,
-                        const std::vector<VariantDescription> &variants, const CudaDescription *cuda) {
+                        const std::vector<VariantDescription> &variants, const CudaDescription *cuda, int threads) {
   std::string decls;
   auto to = std::back_inserter(decls);
   if (cuda) {
@@ -122,6 +122,19 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
                               "const char *{}_cpu_variant(void);\n\n"),
                    module);
   }
+  if (threads > 1) {
+    fmt::format_to(to,
+                   FMT_STRING("/* Threads: the large loops of a call run on a pool of up to {1} threads inside\n"
+                              " * this module (pthreads, started by the first call that uses them). Each\n"
+                              " * thread computes its share exactly as one thread would: results do not\n"
+                              " * depend on the count. The count in effect is $NXC_NUM_THREADS, else the\n"
+                              " * CPUs the process may use, at most {1}, until {0}_set_threads(n) sets it\n"
+                              " * (clamped to 1..{1}; it returns the count in effect). A call that finds the\n"
+                              " * pool busy with another application thread's call runs on its own thread. */\n"
+                              "int {0}_set_threads(int n);\n"
+                              "int {0}_threads(void);\n\n"),
+                   module, threads);
+  }
   for (auto &e : entries) {
     const Graph &g = *e.graph;
     auto outs = outputNames(g);
@@ -136,6 +149,11 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
     const std::vector<std::string> cnames = cParamNames(g);
     for (size_t i = 0; i < g.params.size(); ++i) argument(cnames[i], "in ", g.typeOf(g.params[i]));
     for (size_t i = 0; i < outs.size(); ++i) argument(outs[i], "out", g.typeOf(g.results[i]));
+    if (threads > 1)
+      decls += e.parallelLoops == 0
+                   ? " * Runs on the calling thread only (no loop is large enough for the pool).\n"
+                   : fmt::format(FMT_STRING(" * Runs {} loop{} on the thread pool, the rest on the calling thread.\n"),
+                                 e.parallelLoops, e.parallelLoops == 1 ? "" : "s");
     decls += " */\n";
     std::string up = upper(e.symbol);
     for (size_t i = 0; i < g.params.size(); ++i)
@@ -210,7 +228,10 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
                 : fmt::format(FMT_STRING("Link with lib{0}.so, or with lib{0}.a and libnxrt.a"), module);
   for (auto &l : libraries) fmt::format_to(std::back_inserter(link), FMT_STRING(" and -l{}"), l);
   if (cuda) link += ",\n * and -ldl where the C library is older than glibc 2.34 (dlopen of libcuda.so.1)";
-  if (!libraries.empty()) link += "\n * (this module calls the C math library for f64 functions)";
+  for (auto &l : libraries) {
+    if (l == "m") link += "\n * (-lm: this module calls the C math library for f64 functions)";
+    if (l == "pthread") link += "\n * (-lpthread: the thread pool; part of the C library since glibc 2.34)";
+  }
   h = replaceAll(h, "@LINK@", link + ".");
   h = replaceAll(h, "@ENTRIES@", decls);
   static const char *cpuConvention =
@@ -224,6 +245,9 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       " *    FN_WORKSPACE_ALIGN); FN(...) keeps it on the stack and exists only when\n"
       " *    it is small enough for the target.\n"
       " *  - No global state: calls are re-entrant and may run on several threads.\n";
+  static const char *threadedCpuConvention =
+      " *  - The only global state is the thread pool: calls are re-entrant and may\n"
+      " *    run on several threads.\n";
   static const char *cudaConvention =
       " *  - The return value is NXRT_OK (0) on success, NXRT_ERROR_NULL_ARGUMENT (1)\n"
       " *    if a tensor pointer is NULL, NXRT_ERROR_BAD_WORKSPACE (2) if a needed\n"
@@ -233,7 +257,11 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       " *  - Temporaries live in a device workspace: the caller's (FN_on_stream) or\n"
       " *    the module's own, allocated once and reused (FN, FN_host); kernels never\n"
       " *    allocate.\n";
-  h = replaceAll(h, "@CONVENTION@", cuda ? cudaConvention : cpuConvention);
+  std::string convention = cpuConvention;
+  if (threads > 1)
+    convention = replaceAll(convention, " *  - No global state: calls are re-entrant and may run on several threads.\n",
+                            threadedCpuConvention);
+  h = replaceAll(h, "@CONVENTION@", cuda ? std::string(cudaConvention) : convention);
   return h;
 }
 
@@ -241,7 +269,7 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
                           const std::string &triple, const std::string &cpu,
                           const std::vector<std::string> &libraries,
                           const std::vector<VariantDescription> &variants, const std::string &inputsDigest,
-                          const CudaDescription *cuda) {
+                          const CudaDescription *cuda, int threads) {
   using nlohmann::json;
   json fns = json::array();
   for (auto &e : entries) {
@@ -276,6 +304,7 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
       fn["host_entry"] = e.symbol + "_host";
     } else {
       fn["stack_entry"] = e.plainVariant ? json(e.symbol) : json(nullptr);
+      fn["parallel_loops"] = e.parallelLoops;
     }
     fns.push_back(fn);
   }
@@ -297,6 +326,12 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
         "asynchronous); int SYMBOL_host(const T *inputs..., T *outputs...) (host pointers); 0 = ok, 1 = NULL "
         "argument, 2 = bad workspace, 4 = no CUDA device, 5 = CUDA error";
   }
+  if (!cuda)
+    m["threads"] = threads > 1 ? json{{"most", threads},
+                                      {"set", module + "_set_threads"},
+                                      {"query", module + "_threads"},
+                                      {"environment", "NXC_NUM_THREADS"}}
+                               : json{{"most", 1}};
   if (!variants.empty()) {
     json vs = json::array();
     for (auto &v : variants) vs.push_back({{"cpu", v.cpu}, {"requires", v.features}});

@@ -58,12 +58,13 @@ bool isLibmFunction(const std::string &name) {
 
 namespace {
 
-/// A shared object named libm.so.6 that defines `symbols`, for the target of
-/// `triple`: linking against it records DT_NEEDED libm.so.6 without needing
-/// the target's C library on this machine.
-Status writeLibmStub(const std::vector<std::string> &symbols, const std::string &triple, const std::string &path) {
+/// A shared object named `soname` that defines `symbols`, for the target of
+/// `triple`: linking against it records DT_NEEDED soname without needing the
+/// target's C library on this machine.
+Status writeStubLibrary(const std::string &soname, const std::vector<std::string> &symbols, const std::string &triple,
+                        const std::string &path) {
   llvm::LLVMContext ctx;
-  llvm::Module m("libm_stub", ctx);
+  llvm::Module m("stub", ctx);
   for (auto &name : symbols) {
     auto *f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
                                      llvm::GlobalValue::ExternalLinkage, name, m);
@@ -79,31 +80,51 @@ Status writeLibmStub(const std::vector<std::string> &symbols, const std::string 
     out.write(obj.data(), (std::streamsize)obj.size());
     if (!out) return error(Loc{}, fmt::format(FMT_STRING("cannot write {}"), objPath));
   }
-  std::vector<const char *> args = {"ld.lld", "-shared", "-soname", "libm.so.6", "-o", path.c_str(), objPath.c_str()};
+  std::vector<const char *> args = {"ld.lld", "-shared", "-soname", soname.c_str(), "-o", path.c_str(), objPath.c_str()};
   std::string o, e;
   llvm::raw_string_ostream os(o), es(e);
   lld::Result r = lld::lldMain(args, os, es, {{lld::Gnu, &lld::elf::link}});
   llvm::sys::fs::remove(objPath);
-  if (r.retCode != 0) return error(Loc{}, fmt::format(FMT_STRING("cannot link the libm stub:\n{}"), e));
+  if (r.retCode != 0) return error(Loc{}, fmt::format(FMT_STRING("cannot link the {} stub:\n{}"), soname, e));
   return okStatus();
 }
 
 } // namespace
 
+std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undefined) {
+  NeededLibrary libm{"libm.so.6", {}}, libpthread{"libpthread.so.0", {}}, libc{"libc.so.6", {}};
+  for (auto &name : undefined) {
+    if (isLibmFunction(name)) libm.symbols.push_back(name);
+    else if (llvm::StringRef(name).starts_with("pthread_")) libpthread.symbols.push_back(name);
+    else if (name == "getenv" || name == "getpid" || name == "sched_getaffinity") libc.symbols.push_back(name);
+  }
+  std::vector<NeededLibrary> out;
+  for (auto *l : {&libm, &libpthread, &libc})
+    if (!l->symbols.empty()) out.push_back(*l);
+  return out;
+}
+
 Status linkSharedObject(const std::string &objectPath, const std::string &outputPath, const std::string &soname,
-                        const std::string &triple, const std::vector<std::string> &libmSymbols) {
+                        const std::string &triple, const std::vector<NeededLibrary> &needed) {
   std::vector<const char *> args = {"ld.lld",  "-shared", "--gc-sections", "-z", "noexecstack", "-z", "relro",
                                     "--build-id", "-soname", soname.c_str(), "-o", outputPath.c_str(),
                                     objectPath.c_str()};
-  std::string stub = outputPath + ".libm-stub.so";
-  if (!libmSymbols.empty()) {
-    NXC_CHECK(writeLibmStub(libmSymbols, triple, stub));
-    args.push_back(stub.c_str());
+  std::vector<std::string> stubs;
+  for (auto &lib : needed) stubs.push_back(outputPath + "." + lib.soname + ".stub");
+  auto removeStubs = [&] {
+    for (auto &stub : stubs) llvm::sys::fs::remove(stub);
+  };
+  for (size_t i = 0; i < needed.size(); ++i) {
+    if (Status st = writeStubLibrary(needed[i].soname, needed[i].symbols, triple, stubs[i]); !st) {
+      removeStubs();
+      return st;
+    }
+    args.push_back(stubs[i].c_str());
   }
   std::string out, err;
   llvm::raw_string_ostream os(out), es(err);
   lld::Result r = lld::lldMain(args, os, es, {{lld::Gnu, &lld::elf::link}});
-  if (!libmSymbols.empty()) llvm::sys::fs::remove(stub);
+  removeStubs();
   if (r.retCode != 0) return error(Loc{}, fmt::format(FMT_STRING("linking {} failed:\n{}{}"), outputPath, err, out));
   return okStatus();
 }

@@ -9,6 +9,10 @@
 // and offsets are assigned first-fit. Every buffer is 64-byte aligned.
 // The size is recorded as the `nxc.workspace_size` attribute.
 //
+// A parallel body (nxc-outline-parallel-loops) gets a workspace argument of
+// its own when it has temporaries, and each call of it passes the first
+// slice of a caller temporary that holds one such workspace per thread.
+//
 // Precondition: bufferized, results already turned into out-parameters,
 // structured ops not yet lowered to loops (allocs sit in the entry block).
 //
@@ -82,13 +86,40 @@ unsigned lastUse(Value v, Block &entry, const DenseMap<Operation *, unsigned> &i
 struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspacePass> {
   using AllocsToWorkspacePassBase::AllocsToWorkspacePassBase;
   void runOnOperation() override {
+    // Parallel bodies (nxc-outline-parallel-loops) first: each thread runs
+    // one with a workspace of its own, cut from the caller's.
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (fn->hasAttr("nxc.parallel_body") && failed(placeTemporaries(fn, /*always=*/false)))
+        return signalPassFailure();
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate()) continue;
-      if (failed(placeTemporaries(fn))) return signalPassFailure();
+      passWorkspacesToBodies(fn);
+      if (failed(placeTemporaries(fn, /*always=*/true))) return signalPassFailure();
     }
   }
 
-  LogicalResult placeTemporaries(func::FuncOp fn) {
+  /// Before each call of a parallel body whose temporaries take S bytes, a
+  /// temporary of THREADS * S bytes; the call gets its first S bytes, and
+  /// the thread pool gives thread t the S bytes at t * S.
+  void passWorkspacesToBodies(func::FuncOp fn) {
+    fn.walk([&](func::CallOp call) {
+      auto callee = getOperation().lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!callee || !callee->hasAttr("nxc.parallel_body")) return;
+      int64_t size = callee->getAttrOfType<IntegerAttr>("nxc.workspace_size").getInt();
+      int64_t threads = callee->getAttrOfType<IntegerAttr>("nxc.parallel_body").getInt();
+      if (size == 0) return;
+      OpBuilder b(call);
+      Location l = call.getLoc();
+      auto all = memref::AllocOp::create(b, l, MemRefType::get({threads * size}, b.getI8Type()));
+      Value zero = arith::ConstantIndexOp::create(b, l, 0);
+      Value first = memref::ViewOp::create(b, l, MemRefType::get({size}, b.getI8Type()), all, zero, ValueRange{});
+      call.getOperandsMutable().append(first);
+    });
+  }
+
+  /// Places fn's temporaries in a new trailing workspace argument (only if
+  /// there are any, unless `always`).
+  LogicalResult placeTemporaries(func::FuncOp fn, bool always) {
     Block &entry = fn.getBody().front();
     DenseMap<Operation *, unsigned> index;
     unsigned i = 0;
@@ -128,7 +159,17 @@ struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspace
       total = std::max(total, offset + b.bytes);
     }
 
+    // Small stack buffers (promoted allocs) inside loops move to the entry
+    // block: an alloca in a loop body would grow the stack every iteration.
+    SmallVector<memref::AllocaOp> allocas;
+    fn.walk([&](memref::AllocaOp a) {
+      if (a->getBlock() != &entry && a.getType().hasStaticShape() && a->getNumOperands() == 0) allocas.push_back(a);
+    });
+    for (memref::AllocaOp a : allocas) a->moveBefore(&entry, entry.begin());
+
     OpBuilder builder(fn.getContext());
+    fn->setAttr("nxc.workspace_size", builder.getI64IntegerAttr(total));
+    if (total == 0 && !always) return success();
     auto wsType = MemRefType::get({total}, builder.getI8Type());
     if (failed(fn.insertArgument(fn.getNumArguments(), wsType, {}, fn.getLoc()))) return failure();
     Value ws = fn.getArgument(fn.getNumArguments() - 1);
@@ -141,14 +182,6 @@ struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspace
       b.alloc.erase();
     }
     fn.walk([](memref::DeallocOp d) { d.erase(); });
-    // Small stack buffers (promoted allocs) inside loops move to the entry
-    // block: an alloca in a loop body would grow the stack every iteration.
-    SmallVector<memref::AllocaOp> allocas;
-    fn.walk([&](memref::AllocaOp a) {
-      if (a->getBlock() != &entry && a.getType().hasStaticShape() && a->getNumOperands() == 0) allocas.push_back(a);
-    });
-    for (memref::AllocaOp a : allocas) a->moveBefore(&entry, entry.begin());
-    fn->setAttr("nxc.workspace_size", builder.getI64IntegerAttr(total));
     return success();
   }
 };

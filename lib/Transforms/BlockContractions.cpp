@@ -146,6 +146,7 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
       rw.setInsertionPoint(g);
       FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rw, cast<TilingInterface>(g.getOperation()), tiling);
       if (failed(tiled)) continue; // left as it is
+      for (LoopLikeOpInterface loop : tiled->loops) loop->setAttr(kParallelLoopAttr, rw.getUnitAttr());
       rw.replaceOp(g, tiled->replacements);
       reuseAsInit(rw, tiled->replacements[0]);
       // The block runs its reductions outermost: [outer..., reductions..., i,

@@ -115,6 +115,7 @@ struct TileRowsPass : impl::TileRowsPassBase<TileRowsPass> {
       rw.setInsertionPoint(g);
       auto result = scf::tileConsumerAndFuseProducersUsingSCF(rw, cast<TilingInterface>(g.getOperation()), options);
       if (failed(result)) continue; // left as it is
+      for (LoopLikeOpInterface loop : result->loops) loop->setAttr(kParallelLoopAttr, rw.getUnitAttr());
       for (OpResult r : g->getResults())
         if (Value replacement = result->replacements.lookup(r)) rw.replaceAllUsesWith(r, replacement);
     }

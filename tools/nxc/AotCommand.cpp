@@ -65,7 +65,7 @@ std::string inputsDigest(const std::string &source, const std::vector<TracedEntr
   add(source);
   add(module);
   for (auto &part : {o.triple, o.cpu, o.features, std::to_string(o.optLevel), std::to_string(o.stackWorkspaceLimit),
-                     o.device, o.gpu})
+                     o.device, o.gpu, std::to_string(o.threads)})
     add(part);
   std::function<void(const Template &)> constants = [&](const Template &t) {
     if (t.values) {
@@ -271,6 +271,10 @@ int runAot(const AotOptions &o) {
     descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
   }
   TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
+  target.threads = o.threads;
+  target.threadExportPrefix = module;
+  if (o.threads > 1 && (cuda || emulated))
+    return report(error(Loc{}, "--threads applies to CPU code; a GPU module runs its kernels on the device"));
   if (!cuda && !emulated) { // GPU modules have no CPU variants
     auto plan = planCpuVariants(o.triple, o.cpu);
     if (!plan) return report(plan.error());
@@ -322,6 +326,7 @@ int runAot(const AotOptions &o) {
   for (size_t i = 0; i < descs.size(); ++i) {
     descs[i].workspaceSize = out->entries[i].workspaceSize;
     descs[i].plainVariant = out->entries[i].plainVariant;
+    descs[i].parallelLoops = out->entries[i].parallelLoops;
   }
   std::vector<VariantDescription> variants;
   for (auto &v : out->variants) variants.push_back(VariantDescription{v.cpu, v.features});
@@ -337,25 +342,25 @@ int runAot(const AotOptions &o) {
   if (ec)
     return report(
         error(Loc{}, fmt::format(FMT_STRING("cannot create output directory '{}': {}"), o.outDir, ec.message())));
-  std::vector<std::string> libmSymbols, libraries;
-  for (auto &sym : undefinedSymbols(out->object))
-    if (isLibmFunction(sym)) libmSymbols.push_back(sym);
-  if (!libmSymbols.empty()) libraries.push_back("m");
+  std::vector<NeededLibrary> needed = neededLibraries(undefinedSymbols(out->object));
+  std::vector<std::string> libraries; // for -l
+  for (auto &lib : needed)
+    if (lib.soname != "libc.so.6") libraries.push_back(lib.soname.substr(3, lib.soname.find('.') - 3));
   fs::path obj = dir / (module + ".o");
   for (auto st : {writeFile(obj, out->object),
                   writeStaticArchive({{module + ".o", out->object}}, (dir / ("lib" + module + ".a")).string()),
                   writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
                   writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(),
-                                                               libraries, out->bareMetal, variants, device)),
+                                                               libraries, out->bareMetal, variants, device, o.threads)),
                   writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries, variants,
                                                                    inputsDigest(digestSource, entries, o, module),
-                                                                   device)),
+                                                                   device, o.threads)),
                   writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
     if (!st) return report(st.error());
   // Bare-metal targets have no dynamic loader: static libraries only.
   if (!out->bareMetal) {
     std::string so = "lib" + module + ".so";
-    auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple, libmSymbols);
+    auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple, needed);
     if (!linked) {
       fs::remove(obj, ec);
       return report(linked.error());

@@ -52,6 +52,7 @@ struct AotOptions {
   std::string emit;
   int optLevel = 3;
   int64_t stackWorkspaceLimit = -1;
+  int threads = 1;
 };
 int runAot(const AotOptions &o);
 

@@ -69,6 +69,12 @@ int main(int argc, char **argv) {
   aotCmd->add_option("--stack-workspace-limit", aot.stackWorkspaceLimit,
                      "Largest workspace (bytes) FN(...) may keep on the stack; larger ones only get "
                      "FN_with_workspace (default: 65536 with an OS, 0 on bare metal)");
+  aotCmd->add_option("--threads", aot.threads,
+                     "The most threads one call may use (default 1). Above 1, large parallel loops run on a thread "
+                     "pool inside the module, MODULE_set_threads() sets the count at run time (default: this "
+                     "many, or fewer if fewer CPUs are available, or $NXC_NUM_THREADS), and the workspace holds "
+                     "each thread's temporaries. CPU code on targets with an OS only")
+      ->check(CLI::Range(1, 256));
   aotCmd->add_option("-O", aot.optLevel, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
   aotCmd->footer(
       "Writes OUTDIR/MODULE.h, OUTDIR/libMODULE.so, OUTDIR/libMODULE.a, OUTDIR/libnxrt.a, OUTDIR/MODULE.json\n"

@@ -44,6 +44,13 @@ struct TargetOptions {
   /// Also export `int symbol_packed(void **argv)` (argv: inputs, outputs,
   /// workspace), which the JIT calls without knowing the arity.
   bool packedEntries = false;
+  /// The most threads one call may use (CPU code on targets with an OS):
+  /// large parallel loops run on the module's thread pool, and the
+  /// workspace holds a copy of their temporaries per thread. 1: no pool.
+  int threads = 1;
+  /// With threads > 1: the module exports `PREFIX_set_threads(int)` and
+  /// `PREFIX_threads(void)`.
+  std::string threadExportPrefix;
   /// x86-64 ISA variants, best first ("native", "x86-64-v3", "znver4"...):
   /// every function is compiled once per variant and the entry points run
   /// the first one the CPU supports, chosen once; a CPU below all of them
@@ -84,6 +91,7 @@ struct EntryInfo {
   int64_t workspaceSize = 0; ///< bytes of scratch memory
   bool plainVariant = false; ///< whether `symbol(...)` (stack workspace) exists
   unsigned inputs = 0;       ///< tensor arguments (flattened); the outputs follow
+  unsigned parallelLoops = 0; ///< loops that run on the thread pool (TargetOptions::threads)
 };
 
 /// One exported C function: `symbol` computes `graph`.

@@ -25,13 +25,25 @@ struct EntryDescription {
   const Graph *graph = nullptr;
   int64_t workspaceSize = 0;  ///< bytes of caller-owned scratch memory
   bool plainVariant = true;   ///< `symbol(...)` exists (workspace on the stack)
+  unsigned parallelLoops = 0; ///< loops that run on the module's thread pool
 };
 
-/// Links one relocatable object into a shared object with lld (in process).
-/// When the code calls libm (`libmSymbols`, f64 transcendental functions),
-/// the shared object records DT_NEEDED libm.so.6.
+/// A C library a module's shared object loads, and what it takes from it.
+struct NeededLibrary {
+  std::string soname; ///< "libm.so.6"
+  std::vector<std::string> symbols;
+};
+
+/// The C libraries that define a module's undefined symbols: libm.so.6 for
+/// f64 transcendental functions, libpthread.so.0 and libc.so.6 for the
+/// thread pool (--threads; glibc 2.34 moved pthreads into libc.so.6 and keeps
+/// libpthread.so.0 for older programs, so both are named).
+std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undefined);
+
+/// Links one relocatable object into a shared object with lld (in process),
+/// recording DT_NEEDED for each of `needed`.
 Status linkSharedObject(const std::string &objectPath, const std::string &outputPath, const std::string &soname,
-                        const std::string &triple, const std::vector<std::string> &libmSymbols);
+                        const std::string &triple, const std::vector<NeededLibrary> &needed);
 
 /// The undefined symbols of an object file.
 std::vector<std::string> undefinedSymbols(const std::string &objectBytes);
@@ -66,14 +78,14 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
                         const std::string &triple, const std::string &sourceName,
                         const std::vector<std::string> &libraries, bool bareMetal,
                         const std::vector<VariantDescription> &variants = {},
-                        const CudaDescription *cuda = nullptr);
+                        const CudaDescription *cuda = nullptr, int threads = 1);
 
 /// The JSON manifest for a module.
 std::string writeManifest(const std::string &module, const std::vector<EntryDescription> &entries,
                           const std::string &triple, const std::string &cpu,
                           const std::vector<std::string> &libraries,
                           const std::vector<VariantDescription> &variants = {}, const std::string &inputsDigest = "",
-                          const CudaDescription *cuda = nullptr);
+                          const CudaDescription *cuda = nullptr, int threads = 1);
 
 } // namespace nxc
 

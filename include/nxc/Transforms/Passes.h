@@ -21,6 +21,11 @@ namespace nxc {
 #define GEN_PASS_DECL
 #include "nxc/Transforms/Passes.h.inc"
 
+/// Marks a loop whose iterations are independent (a tiling loop over
+/// parallel dimensions): nxc-outline-parallel-loops may run its iterations
+/// on several threads.
+inline constexpr const char *kParallelLoopAttr = "nxc.parallel";
+
 /// Registers the passes above so that pipelines can name them in text.
 void registerTransformPasses();
 

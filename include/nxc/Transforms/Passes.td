@@ -74,6 +74,33 @@ def AllocsToWorkspacePass : Pass<"nxc-allocs-to-workspace", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def OutlineParallelLoopsPass : Pass<"nxc-outline-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Move the large parallel loop nests of public functions into functions over a range";
+  let description = [{
+    Runs after bufferization, before nxc-allocs-to-workspace. Each top-level
+    op of a public function that is a loop marked `nxc.parallel` (a tiling
+    loop over parallel dimensions), or a structured op with a parallel
+    loop, and whose estimated work reaches `min-work`, moves into a private
+    function `@F_parallelK(%lo, %hi, captured values...)` marked
+    `nxc.parallel_body`, which runs iterations [lo, hi) of that loop; the
+    op is replaced by a call over the whole range. Constants are cloned
+    into the new function, and so are the temporaries the loop alone uses,
+    so that each thread gets its own. The call later becomes a dispatch on
+    the module's thread pool. A loop that writes a buffer it shares with
+    the rest of the function, or that captures a buffer of dynamic layout,
+    stays where it is. With `threads` 1 the pass does nothing.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"1",
+           "The most threads a call may use">,
+    Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
+           "The smallest estimated work (scalar operations; a transcendental function counts 16) worth running "
+           "on several threads">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect", "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect", "mlir::linalg::LinalgDialect"];
+}
+
 def CopiesToLinalgPass : Pass<"nxc-copies-to-linalg"> {
   let summary = "Rewrite memref.copy into linalg.copy";
   let description = [{

@@ -1,0 +1,134 @@
+//===- ParallelDispatch.cpp - parallel bodies run on the thread pool ------===//
+//
+// nxc-outline-parallel-loops leaves, for each large parallel loop, a call
+//   call @F_parallelK(lo, hi, captured..., [workspace])
+// of a function marked "nxc-parallel-body"="THREADS" (and
+// "nxc-thread-workspace"="S" when it has temporaries). Here, on LLVM IR, each
+// such call becomes
+//   context = {captured..., workspace}          (on the caller's stack)
+//   nxc_pool_run(@F_parallelK.task, &context, hi - lo, THREADS)
+// where the task unpacks the context and runs F over its chunk, with thread
+// t's temporaries at workspace + t * S. The thread pool
+// (runtime/thread_pool.c) is linked in as bitcode with internal linkage, and
+// the module exports
+//   int MODULE_set_threads(int n)   the count in effect after clamping n to [1, THREADS]
+//   int MODULE_threads(void)        the count in effect
+//
+//===----------------------------------------------------------------------===//
+#include "ParallelDispatch.h"
+#include "nxc/Target/Embedded.h"
+#include "nxc/Target/ObjectEmitter.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+
+#include <fmt/format.h>
+
+namespace nxc {
+namespace {
+
+int64_t intAttribute(llvm::Function &f, llvm::StringRef name) {
+  int64_t v = 0;
+  if (f.hasFnAttribute(name)) f.getFnAttribute(name).getValueAsString().getAsInteger(10, v);
+  return v;
+}
+
+/// `internal void TASK(ptr context, i64 lo, i64 hi, i32 thread)`: unpacks the
+/// context and runs `body` over [lo, hi).
+llvm::Function *makeTask(llvm::Function &body, llvm::StructType *context, int64_t threadWorkspace) {
+  llvm::Module &m = *body.getParent();
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0), *i64 = llvm::Type::getInt64Ty(ctx),
+             *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *task = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64, i32}, false),
+                                      llvm::GlobalValue::InternalLinkage, body.getName() + ".task", m);
+  task->addFnAttr(llvm::Attribute::NoUnwind);
+  for (const char *a : {"target-cpu", "target-features"})
+    if (body.hasFnAttribute(a)) task->addFnAttr(body.getFnAttribute(a));
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", task));
+  llvm::Type *index = body.getFunctionType()->getParamType(0);
+  std::vector<llvm::Value *> args = {b.CreateSExtOrTrunc(task->getArg(1), index),
+                                     b.CreateSExtOrTrunc(task->getArg(2), index)};
+  unsigned fields = context->getNumElements();
+  for (unsigned k = 0; k < fields; ++k) {
+    llvm::Value *v = b.CreateLoad(context->getElementType(k), b.CreateStructGEP(context, task->getArg(0), k));
+    if (threadWorkspace > 0 && k + 1 == fields) // this thread's temporaries
+      v = b.CreateGEP(b.getInt8Ty(), v, b.CreateMul(b.CreateZExt(task->getArg(3), i64), b.getInt64(threadWorkspace)));
+    args.push_back(v);
+  }
+  b.CreateCall(&body, args);
+  b.CreateRetVoid();
+  return task;
+}
+
+} // namespace
+
+Status addParallelDispatch(llvm::Module &m, int threads, const std::string &exportPrefix) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
+  bool is64 = m.getDataLayout().getPointerSizeInBits() == 64;
+  NXC_TRY(pool, loadEmbeddedBitcode(is64 ? NXC_EMBEDDED(thread_pool64_bc) : NXC_EMBEDDED(thread_pool32_bc),
+                                    "thread_pool.bc", ctx));
+  pool->setTargetTriple(m.getTargetTriple());
+  pool->setDataLayout(m.getDataLayout());
+  std::vector<std::string> poolFunctions;
+  for (llvm::Function &f : *pool)
+    if (!f.isDeclaration()) poolFunctions.push_back(f.getName().str());
+  if (llvm::Linker::linkModules(m, std::move(pool))) return error(Loc{}, "internal error: cannot link the thread pool");
+  for (auto &name : poolFunctions) m.getFunction(name)->setLinkage(llvm::GlobalValue::InternalLinkage);
+  llvm::Function *run = m.getFunction("nxc_pool_run");
+  llvm::Function *setThreads = m.getFunction("nxc_pool_set_threads");
+  llvm::Function *getThreads = m.getFunction("nxc_pool_threads");
+
+  std::vector<llvm::Function *> bodies;
+  for (llvm::Function &f : m)
+    if (f.hasFnAttribute("nxc-parallel-body") && !f.isDeclaration()) bodies.push_back(&f);
+  for (llvm::Function *body : bodies) {
+    int64_t threadWorkspace = intAttribute(*body, "nxc-thread-workspace");
+    body->setLinkage(llvm::GlobalValue::InternalLinkage);
+    body->addFnAttr(llvm::Attribute::AlwaysInline);
+    std::vector<llvm::CallInst *> calls;
+    for (llvm::User *u : body->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(u); call && call->getCalledFunction() == body) calls.push_back(call);
+    std::vector<llvm::Type *> fieldTypes(body->getFunctionType()->param_begin() + 2,
+                                         body->getFunctionType()->param_end());
+    auto *context = llvm::StructType::create(ctx, fieldTypes, (body->getName() + ".context").str());
+    llvm::Function *task = makeTask(*body, context, threadWorkspace);
+    for (llvm::CallInst *call : calls) {
+      llvm::Function *caller = call->getFunction();
+      llvm::IRBuilder<> entry(&caller->getEntryBlock(), caller->getEntryBlock().begin());
+      llvm::AllocaInst *slot = entry.CreateAlloca(context, nullptr, "parallel.context");
+      llvm::IRBuilder<> b(call);
+      for (unsigned k = 0; k < fieldTypes.size(); ++k) b.CreateStore(call->getArgOperand(k + 2), b.CreateStructGEP(context, slot, k));
+      llvm::Value *lo = b.CreateSExtOrTrunc(call->getArgOperand(0), i64), *hi = b.CreateSExtOrTrunc(call->getArgOperand(1), i64);
+      // The task runs [lo', hi') of [0, hi - lo): the outlining always calls with lo = 0.
+      if (!llvm::isa<llvm::ConstantInt>(lo) || !llvm::cast<llvm::ConstantInt>(lo)->isZero())
+        return error(Loc{}, fmt::format(FMT_STRING("internal error: a parallel call of {} that does not start at 0"),
+                                        body->getName().str()));
+      b.CreateCall(run, {task, slot, hi, b.getInt32(threads)});
+      call->eraseFromParent();
+    }
+  }
+
+  // int PREFIX_set_threads(int n), int PREFIX_threads(void)
+  auto define = [&](const std::string &name, llvm::ArrayRef<llvm::Type *> params) {
+    auto *f = llvm::Function::Create(llvm::FunctionType::get(i32, params, false), llvm::GlobalValue::ExternalLinkage,
+                                     name, m);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    return f;
+  };
+  {
+    llvm::Function *f = define(exportPrefix + "_set_threads", {i32});
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    b.CreateRet(b.CreateCall(setThreads, {f->getArg(0), b.getInt32(threads)}));
+  }
+  {
+    llvm::Function *f = define(exportPrefix + "_threads", {});
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    b.CreateRet(b.CreateCall(getThreads, {b.getInt32(threads)}));
+  }
+  return okStatus();
+}
+
+} // namespace nxc
