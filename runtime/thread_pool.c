@@ -60,12 +60,13 @@ static struct {
   unsigned generation;       /* bumped for each job */
   int sleepers;              /* workers or a caller waiting on a condition */
   int busy;                  /* a caller owns the pool */
-  int remaining;             /* chunks not finished */
+  int remaining;             /* threads not done with the job */
   int chunks;
   nxc_task task;
   void *context;
   int64_t n;
   nxc_thread_t handles[NXC_POOL_CAPACITY];
+  unsigned first_seen[NXC_POOL_CAPACITY];
 } pool;
 
 static int load(int *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
@@ -109,9 +110,14 @@ int nxc_pool_threads(int most) {
   return load(&pool.threads);
 }
 
-static void run_chunk(int chunk) {
-  int64_t lo = pool.n * chunk / pool.chunks, hi = pool.n * (chunk + 1) / pool.chunks;
-  if (lo < hi) pool.task(pool.context, lo, hi, chunk);
+/* Chunk `chunk` of the job, if it has one; then this thread is done with
+ * the job. Every started worker counts itself done with every job, chunk or
+ * not, so that no worker can lag behind into the next job's descriptor. */
+static void take_part(int chunk) {
+  if (chunk < pool.chunks) {
+    int64_t lo = pool.n * chunk / pool.chunks, hi = pool.n * (chunk + 1) / pool.chunks;
+    if (lo < hi) pool.task(pool.context, lo, hi, chunk);
+  }
   if (__atomic_sub_fetch(&pool.remaining, 1, __ATOMIC_SEQ_CST) == 0 && load(&pool.sleepers) > 0) {
     pthread_mutex_lock(&pool.mutex);
     pthread_cond_broadcast(&pool.done);
@@ -121,7 +127,7 @@ static void run_chunk(int chunk) {
 
 static void *worker(void *arg) {
   int self = (int)(intptr_t)arg;
-  unsigned seen = 0;
+  unsigned seen = pool.first_seen[self];
   for (;;) {
     unsigned g = load_u(&pool.generation);
     for (int spin = 0; g == seen && spin < NXC_SPINS && !load(&pool.stopping); ++spin) g = load_u(&pool.generation);
@@ -134,18 +140,25 @@ static void *worker(void *arg) {
     }
     if (load(&pool.stopping)) return 0;
     seen = g;
-    if (self < pool.chunks) run_chunk(self);
+    take_part(self);
   }
 }
 
 /* Starts workers 1..threads-1 that are not running yet; returns how many
  * threads (the caller included) can take chunks. */
 static int start_workers(int threads) {
-  /* A child of fork() has none of its parent's workers. */
-  if (pool.started > 0 && getpid() != pool.pid) pool.started = 0;
+  /* A child of fork() has none of its parent's workers, and their mutex and
+   * conditions may be in any state: start afresh. */
+  if (pool.started > 0 && getpid() != pool.pid) {
+    for (unsigned i = 0; i < sizeof pool.mutex; ++i) pool.mutex.bytes[i] = pool.wake.bytes[i] = pool.done.bytes[i] = 0;
+    pool.sleepers = 0;
+    pool.started = 0;
+  }
   pool.pid = getpid();
   while (pool.started + 1 < threads) {
     int index = pool.started + 1;
+    /* The job a new worker must not take for a new one: the last. */
+    pool.first_seen[index] = load_u(&pool.generation);
     if (pthread_create(&pool.handles[index], 0, worker, (void *)(intptr_t)index) != 0) break;
     pool.started = index;
   }
@@ -166,14 +179,14 @@ void nxc_pool_run(nxc_task task, void *context, int64_t n, int most) {
   pool.context = context;
   pool.n = n;
   pool.chunks = threads;
-  __atomic_store_n(&pool.remaining, threads, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&pool.remaining, pool.started + 1, __ATOMIC_SEQ_CST);
   __atomic_add_fetch(&pool.generation, 1, __ATOMIC_SEQ_CST);
   if (load(&pool.sleepers) > 0) {
     pthread_mutex_lock(&pool.mutex);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mutex);
   }
-  run_chunk(0);
+  take_part(0);
   for (int spin = 0; load(&pool.remaining) > 0 && spin < NXC_SPINS; ++spin) {
   }
   if (load(&pool.remaining) > 0) {

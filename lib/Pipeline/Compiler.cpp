@@ -65,7 +65,7 @@ std::string toLinalgPipeline(bool gpu) {
 /// loops (no memcpy). With several threads, large parallel loops move into
 /// functions over a range of their iterations, each thread with its own
 /// temporaries.
-std::string bufferizePipeline(int threads) {
+std::string bufferizePipeline(int threads, int64_t minWork) {
   return fmt::format(
       FMT_STRING("func.func(nxc-distinct-results),"
                  "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
@@ -74,9 +74,9 @@ std::string bufferizePipeline(int threads) {
                  "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},canonicalize,"
                  "func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=256}}),"
                  "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
-                 "nxc-outline-parallel-loops{{threads={}}},canonicalize,"
+                 "nxc-outline-parallel-loops{{threads={} min-work={}}},canonicalize,"
                  "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize"),
-      threads);
+      threads, minWork);
 }
 
 /// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
@@ -327,7 +327,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     readWorkspaceSizes(*module, out.entries);
     if (stage == Stage::Gpu) { out.text = print(*module); return out; }
   } else {
-    NXC_CHECK(runPipeline(*module, bufferizePipeline(target.threads), diags, "bufferizing"));
+    NXC_CHECK(runPipeline(*module, bufferizePipeline(target.threads, target.minParallelWork), diags, "bufferizing"));
     readWorkspaceSizes(*module, out.entries);
     markParallelBodies(*module);
     if (stage == Stage::Bufferized) { out.text = print(*module); return out; }

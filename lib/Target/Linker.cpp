@@ -96,7 +96,9 @@ std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undef
   for (auto &name : undefined) {
     if (isLibmFunction(name)) libm.symbols.push_back(name);
     else if (llvm::StringRef(name).starts_with("pthread_")) libpthread.symbols.push_back(name);
-    else if (name == "getenv" || name == "getpid" || name == "sched_getaffinity") libc.symbols.push_back(name);
+    else if (name == "getenv" || name == "getpid" || name == "sched_getaffinity" || name == "memset" ||
+             name == "memcpy" || name == "memmove")
+      libc.symbols.push_back(name);
   }
   std::vector<NeededLibrary> out;
   for (auto *l : {&libm, &libpthread, &libc})

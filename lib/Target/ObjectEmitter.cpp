@@ -84,6 +84,10 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
     features = features.empty() ? host : host + "," + features;
   }
   llvm::TargetOptions options;
+  // Constructors and destructors (the CPU variant choice, the thread pool's
+  // shutdown) in .init_array/.fini_array, which every ELF loader runs; lld
+  // does not turn the old .ctors/.dtors into them.
+  options.UseInitArray = true;
   auto level = optLevel <= 0 ? llvm::CodeGenOptLevel::None
                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
                : optLevel == 2 ? llvm::CodeGenOptLevel::Default

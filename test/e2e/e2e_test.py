@@ -25,8 +25,12 @@ that file, and every check runs on them; besides, the graph must be a fixed
 point of `--emit json`, and the libraries must be byte for byte those compiled
 straight from the source (so every output is bit for bit the same).
 
+With --threads N every module is compiled with nxc's --threads N and, unless
+--min-parallel-work says otherwise, every parallel loop runs on the thread pool
+(the programs run with as many threads as the machine has, at most N).
+
 Usage: /usr/bin/python3 test/e2e/e2e_test.py --nxc PATH --work DIR [-k FILTER]
-           [--device cuda [--gpu sm_90] [--bundle DIR]] [--via-graph]
+           [--device cuda [--gpu sm_90] [--bundle DIR]] [--via-graph] [--threads N]
 """
 
 import argparse
@@ -691,6 +695,8 @@ class Context:
             cmd += ["--device", "cuda"] + (["--gpu", ARGS.gpu] if ARGS.gpu else [])
         elif ARGS.device == "cuda-emulated":
             cmd += ["--device", "cuda-emulated"]
+        if ARGS.threads > 1:
+            cmd += ["--threads", str(ARGS.threads), "--min-parallel-work", str(ARGS.min_parallel_work)]
         if ARGS.via_graph:
             cmd = self.compile_via_graph(case_dir, cmd, name, module)
         module.command = cmd
@@ -1420,6 +1426,11 @@ def main():
     parser.add_argument("--bundle", help="with --device cuda: write the GPU bundle here (appends to calls.txt)")
     parser.add_argument("--via-graph", action="store_true",
                         help="compile every module from its JSON graph (see above)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="compile every module with nxc's --threads (the artifact cases, which check a "
+                             "module without threads, are left out)")
+    parser.add_argument("--min-parallel-work", type=int, default=0,
+                        help="with --threads: nxc's --min-parallel-work (default 0: every parallel loop)")
     global ARGS
     ARGS = parser.parse_args()
     if ARGS.via_graph:
@@ -1428,7 +1439,7 @@ def main():
 
     cases = [(name, fn) for name, fn in CASES
              if (not ARGS.filter or any(f in name for f in ARGS.filter))
-             and not ((ARGS.device != "cpu" or ARGS.via_graph) and name.startswith("artifact"))]
+             and not ((ARGS.device != "cpu" or ARGS.via_graph or ARGS.threads > 1) and name.startswith("artifact"))]
     if ARGS.bundle:
         shutil.rmtree(ARGS.bundle, ignore_errors=True)
         os.makedirs(ARGS.bundle)

@@ -65,7 +65,7 @@ std::string inputsDigest(const std::string &source, const std::vector<TracedEntr
   add(source);
   add(module);
   for (auto &part : {o.triple, o.cpu, o.features, std::to_string(o.optLevel), std::to_string(o.stackWorkspaceLimit),
-                     o.device, o.gpu, std::to_string(o.threads)})
+                     o.device, o.gpu, std::to_string(o.threads), std::to_string(o.minParallelWork)})
     add(part);
   std::function<void(const Template &)> constants = [&](const Template &t) {
     if (t.values) {
@@ -272,6 +272,7 @@ int runAot(const AotOptions &o) {
   }
   TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
   target.threads = o.threads;
+  if (o.minParallelWork >= 0) target.minParallelWork = o.minParallelWork;
   target.threadExportPrefix = module;
   if (o.threads > 1 && (cuda || emulated))
     return report(error(Loc{}, "--threads applies to CPU code; a GPU module runs its kernels on the device"));

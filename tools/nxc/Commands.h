@@ -53,6 +53,7 @@ struct AotOptions {
   int optLevel = 3;
   int64_t stackWorkspaceLimit = -1;
   int threads = 1;
+  int64_t minParallelWork = -1;
 };
 int runAot(const AotOptions &o);
 

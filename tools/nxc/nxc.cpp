@@ -75,6 +75,11 @@ int main(int argc, char **argv) {
                      "many, or fewer if fewer CPUs are available, or $NXC_NUM_THREADS), and the workspace holds "
                      "each thread's temporaries. CPU code on targets with an OS only")
       ->check(CLI::Range(1, 256));
+  aotCmd->add_option("--min-parallel-work", aot.minParallelWork,
+                     "With --threads: the least estimated work (scalar operations, a transcendental function "
+                     "counting 16) of a loop that runs on the pool (default 65536; 0 sends every parallel loop "
+                     "there)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 50));
   aotCmd->add_option("-O", aot.optLevel, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
   aotCmd->footer(
       "Writes OUTDIR/MODULE.h, OUTDIR/libMODULE.so, OUTDIR/libMODULE.a, OUTDIR/libnxrt.a, OUTDIR/MODULE.json\n"

@@ -48,6 +48,9 @@ struct TargetOptions {
   /// large parallel loops run on the module's thread pool, and the
   /// workspace holds a copy of their temporaries per thread. 1: no pool.
   int threads = 1;
+  /// With threads > 1: the least estimated work (scalar operations) of a
+  /// loop that runs on the pool.
+  int64_t minParallelWork = 65536;
   /// With threads > 1: the module exports `PREFIX_set_threads(int)` and
   /// `PREFIX_threads(void)`.
   std::string threadExportPrefix;

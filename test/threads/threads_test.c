@@ -1,0 +1,194 @@
+/* The thread pool of modules compiled with --threads (test/threads).
+ *
+ * thr.h is Thr compiled with --threads 4 --min-parallel-work 0, one.h the
+ * same functions compiled without threads. Modes:
+ *   threads_test check     every function, for thread counts 1..4 (and the
+ *                          clamps), bit for bit equal to its results at one
+ *                          thread, also from four application threads calling
+ *                          at once, and in a child of fork(); at one thread,
+ *                          close to the module without threads
+ *   threads_test check-without-fork   the same but fork() (qemu-user cannot
+ *                          fork a process with threads)
+ *   threads_test count     prints thr_threads() (the count chosen at start)
+ *   threads_test dlopen SO loads SO, runs it on the pool, unloads it and
+ *                          goes on (the workers must be gone with it)
+ */
+#define _GNU_SOURCE
+#include "one.h"
+#include "thr.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                     \
+      printf(__VA_ARGS__);                                                                                             \
+      printf("\n");                                                                                                    \
+      ++failures;                                                                                                      \
+    }                                                                                                                  \
+  } while (0)
+
+static void fill(float *p, size_t n, uint32_t seed) {
+  for (size_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    p[i] = (float)((seed >> 8) % 20000) / 10000.0f - 1.0f;
+  }
+}
+
+static float *floats(size_t n, uint32_t seed) {
+  float *p = malloc(n * sizeof(float));
+  fill(p, n, seed);
+  return p;
+}
+
+static void *workspace(size_t bytes) { return aligned_alloc(64, bytes < 64 ? 64 : (bytes + 63) / 64 * 64); }
+
+/* Inputs and the results at one thread. */
+static float *nx, *sx, *dx, *dw, *db, *ka, *kb, *cx;
+static float norm_ref[THR_NORM_RESULT_SIZE], softmax_ref[THR_SOFTMAX_RESULT_SIZE], dense_ref[THR_DENSE_RESULT_SIZE],
+    skinny_ref[THR_SKINNY_RESULT_SIZE], sums_ref[THR_COLUMNS_RESULT_0_SIZE], scan_ref[THR_COLUMNS_RESULT_1_SIZE];
+
+/* Within 1e-5 of the largest magnitude. */
+static void close_to(const char *name, const float *got, const float *want, size_t n) {
+  float scale = 0, worst = 0;
+  for (size_t i = 0; i < n; ++i) scale = fabsf(want[i]) > scale ? fabsf(want[i]) : scale;
+  for (size_t i = 0; i < n; ++i) worst = fabsf(got[i] - want[i]) > worst ? fabsf(got[i] - want[i]) : worst;
+  CHECK(worst <= 1e-5f * scale, "%s without threads differs by %g (largest magnitude %g)", name, worst, scale);
+}
+
+/* Runs every function once and compares with the results at one thread, bit
+ * for bit; returns the mismatches. */
+static int compare_all(const char *when) {
+  int bad = 0;
+  void *ws = workspace(thr_norm_workspace_size() + thr_softmax_workspace_size() + thr_dense_workspace_size() +
+                       thr_skinny_workspace_size() + thr_columns_workspace_size());
+  float *norm = malloc(sizeof norm_ref), *softmax = malloc(sizeof softmax_ref), *dense = malloc(sizeof dense_ref),
+        *skinny = malloc(sizeof skinny_ref), *sums = malloc(sizeof sums_ref), *scan = malloc(sizeof scan_ref);
+  bad += thr_norm_with_workspace(nx, norm, ws) != 0 || memcmp(norm, norm_ref, sizeof norm_ref) != 0;
+  bad += thr_softmax_with_workspace(sx, softmax, ws) != 0 || memcmp(softmax, softmax_ref, sizeof softmax_ref) != 0;
+  bad += thr_dense_with_workspace(dx, dw, db, dense, ws) != 0 || memcmp(dense, dense_ref, sizeof dense_ref) != 0;
+  bad += thr_skinny_with_workspace(ka, kb, skinny, ws) != 0 || memcmp(skinny, skinny_ref, sizeof skinny_ref) != 0;
+  bad += thr_columns_with_workspace(cx, sums, scan, ws) != 0 || memcmp(sums, sums_ref, sizeof sums_ref) != 0 ||
+         memcmp(scan, scan_ref, sizeof scan_ref) != 0;
+  CHECK(bad == 0, "%s: %d functions differ from their results at one thread", when, bad);
+  free(norm), free(softmax), free(dense), free(skinny), free(sums), free(scan), free(ws);
+  return bad;
+}
+
+static void *caller(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 20; ++i)
+    if (compare_all("concurrent callers")) break;
+  return 0;
+}
+
+static void check(int with_fork) {
+  nx = floats(THR_NORM_X_SIZE, 1), sx = floats(THR_SOFTMAX_X_SIZE, 2);
+  dx = floats(THR_DENSE_X_SIZE, 3), dw = floats(THR_DENSE_W_SIZE, 4), db = floats(THR_DENSE_B_SIZE, 5);
+  ka = floats(THR_SKINNY_A_SIZE, 6), kb = floats(THR_SKINNY_B_SIZE, 7), cx = floats(THR_COLUMNS_X_SIZE, 8);
+  /* The results at one thread... */
+  CHECK(thr_set_threads(1) == 1, "thr_set_threads(1)");
+  void *ws = workspace(thr_norm_workspace_size() + thr_softmax_workspace_size() + thr_dense_workspace_size() +
+                       thr_skinny_workspace_size() + thr_columns_workspace_size());
+  CHECK(thr_norm_with_workspace(nx, norm_ref, ws) == 0, "thr_norm");
+  CHECK(thr_softmax_with_workspace(sx, softmax_ref, ws) == 0, "thr_softmax");
+  CHECK(thr_dense_with_workspace(dx, dw, db, dense_ref, ws) == 0, "thr_dense");
+  CHECK(thr_skinny_with_workspace(ka, kb, skinny_ref, ws) == 0, "thr_skinny");
+  CHECK(thr_columns_with_workspace(cx, sums_ref, scan_ref, ws) == 0, "thr_columns");
+  free(ws);
+  /* ...agree with the module without threads (LLVM may reassociate the
+   * reductions of a loop moved into a function of its own differently). */
+  ws = workspace(one_norm_workspace_size() + one_softmax_workspace_size() + one_dense_workspace_size() +
+                 one_skinny_workspace_size() + one_columns_workspace_size());
+  static float norm[THR_NORM_RESULT_SIZE], softmax[THR_SOFTMAX_RESULT_SIZE], dense[THR_DENSE_RESULT_SIZE],
+      skinny[THR_SKINNY_RESULT_SIZE], sums[THR_COLUMNS_RESULT_0_SIZE], scan[THR_COLUMNS_RESULT_1_SIZE];
+  CHECK(one_norm_with_workspace(nx, norm, ws) == 0, "one_norm");
+  CHECK(one_softmax_with_workspace(sx, softmax, ws) == 0, "one_softmax");
+  CHECK(one_dense_with_workspace(dx, dw, db, dense, ws) == 0, "one_dense");
+  CHECK(one_skinny_with_workspace(ka, kb, skinny, ws) == 0, "one_skinny");
+  CHECK(one_columns_with_workspace(cx, sums, scan, ws) == 0, "one_columns");
+  free(ws);
+  close_to("norm", norm, norm_ref, THR_NORM_RESULT_SIZE);
+  close_to("softmax", softmax, softmax_ref, THR_SOFTMAX_RESULT_SIZE);
+  close_to("dense", dense, dense_ref, THR_DENSE_RESULT_SIZE);
+  close_to("skinny", skinny, skinny_ref, THR_SKINNY_RESULT_SIZE);
+  close_to("columns.0", sums, sums_ref, THR_COLUMNS_RESULT_0_SIZE);
+  close_to("columns.1", scan, scan_ref, THR_COLUMNS_RESULT_1_SIZE);
+  /* The per-thread temporaries are part of the workspace. */
+  CHECK(thr_norm_workspace_size() > one_norm_workspace_size(), "thr_norm's workspace (%zu) holds no per-thread rows",
+        thr_norm_workspace_size());
+
+  for (int t = 1; t <= 4; ++t) {
+    CHECK(thr_set_threads(t) == t, "thr_set_threads(%d)", t);
+    CHECK(thr_threads() == t, "thr_threads() after setting %d", t);
+    char when[32];
+    snprintf(when, sizeof when, "%d threads", t);
+    compare_all(when);
+  }
+  CHECK(thr_set_threads(0) == 1, "thr_set_threads(0) clamps to 1");
+  CHECK(thr_set_threads(-5) == 1, "thr_set_threads(-5) clamps to 1");
+  CHECK(thr_set_threads(99) == 4, "thr_set_threads(99) clamps to --threads 4");
+  compare_all("99 threads asked");
+
+  /* Application threads calling at once: whoever finds the pool busy runs alone. */
+  pthread_t callers[4];
+  for (int i = 0; i < 4; ++i) pthread_create(&callers[i], 0, caller, 0);
+  for (int i = 0; i < 4; ++i) pthread_join(callers[i], 0);
+
+  /* A child of fork() has none of the parent's workers; it starts its own. */
+  if (with_fork) {
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) _exit(compare_all("in a child of fork()") ? 1 : 0);
+    int status = 0;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child of fork() failed (status %d)", status);
+  }
+
+  /* Calls in a loop (the workers spin between them) stay correct. */
+  for (int i = 0; i < 200; ++i)
+    if (compare_all("calls in a loop")) break;
+}
+
+static int dlopen_mode(const char *path) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return printf("FAIL dlopen: %s\n", dlerror()), 1;
+  int (*set)(int) = (int (*)(int))dlsym(h, "thr_set_threads");
+  int (*norm)(const float *, float *, void *) = (int (*)(const float *, float *, void *))dlsym(h, "thr_norm_with_workspace");
+  size_t (*size)(void) = (size_t(*)(void))dlsym(h, "thr_norm_workspace_size");
+  if (!set || !norm || !size) return printf("FAIL dlsym\n"), 1;
+  set(4);
+  float *x = floats(THR_NORM_X_SIZE, 1), *y = malloc(THR_NORM_RESULT_SIZE * sizeof(float));
+  void *ws = workspace(size());
+  for (int i = 0; i < 10; ++i)
+    if (norm(x, y, ws) != 0) return printf("FAIL thr_norm\n"), 1;
+  if (dlclose(h) != 0) return printf("FAIL dlclose: %s\n", dlerror()), 1;
+  /* Workers left running would now execute unmapped code. */
+  struct timespec pause = {0, 50 * 1000 * 1000};
+  nanosleep(&pause, 0);
+  printf("unloaded\n");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "count") == 0) return printf("%d\n", thr_threads()), 0;
+  if (argc >= 3 && strcmp(argv[1], "dlopen") == 0) return dlopen_mode(argv[2]);
+  if (argc >= 2 && (strcmp(argv[1], "check") == 0 || strcmp(argv[1], "check-without-fork") == 0)) {
+    check(strcmp(argv[1], "check") == 0);
+    printf(failures ? "%d failures\n" : "ok\n", failures);
+    return failures != 0;
+  }
+  fprintf(stderr, "usage: threads_test check | check-without-fork | count | dlopen SO\n");
+  return 2;
+}

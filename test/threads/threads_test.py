@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""The thread pool of modules compiled with `nxc aot --threads`.
+
+Compiles test/threads/threads.nx twice, with --threads 4 --min-parallel-work 0
+(every parallel loop on the pool) and without threads, and builds
+threads_test.c against both. On the host it checks:
+  - every function gives bit for bit its results at one thread at 2 to 4
+    threads, from four application threads at once, in a child of fork() and
+    in calls in a loop, and at one thread it is close to the module without
+    threads; MODULE_set_threads clamps to 1..4;
+  - the count chosen at start: $NXC_NUM_THREADS, else the CPUs the process
+    may use (taskset), at most 4;
+  - dlclose of the shared object stops its workers;
+  - the header declares the thread functions and says which functions use the
+    pool, the manifest records the threads, the .so NEEDs libpthread.so.0 and
+    libc.so.6 and imports only what the pool uses;
+  - --threads on bare metal or with --device cuda is an error.
+Then, for aarch64 and armv7 Linux (64- and 32-bit pool bitcode), the same
+check under qemu-user, fork() aside.
+
+Usage: test/threads/threads_test.py --nxc build/tools/nxc/nxc --work DIR
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+FNS = ["norm(f32[64,512])", "softmax(f32[100000])", "dense(f32[30,784], f32[784,128], f32[128])",
+       "skinny(f32[300,784], f32[784,10])", "columns(f32[96,80])"]
+POOL_IMPORTS = {"pthread_create", "pthread_join", "pthread_mutex_lock", "pthread_mutex_unlock", "pthread_cond_wait",
+                "pthread_cond_broadcast", "sched_getaffinity", "getenv", "getpid", "memset", "memcpy", "memmove"}
+# name: (nxc --target, clang target, clang flags, qemu)
+CROSS = {
+    "aarch64": ("aarch64-linux-gnu", "aarch64-linux-gnu", [], ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]),
+    "armv7": ("armv7-linux-gnueabihf", "arm-linux-gnueabihf", ["-march=armv7-a", "-mfpu=neon", "-mfloat-abi=hard"],
+              ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"]),
+}
+
+
+class Failure(Exception):
+    pass
+
+
+def run(cmd, env=None, timeout=300, expect=0):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    if p.returncode != expect:
+        raise Failure(f"$ {' '.join(cmd)}\nexit {p.returncode} (expected {expect})\n{p.stdout[-3000:]}{p.stderr[-3000:]}")
+    return p.stdout + p.stderr
+
+
+def build(nxc, out, target=None):
+    for name, extra in (("thr", ["--threads", "4", "--min-parallel-work", "0"]), ("one", [])):
+        cmd = [nxc, "aot", os.path.join(HERE, "threads.nx"), "--name", name, "-o", out] + extra
+        for fn in FNS:
+            cmd += ["--fn", fn]
+        if target:
+            cmd += ["--target", target]
+        run(cmd)
+
+
+def host(args):
+    out = os.path.join(args.work, "host")
+    build(args.nxc, out)
+    exe = os.path.join(out, "threads_test")
+    libs = [os.path.join(out, f) for f in ("libthr.a", "libone.a", "libnxrt.a")]
+    run(["cc", "-std=c11", "-O2", "-Wall", "-Werror", "-I", out, os.path.join(HERE, "threads_test.c"), *libs,
+         "-lpthread", "-ldl", "-lm", "-o", exe])
+    print(run([exe, "check"], timeout=120).strip())
+
+    env = dict(os.environ)
+    env.pop("NXC_NUM_THREADS", None)
+    cpus = len(os.sched_getaffinity(0))
+    got = run([exe, "count"], env=env).strip()
+    if got != str(min(4, cpus)):
+        raise Failure(f"thr_threads() at start is {got}, expected min(4, {cpus} CPUs)")
+    if shutil.which("taskset"):
+        got = run(["taskset", "-c", "0", exe, "count"], env=env).strip()
+        if got != "1":
+            raise Failure(f"thr_threads() on one CPU (taskset -c 0) is {got}, expected 1")
+    for value, want in (("3", "3"), ("9", "4"), ("junk", str(min(4, cpus)))):
+        got = run([exe, "count"], env=dict(env, NXC_NUM_THREADS=value)).strip()
+        if got != want:
+            raise Failure(f"thr_threads() with NXC_NUM_THREADS={value} is {got}, expected {want}")
+    got = run([exe, "dlopen", os.path.join(out, "libthr.so")]).strip()
+    if got != "unloaded":
+        raise Failure(f"dlopen mode printed {got!r}")
+
+    header = open(os.path.join(out, "thr.h")).read()
+    for needle in ("int thr_set_threads(int n);", "int thr_threads(void);", "-lpthread",
+                   "Runs 2 loops on the thread pool", "The only global state is the thread pool"):
+        if needle not in header:
+            raise Failure(f"thr.h lacks {needle!r}")
+    if "thr_set_threads" in open(os.path.join(out, "one.h")).read():
+        raise Failure("one.h (no --threads) declares thread functions")
+    manifest = json.load(open(os.path.join(out, "thr.json")))
+    if manifest["threads"] != {"most": 4, "set": "thr_set_threads", "query": "thr_threads",
+                               "environment": "NXC_NUM_THREADS"}:
+        raise Failure(f"thr.json threads: {manifest['threads']}")
+    if json.load(open(os.path.join(out, "one.json")))["threads"] != {"most": 1}:
+        raise Failure("one.json does not say one thread")
+    if "pthread" not in manifest["link_libraries"]:
+        raise Failure(f"thr.json link_libraries: {manifest['link_libraries']}")
+    dynamic = run(["readelf", "-d", os.path.join(out, "libthr.so")])
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
+    if needed != ["libpthread.so.0", "libc.so.6"]:
+        raise Failure(f"libthr.so NEEDs {needed}")
+    imports = {l.split()[-1].split("@")[0] for l in run(["nm", "-D", "--undefined-only",
+                                                          os.path.join(out, "libthr.so")]).splitlines() if l.strip()}
+    if imports - POOL_IMPORTS:
+        raise Failure(f"libthr.so imports {sorted(imports - POOL_IMPORTS)} beyond the pool's")
+    if "libpthread" in run(["readelf", "-d", os.path.join(out, "libone.so")]):
+        raise Failure("libone.so (no --threads) NEEDs libpthread")
+
+    for cmd, message in (
+            (["--target", "thumbv7em-none-eabihf", "--threads", "2"], "bare-metal targets"),
+            (["--device", "cuda", "--threads", "2"], "--threads applies to CPU code")):
+        text = run([args.nxc, "aot", os.path.join(HERE, "threads.nx"), "--fn", FNS[0], "-o",
+                    os.path.join(args.work, "refused")] + cmd, expect=1)
+        if message not in text:
+            raise Failure(f"nxc aot {' '.join(cmd)}: {text!r} does not say {message!r}")
+
+
+def cross(args, name):
+    target, clang_target, flags, qemu = CROSS[name]
+    out = os.path.join(args.work, name)
+    build(args.nxc, out, target)
+    exe = os.path.join(out, "threads_test")
+    libs = [os.path.join(out, f) for f in ("libthr.a", "libone.a", "libnxrt.a")]
+    run([os.path.join(LLVM_BIN, "clang"), f"--target={clang_target}", *flags, "-fuse-ld=lld", "-std=c11", "-O2",
+         "-Wall", "-Werror", "-I", out, os.path.join(HERE, "threads_test.c"), *libs, "-lpthread", "-ldl", "-lm", "-o", exe])
+    # qemu-user cannot fork a process that has threads.
+    print(run(qemu + [exe, "check-without-fork"], env=dict(os.environ, NXC_NUM_THREADS="4"), timeout=600).strip())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nxc", required=True)
+    ap.add_argument("--work", required=True)
+    args = ap.parse_args()
+    args.nxc = os.path.abspath(args.nxc)
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    failed = 0
+    for name, fn in [("host", lambda: host(args))] + [(n, lambda n=n: cross(args, n)) for n in CROSS]:
+        try:
+            fn()
+            print(f"PASS {name}")
+        except Failure as e:
+            failed += 1
+            print(f"FAIL {name}\n{e}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
