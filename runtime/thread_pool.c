@@ -3,8 +3,9 @@
  * Linked into each such module as LLVM bitcode, with internal linkage
  * (lib/Pipeline/ParallelDispatch.cpp): every module has a pool of its own.
  * The generated code calls nxc_pool_run() for each large parallel loop; the
- * module exports MODULE_set_threads() and MODULE_threads() around
- * nxc_pool_set_threads() and nxc_pool_threads().
+ * module exports MODULE_set_threads(), MODULE_threads() and
+ * MODULE_stop_threads() around nxc_pool_set_threads(), nxc_pool_threads()
+ * and nxc_pool_stop().
  *
  * The pool:
  *   - starts its worker threads (pthreads) on the first call that uses more
@@ -199,14 +200,19 @@ void nxc_pool_run(nxc_task task, void *context, int64_t n, int most) {
   __atomic_store_n(&pool.busy, 0, __ATOMIC_SEQ_CST);
 }
 
-/* Stops and joins the workers when the module is unloaded or the process
- * exits. */
-__attribute__((destructor)) static void nxc_pool_stop(void) {
+/* Stops and joins the workers, once no call is using them; a later call
+ * starts them again. Runs when the module is unloaded or the process exits,
+ * and as MODULE_stop_threads(). */
+__attribute__((destructor)) void nxc_pool_stop(void) {
   if (pool.started == 0 || getpid() != pool.pid) return;
+  int expected = 0;
+  while (!__atomic_compare_exchange_n(&pool.busy, &expected, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) expected = 0;
   pthread_mutex_lock(&pool.mutex);
   __atomic_store_n(&pool.stopping, 1, __ATOMIC_SEQ_CST);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.mutex);
   for (int i = 1; i <= pool.started; ++i) pthread_join(pool.handles[i], 0);
   pool.started = 0;
+  __atomic_store_n(&pool.stopping, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&pool.busy, 0, __ATOMIC_SEQ_CST);
 }

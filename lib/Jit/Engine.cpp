@@ -170,7 +170,7 @@ Result<Prepared> Engine::prepareGraph(Graph graph, const std::string &signature,
     if (!std::isalnum((unsigned char)c)) c = '_';
   std::string key =
       ObjectCache::key({source, p.signature, hostTriple(), NXC_VERSION, compilerIdentity(), "jit-2",
-                         emulateGpu_ ? "cuda-emulated" : "cpu"});
+                         emulateGpu_ ? "cuda-emulated" : "cpu", std::to_string(threads_)});
 
   std::string object;
   int64_t workspace = 0;
@@ -186,6 +186,8 @@ Result<Prepared> Engine::prepareGraph(Graph graph, const std::string &signature,
     TargetOptions target;
     target.packedEntries = true;
     if (emulateGpu_) target.device = Device::CudaEmulated;
+    target.threads = emulateGpu_ ? 1 : threads_;
+    target.threadExportPrefix = symbol;
     NXC_TRY(out, compile({EntryPoint{symbol, &p.graph}}, target, Stage::Object));
     object = std::move(out.object);
     workspace = out.entries[0].workspaceSize;
@@ -196,7 +198,7 @@ Result<Prepared> Engine::prepareGraph(Graph graph, const std::string &signature,
     }
   }
   start = std::chrono::steady_clock::now();
-  NXC_TRY(fn, session_->load(key, object, symbol, workspace));
+  NXC_TRY(fn, session_->load(key, object, symbol, workspace, threads_ > 1 && !emulateGpu_));
   p.function = fn;
   p.loadSeconds = seconds(start);
   return p;

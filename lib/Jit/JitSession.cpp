@@ -10,7 +10,10 @@
 
 namespace nxc {
 
-JitSession::~JitSession() = default;
+JitSession::~JitSession() {
+  // Worker threads must not outlive the code they run.
+  for (auto stop : stopThreads_) stop();
+}
 
 Result<std::unique_ptr<JitSession>> JitSession::create() {
   initializeLLVMTargets();
@@ -36,7 +39,7 @@ Result<std::unique_ptr<JitSession>> JitSession::create() {
 }
 
 Result<LoadedFunction> JitSession::load(const std::string &key, const std::string &object, const std::string &symbol,
-                                        int64_t workspaceSize) {
+                                        int64_t workspaceSize, bool threads) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
   // Each object gets its own JITDylib, so equal symbol names never clash.
@@ -49,6 +52,11 @@ Result<LoadedFunction> JitSession::load(const std::string &key, const std::strin
                  fmt::format(FMT_STRING("JIT: cannot load the compiled code: {}"), llvm::toString(std::move(e))));
   auto address = jit_->lookup(*dylib, symbol + "_packed");
   if (!address) return error(Loc{}, fmt::format(FMT_STRING("JIT: {}"), llvm::toString(address.takeError())));
+  if (threads) {
+    auto stop = jit_->lookup(*dylib, symbol + "_stop_threads");
+    if (!stop) return error(Loc{}, fmt::format(FMT_STRING("JIT: {}"), llvm::toString(stop.takeError())));
+    stopThreads_.push_back(stop->toPtr<void (*)(void)>());
+  }
   LoadedFunction f;
   f.packed = address->toPtr<int (*)(void **)>();
   f.workspaceSize = workspaceSize;

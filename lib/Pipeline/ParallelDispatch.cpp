@@ -13,6 +13,7 @@
 // the module exports
 //   int MODULE_set_threads(int n)   the count in effect after clamping n to [1, THREADS]
 //   int MODULE_threads(void)        the count in effect
+//   void MODULE_stop_threads(void)  joins the workers (the next call restarts them)
 //
 //===----------------------------------------------------------------------===//
 #include "ParallelDispatch.h"
@@ -80,6 +81,7 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
   llvm::Function *run = m.getFunction("nxc_pool_run");
   llvm::Function *setThreads = m.getFunction("nxc_pool_set_threads");
   llvm::Function *getThreads = m.getFunction("nxc_pool_threads");
+  llvm::Function *stop = m.getFunction("nxc_pool_stop");
 
   std::vector<llvm::Function *> bodies;
   for (llvm::Function &f : m)
@@ -127,6 +129,14 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
     llvm::Function *f = define(exportPrefix + "_threads", {});
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
     b.CreateRet(b.CreateCall(getThreads, {b.getInt32(threads)}));
+  }
+  {
+    llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+                                               llvm::GlobalValue::ExternalLinkage, exportPrefix + "_stop_threads", m);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    b.CreateCall(stop);
+    b.CreateRetVoid();
   }
   return okStatus();
 }

@@ -14,7 +14,7 @@ namespace nxc {
 
 /// Links the thread pool into `m`, turns every call of a parallel body into
 /// a run on the pool over up to `threads` threads, and exports
-/// `PREFIX_set_threads` and `PREFIX_threads`. Runs after the CPU variants are
+/// `PREFIX_set_threads`, `PREFIX_threads` and `PREFIX_stop_threads`. Runs after the CPU variants are
 /// made (each variant's bodies get their own task; the pool is shared).
 Status addParallelDispatch(llvm::Module &m, int threads, const std::string &exportPrefix);
 

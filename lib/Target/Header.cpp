@@ -130,9 +130,13 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
                               " * depend on the count. The count in effect is $NXC_NUM_THREADS, else the\n"
                               " * CPUs the process may use, at most {1}, until {0}_set_threads(n) sets it\n"
                               " * (clamped to 1..{1}; it returns the count in effect). A call that finds the\n"
-                              " * pool busy with another application thread's call runs on its own thread. */\n"
+                              " * pool busy with another application thread's call runs on its own thread.\n"
+                              " * The workers spin a little after each call, then sleep. */\n"
                               "int {0}_set_threads(int n);\n"
-                              "int {0}_threads(void);\n\n"),
+                              "int {0}_threads(void);\n"
+                              "/* Joins the workers once no call is using them (unloading the library or\n"
+                              " * exiting does it too); the next call that needs them starts them again. */\n"
+                              "void {0}_stop_threads(void);\n\n"),
                    module, threads);
   }
   for (auto &e : entries) {
@@ -330,6 +334,7 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
     m["threads"] = threads > 1 ? json{{"most", threads},
                                       {"set", module + "_set_threads"},
                                       {"query", module + "_threads"},
+                                      {"stop", module + "_stop_threads"},
                                       {"environment", "NXC_NUM_THREADS"}}
                                : json{{"most", 1}};
   if (!variants.empty()) {

@@ -156,6 +156,11 @@ static void check(int with_fork) {
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child of fork() failed (status %d)", status);
   }
 
+  /* Stopped workers start again with the next call. */
+  thr_stop_threads();
+  thr_stop_threads();
+  compare_all("after thr_stop_threads()");
+
   /* Calls in a loop (the workers spin between them) stay correct. */
   for (int i = 0; i < 200; ++i)
     if (compare_all("calls in a loop")) break;

@@ -10,7 +10,8 @@ threads_test.c against both. On the host it checks:
     threads; MODULE_set_threads clamps to 1..4;
   - the count chosen at start: $NXC_NUM_THREADS, else the CPUs the process
     may use (taskset), at most 4;
-  - dlclose of the shared object stops its workers;
+  - MODULE_stop_threads joins the workers and the next call starts them
+    again; dlclose of the shared object stops its workers;
   - the header declares the thread functions and says which functions use the
     pool, the manifest records the threads, the .so NEEDs libpthread.so.0 and
     libc.so.6 and imports only what the pool uses;
@@ -91,7 +92,7 @@ def host(args):
         raise Failure(f"dlopen mode printed {got!r}")
 
     header = open(os.path.join(out, "thr.h")).read()
-    for needle in ("int thr_set_threads(int n);", "int thr_threads(void);", "-lpthread",
+    for needle in ("int thr_set_threads(int n);", "int thr_threads(void);", "void thr_stop_threads(void);", "-lpthread",
                    "Runs 2 loops on the thread pool", "The only global state is the thread pool"):
         if needle not in header:
             raise Failure(f"thr.h lacks {needle!r}")
@@ -99,7 +100,7 @@ def host(args):
         raise Failure("one.h (no --threads) declares thread functions")
     manifest = json.load(open(os.path.join(out, "thr.json")))
     if manifest["threads"] != {"most": 4, "set": "thr_set_threads", "query": "thr_threads",
-                               "environment": "NXC_NUM_THREADS"}:
+                               "stop": "thr_stop_threads", "environment": "NXC_NUM_THREADS"}:
         raise Failure(f"thr.json threads: {manifest['threads']}")
     if json.load(open(os.path.join(out, "one.json")))["threads"] != {"most": 1}:
         raise Failure("one.json does not say one thread")

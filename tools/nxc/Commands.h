@@ -68,6 +68,7 @@ struct JitOptions {
   bool noCache = false;
   bool verbose = false;
   std::string device = "cpu";
+  int threads = 1;
 };
 int runJit(const JitOptions &o);
 

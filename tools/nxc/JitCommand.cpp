@@ -230,6 +230,9 @@ int runJit(const JitOptions &o) {
                                                       "(nxc jit runs on this machine's CPU)"),
                                            o.device)));
   (*engine)->setEmulateGpu(o.device == "cuda-emulated");
+  if (o.threads > 1 && o.device != "cpu")
+    return report(error(Loc{}, "--threads applies to CPU code, not to --device cuda-emulated"));
+  (*engine)->setThreads(o.threads);
   auto prepared = graph ? (*engine)->prepareGraph(*graph, graphSignature(*graph), cacheSource, !o.noCache)
                         : (*engine)->prepare(*file, module, name, grouped, !o.noCache, where);
   if (!prepared) return report(prepared.error());

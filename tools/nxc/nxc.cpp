@@ -128,6 +128,10 @@ int main(int argc, char **argv) {
   jitCmd->add_flag("--bench", jit.bench, "Run repeatedly and print a Benchee-style table");
   jitCmd->add_option("--warmup", jit.warmupSeconds, "Warm-up seconds before measuring (default 0.5)");
   jitCmd->add_option("--time", jit.benchSeconds, "Seconds to measure (default 2)");
+  jitCmd->add_option("--threads", jit.threads,
+                     "As for aot: the most threads the call may use (default 1); $NXC_NUM_THREADS or the "
+                     "available CPUs choose the count up to that")
+      ->check(CLI::Range(1, 256));
   jitCmd->add_flag("--no-cache", jit.noCache, "Do not read or write the on-disk cache of compiled code");
   jitCmd->add_option("--device", jit.device,
                      "cpu (default), or cuda-emulated: compile through the CUDA back end's GPU mapping and run its\n"

@@ -48,10 +48,13 @@ public:
 
   /// Compiles through the CUDA mapping, emulated on the CPU (Device::CudaEmulated).
   void setEmulateGpu(bool on) { emulateGpu_ = on; }
+  /// Compiles with this many threads at most (TargetOptions::threads).
+  void setThreads(int threads) { threads_ = threads; }
 
 private:
   std::unique_ptr<JitSession> session_;
   bool emulateGpu_ = false;
+  int threads_ = 1;
 };
 
 /// The argument templates (types and shapes) of host values.

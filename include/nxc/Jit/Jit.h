@@ -46,14 +46,17 @@ public:
   /// Links `object` (compiled for the host) into the process and looks up
   /// `symbol`_packed. Loading the same `key` twice returns the first load.
   /// Safe to call from several threads at once.
+  /// With `threads`, the object has a thread pool: its `symbol`_stop_threads
+  /// runs before the session unloads the code.
   Result<LoadedFunction> load(const std::string &key, const std::string &object, const std::string &symbol,
-                              int64_t workspaceSize);
+                              int64_t workspaceSize, bool threads = false);
 
 private:
   JitSession() = default;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::mutex mutex_; // guards loaded_, next_ and linking into jit_
   std::map<std::string, LoadedFunction> loaded_;
+  std::vector<void (*)(void)> stopThreads_; // each threaded object's pool
   int next_ = 0;
 };
 

@@ -51,8 +51,8 @@ struct TargetOptions {
   /// With threads > 1: the least estimated work (scalar operations) of a
   /// loop that runs on the pool.
   int64_t minParallelWork = 65536;
-  /// With threads > 1: the module exports `PREFIX_set_threads(int)` and
-  /// `PREFIX_threads(void)`.
+  /// With threads > 1: the module exports `PREFIX_set_threads(int)`,
+  /// `PREFIX_threads(void)` and `PREFIX_stop_threads(void)`.
   std::string threadExportPrefix;
   /// x86-64 ISA variants, best first ("native", "x86-64-v3", "znver4"...):
   /// every function is compiled once per variant and the entry points run

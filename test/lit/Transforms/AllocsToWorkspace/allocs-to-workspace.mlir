@@ -91,3 +91,44 @@ func.func private @helper(%x: memref<4xf32>) {
   linalg.copy ins(%x : memref<4xf32>) outs(%t : memref<4xf32>)
   return
 }
+
+// A parallel body (nxc-outline-parallel-loops) places its temporaries in a
+// workspace argument of its own (2 x 1 KiB here); its caller holds one per
+// thread (3 threads: 6 KiB) and passes the first, and the thread pool gives
+// thread t the bytes at t * 2 KiB. A body without temporaries gets no
+// workspace argument.
+// CHECK-LABEL: func.func @threads
+// CHECK-SAME: (%[[X:.*]]: memref<64x256xf32>, %[[WS:.*]]: memref<6144xi8>)
+// CHECK-SAME: nxc.workspace_size = 6144
+// CHECK: %[[ALL:.*]] = memref.view %[[WS]][%{{.*}}][] : memref<6144xi8> to memref<6144xi8>
+// CHECK: %[[FIRST:.*]] = memref.view %[[ALL]][%{{.*}}][] : memref<6144xi8> to memref<2048xi8>
+// CHECK: call @threads_parallel0(%{{.*}}, %{{.*}}, %[[X]], %[[FIRST]])
+// CHECK: call @threads_parallel1(%{{.*}}, %{{.*}}, %[[X]]) :
+// CHECK: func.func private @threads_parallel0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<64x256xf32>, %[[OWN:.*]]: memref<2048xi8>)
+// CHECK-SAME: nxc.workspace_size = 2048
+// CHECK: memref.view %[[OWN]][%{{.*}}][] : memref<2048xi8> to memref<256xf32>
+// CHECK: memref.view %[[OWN]][%{{.*}}][] : memref<2048xi8> to memref<256xf32>
+// CHECK: func.func private @threads_parallel1(%{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<64x256xf32>)
+// CHECK-SAME: nxc.workspace_size = 0
+func.func @threads(%x: memref<64x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  call @threads_parallel0(%c0, %c64, %x) : (index, index, memref<64x256xf32>) -> ()
+  call @threads_parallel1(%c0, %c64, %x) : (index, index, memref<64x256xf32>) -> ()
+  return
+}
+func.func private @threads_parallel0(%lo: index, %hi: index, %x: memref<64x256xf32>) attributes {nxc.parallel_body = 3 : i64} {
+  %c1 = arith.constant 1 : index
+  scf.for %i = %lo to %hi step %c1 {
+    %a = memref.alloc() : memref<256xf32>
+    %b = memref.alloc() : memref<256xf32>
+    %row = memref.subview %x[%i, 0] [1, 256] [1, 1] : memref<64x256xf32> to memref<256xf32, strided<[1], offset: ?>>
+    memref.copy %row, %a : memref<256xf32, strided<[1], offset: ?>> to memref<256xf32>
+    memref.copy %a, %b : memref<256xf32> to memref<256xf32>
+    memref.copy %b, %row : memref<256xf32> to memref<256xf32, strided<[1], offset: ?>>
+  }
+  return
+}
+func.func private @threads_parallel1(%lo: index, %hi: index, %x: memref<64x256xf32>) attributes {nxc.parallel_body = 3 : i64} {
+  return
+}

@@ -19,6 +19,9 @@
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: tensor.insert_slice {{.*}} [6, 16] [1, 1] : tensor<6x16xf32> into tensor<30x128xf32>
+// Both tiling loops run over parallel dimensions (nxc-outline-parallel-loops):
+// CHECK: } {nxc.parallel}
+// CHECK: } {nxc.parallel}
 #lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
 #rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
 #out = affine_map<(d0, d1, d2) -> (d0, d2)>

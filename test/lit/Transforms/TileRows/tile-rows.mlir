@@ -22,6 +22,8 @@
 // CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ROW]], %{{.*}}, %{{.*}} : tensor<1x512xf32>, tensor<1x1xf32>, tensor<1x1xf32>) outs(%[[OUT]] : tensor<1x512xf32>)
 // CHECK: %[[INS:.*]] = tensor.insert_slice %[[Y]] into %[[ACC]][%[[I]], 0] [1, 512] [1, 1]
 // CHECK: scf.yield %[[INS]]
+// The row loop's iterations are independent (nxc-outline-parallel-loops):
+// CHECK-NEXT: } {nxc.parallel}
 // CHECK: return %[[R]]
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>

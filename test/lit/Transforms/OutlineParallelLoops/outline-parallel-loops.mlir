@@ -1,0 +1,122 @@
+// nxc-outline-parallel-loops: a large loop marked nxc.parallel, or a large
+// structured op with a parallel loop over its outputs, moves into a private
+// function over [lo, hi) of its iterations, called over all of them.
+// Temporaries only the loop uses are cloned into it (one per thread);
+// constants too (canonicalize follows, as in the pipeline: what is left
+// behind is dead). Small work, a buffer the loop shares with the rest of the
+// function, and threads=1 leave the code alone.
+// RUN: nxc-opt %s -split-input-file -nxc-outline-parallel-loops='threads=4 min-work=1000' -canonicalize | FileCheck %s
+// RUN: nxc-opt %s -split-input-file -nxc-outline-parallel-loops='threads=1 min-work=1000' -canonicalize | FileCheck %s --check-prefix=ONE
+
+// A row loop (nxc-tile-rows) with its per-row accumulator hoisted out of it.
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME: (%[[X:.*]]: memref<64x512xf32>, %[[Y:.*]]: memref<64x512xf32>)
+// CHECK-NOT: memref.alloca
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: call @rows_parallel0(%[[C0]], %[[C64]], %[[X]], %[[Y]]) : (index, index, memref<64x512xf32>, memref<64x512xf32>) -> ()
+// CHECK-NEXT: return
+// CHECK: func.func private @rows_parallel0(%[[LO:.*]]: index, %[[HI:.*]]: index, %[[PX:.*]]: memref<64x512xf32>, %[[PY:.*]]: memref<64x512xf32>)
+// CHECK-SAME: nxc.parallel_body = 4
+// CHECK: %[[ACC:.*]] = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+// CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %[[I:.*]] = %[[LO]] to %[[END]] step %{{.*}} {
+// CHECK: memref.subview %[[PX]][%[[I]], 0] [1, 512]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ACC]] : memref<1xf32>)
+// CHECK: memref.subview %[[PY]][%[[I]], 0] [1, 512]
+// CHECK-NOT: nxc.parallel}
+// CHECK: return
+// ONE-LABEL: func.func @rows
+// ONE: scf.for
+// ONE-NOT: call
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+#map2 = affine_map<(d0, d1) -> (d0, 0)>
+func.func @rows(%x: memref<64x512xf32>, %y: memref<64x512xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1 = arith.constant 1 : index
+  %acc = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %row = memref.subview %x[%i, 0] [1, 512] [1, 1] : memref<64x512xf32> to memref<1x512xf32, strided<[512, 1], offset: ?>>
+    linalg.fill ins(%cst : f32) outs(%acc : memref<1xf32>)
+    linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%row : memref<1x512xf32, strided<[512, 1], offset: ?>>) outs(%acc : memref<1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.addf %out, %in : f32
+      linalg.yield %s : f32
+    }
+    %col = memref.expand_shape %acc [[0, 1]] output_shape [1, 1] : memref<1xf32> into memref<1x1xf32>
+    %out = memref.subview %y[%i, 0] [1, 512] [1, 1] : memref<64x512xf32> to memref<1x512xf32, strided<[512, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel"]} ins(%row, %col : memref<1x512xf32, strided<[512, 1], offset: ?>>, memref<1x1xf32>) outs(%out : memref<1x512xf32, strided<[512, 1], offset: ?>>) {
+    ^bb0(%in: f32, %m: f32, %o: f32):
+      %d = arith.subf %in, %m : f32
+      linalg.yield %d : f32
+    }
+  } {nxc.parallel}
+  return
+}
+
+// -----
+
+// A structured op is split along its first parallel loop that indexes the
+// output (here d1: d0 is the reduction).
+// CHECK-LABEL: func.func @column_sums
+// CHECK: call @column_sums_parallel0(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (index, index, memref<300x100xf32>, memref<100xf32>) -> ()
+// CHECK: func.func private @column_sums_parallel0(%[[LO:.*]]: index, %[[HI:.*]]: index, %[[X:.*]]: memref<300x100xf32>, %[[S:.*]]: memref<100xf32>)
+// CHECK: %[[N:.*]] = arith.subi %[[HI]], %[[LO]] : index
+// CHECK: %[[XS:.*]] = memref.subview %[[X]][0, %[[LO]]] [300, %[[N]]] [1, 1]
+// CHECK: %[[SS:.*]] = memref.subview %[[S]][%[[LO]]] [%[[N]]] [1]
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[XS]] : {{.*}}) outs(%[[SS]] : {{.*}})
+#map3 = affine_map<(d0, d1) -> (d0, d1)>
+#map4 = affine_map<(d0, d1) -> (d1)>
+func.func @column_sums(%x: memref<300x100xf32>, %s: memref<100xf32>) {
+  linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["reduction", "parallel"]} ins(%x : memref<300x100xf32>) outs(%s : memref<100xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// Too little work (16 x 16 additions) stays on the calling thread.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: call
+// CHECK: linalg.generic
+#map5 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @small(%x: memref<16x16xf32>, %y: memref<16x16xf32>) {
+  linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel", "parallel"]} ins(%x : memref<16x16xf32>) outs(%y : memref<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// The accumulator is read after the loop: every iteration writes a buffer
+// the function shares, so the loop stays where it is.
+// CHECK-LABEL: func.func @shared
+// CHECK-NOT: call
+// CHECK: scf.for
+#map6 = affine_map<(d0, d1) -> (d0, d1)>
+#map7 = affine_map<(d0, d1) -> (d0)>
+func.func @shared(%x: memref<64x512xf32>, %r: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1 = arith.constant 1 : index
+  %acc = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %row = memref.subview %x[%i, 0] [1, 512] [1, 1] : memref<64x512xf32> to memref<1x512xf32, strided<[512, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "reduction"]} ins(%row : memref<1x512xf32, strided<[512, 1], offset: ?>>) outs(%acc : memref<1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.addf %out, %in : f32
+      linalg.yield %s : f32
+    }
+  } {nxc.parallel}
+  memref.copy %acc, %r : memref<1xf32> to memref<1xf32>
+  return
+}
