@@ -342,6 +342,10 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
                        : tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS ? 0
                                                                                   : kDefaultStackWorkspaceLimit;
   addEntryWrappers(*llvmModule, out.entries, tm->createDataLayout(), stackLimit, target.packedEntries);
+  // Parallel bodies are the module's own (private in MLIR, external after
+  // translation): internal, so that each CPU variant gets its own copy.
+  for (llvm::Function &f : *llvmModule)
+    if (f.hasFnAttribute("nxc-parallel-body")) f.setLinkage(llvm::GlobalValue::InternalLinkage);
   prepareModuleForTarget(*llvmModule, *tm);
   if (!target.variants.empty()) {
     NXC_TRY(variants, addCpuVariants(*llvmModule, target.variants, target.features, target.variantQuery, *tm));

@@ -90,6 +90,11 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
     int64_t threadWorkspace = intAttribute(*body, "nxc-thread-workspace");
     body->setLinkage(llvm::GlobalValue::InternalLinkage);
     body->addFnAttr(llvm::Attribute::AlwaysInline);
+    // Its pointers are distinct buffers (nxc-outline-parallel-loops passes
+    // buffers, not views of them; temporaries sit in disjoint bytes of the
+    // workspace), as the kernel's own arguments are.
+    for (llvm::Argument &a : body->args())
+      if (a.getType()->isPointerTy()) a.addAttr(llvm::Attribute::NoAlias);
     std::vector<llvm::CallInst *> calls;
     for (llvm::User *u : body->users())
       if (auto *call = llvm::dyn_cast<llvm::CallInst>(u); call && call->getCalledFunction() == body) calls.push_back(call);

@@ -6,7 +6,8 @@
 //   - an scf.for marked `nxc.parallel` (nxc-tile-rows and
 //     nxc-block-contractions mark the tiling loops they create over parallel
 //     dimensions), or
-//   - a structured op with a parallel loop that indexes every output,
+//   - a structured op whose outermost loop is parallel and indexes every
+//     output,
 // and whose estimated work reaches `min-work`, moves into a private function
 //   func.func private @F_parallelK(%lo: index, %hi: index, captured...)
 //       attributes {nxc.parallel_body = THREADS}
@@ -21,10 +22,13 @@
 //   - buffers (allocations and views of them) that only the loop uses are
 //     cloned too, so that every thread gets its own temporaries
 //     (nxc-allocs-to-workspace gives the body a workspace per thread);
-//   - everything else is an argument. A captured buffer that the loop writes
-//     other than through a slice that depends on the iteration, or one whose
-//     layout is not static (it could not be passed as a bare pointer), keeps
-//     the loop sequential.
+//   - everything else is an argument: a view made outside the loop is made
+//     again inside from the buffer it views, so that the arguments are
+//     distinct buffers, which LLVM may treat as not aliasing (the kernel's
+//     own arguments are noalias for the same reason). A captured buffer that
+//     the loop writes other than through a slice that depends on the
+//     iteration, or one whose layout is not static (it could not be passed
+//     as a bare pointer), keeps the loop sequential.
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Transforms/Passes.h"
@@ -148,7 +152,7 @@ bool onlyUsedInside(Operation *root, Value v) {
 bool clonable(Operation *root, Value v) {
   Operation *def = v.getDefiningOp();
   if (!def) return false;
-  if (matchPattern(v, m_Constant())) return true;
+  if (matchPattern(v, m_Constant()) || isa<memref::GetGlobalOp>(def)) return true;
   if (isa<memref::AllocOp, memref::AllocaOp>(def)) return def->getNumOperands() == 0 && onlyUsedInside(root, v);
   if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
     for (Value o : def->getOperands())
@@ -156,6 +160,19 @@ bool clonable(Operation *root, Value v) {
     return true;
   }
   return false;
+}
+
+/// The buffer `v` views, through views whose offsets and sizes are
+/// constants: the new function takes the buffer and makes the view itself,
+/// so that its arguments are distinct buffers (noalias).
+Value bufferBase(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    Value source = view.getViewSource();
+    if (!llvm::all_of(view->getOperands(), [&](Value o) { return o == source || matchPattern(o, m_Constant()); }))
+      break;
+    v = source;
+  }
+  return v;
 }
 
 /// A memref type the bare-pointer calling convention can pass.
@@ -199,19 +216,21 @@ struct OutlineParallelLoopsPass : impl::OutlineParallelLoopsPassBase<OutlinePara
     }
   }
 
-  /// The first parallel loop of `op` that indexes every output and has at
-  /// least two iterations.
+  /// The outermost loop of `op`, if it is parallel, indexes every output and
+  /// has at least two iterations. Inner loops are not split: a chunk of an
+  /// inner loop has a trip count known only at run time, which costs the
+  /// vectorized code more than the threads gain on the small ops that have
+  /// such a loop (a vector-matrix product).
   static std::optional<unsigned> splitDimension(linalg::LinalgOp op) {
-    if (!isa<TilingInterface>(op.getOperation())) return std::nullopt;
+    if (!isa<TilingInterface>(op.getOperation()) || op.getNumLoops() == 0) return std::nullopt;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    auto iters = op.getIteratorTypesArray();
-    for (unsigned d = 0; d < iters.size(); ++d) {
-      if (iters[d] != utils::IteratorType::parallel || ShapedType::isDynamic(ranges[d]) || ranges[d] < 2) continue;
-      if (llvm::all_of(op.getDpsInitsMutable(),
-                       [&](OpOperand &init) { return op.getMatchingIndexingMap(&init).isFunctionOfDim(d); }))
-        return d;
-    }
-    return std::nullopt;
+    if (op.getIteratorTypesArray()[0] != utils::IteratorType::parallel || ShapedType::isDynamic(ranges[0]) ||
+        ranges[0] < 2)
+      return std::nullopt;
+    if (!llvm::all_of(op.getDpsInitsMutable(),
+                      [&](OpOperand &init) { return op.getMatchingIndexingMap(&init).isFunctionOfDim(0); }))
+      return std::nullopt;
+    return 0;
   }
 
   /// Moves `root` (a marked loop, or a structured op split along `dim`)
@@ -227,16 +246,17 @@ struct OutlineParallelLoopsPass : impl::OutlineParallelLoopsPassBase<OutlinePara
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(root->getRegions(), captured);
     if (!loop) captured.insert(root->getOperands().begin(), root->getOperands().end());
-    SmallVector<Value> args;
+    SmallVector<Value> args; // distinct buffers, and scalars
     for (Value v : captured) {
       if (clonable(root, v)) continue;
-      if (!passableAsPointer(v.getType())) return failure();
       // The op's own outputs are split with it; any other buffer it writes
       // is shared by all iterations.
       if (isa<MemRefType>(v.getType()) && (loop || !llvm::is_contained(cast<linalg::LinalgOp>(root).getDpsInits(), v)) &&
           writtenDirectly(root, v))
         return failure();
-      args.push_back(v);
+      Value base = bufferBase(v);
+      if (!passableAsPointer(base.getType())) return failure();
+      if (!llvm::is_contained(args, base)) args.push_back(base);
     }
 
     OpBuilder b(fn);

@@ -114,6 +114,16 @@ def host(args):
                                                           os.path.join(out, "libthr.so")]).splitlines() if l.strip()}
     if imports - POOL_IMPORTS:
         raise Failure(f"libthr.so imports {sorted(imports - POOL_IMPORTS)} beyond the pool's")
+    # Every exported function is one the header declares (the parallel bodies
+    # and their tasks stay internal, one copy per CPU variant).
+    exported = {l.split()[-1].split("@")[0] for l in run(["nm", "-D", "--defined-only",
+                                                           os.path.join(out, "libthr.so")]).splitlines() if l.strip()}
+    undeclared = sorted(name for name in exported if not re.search(rf"\b{re.escape(name)}\(", header))
+    if undeclared:
+        raise Failure(f"libthr.so exports {undeclared}, which thr.h does not declare")
+    tasks = [l for l in run(["nm", os.path.join(out, "libthr.a")]).splitlines() if l.endswith(".task")]
+    if not any(".v0." in t for t in tasks):
+        raise Failure(f"libthr.a has no task per CPU variant: {tasks}")
     if "libpthread" in run(["readelf", "-d", os.path.join(out, "libone.so")]):
         raise Failure("libone.so (no --threads) NEEDs libpthread")
 

@@ -2,8 +2,9 @@
 // the libraries users would otherwise pick (Debian's Eigen 3.4, oneDNN 2.6 and
 // Halide 14 AOT), same inputs, every result checked against a float64
 // reference. Median microseconds per call; the thread count (1 or 2) applies
-// to the peers (Eigen's products, oneDNN's OpenMP, Halide's thread pool). nxc's
-// code is single-threaded.
+// to nxc (its modules are compiled with --threads 2; MODULE_set_threads picks
+// the count) and to the peers (Eigen's products, oneDNN's OpenMP, Halide's
+// thread pool).
 //   peers THREADS
 #include "HalideBuffer.h"
 #include "HalideRuntime.h"
@@ -376,6 +377,8 @@ int main(int argc, char **argv) {
   omp_set_num_threads(threads);
   Eigen::setNbThreads(threads);
   halide_set_num_threads(threads);
+  for (int (*set)(int) : {pbsm_set_threads, pbmm_set_threads, pbmnist_set_threads, pbln_set_threads})
+    if (set(threads) != threads) std::fprintf(stderr, "nxc: cannot run on %d threads\n", threads);
   parallelPeers = threads > 1;
   size_t wsBytes = std::max({pbmnist_predict30_workspace_size(), pbmnist_predict1_workspace_size(),
                              pbmnist_update_workspace_size()});
@@ -389,7 +392,7 @@ int main(int argc, char **argv) {
   trainRow(ws);
   layerNormRow();
 
-  std::printf("\n%d thread%s for the peers (nxc: 1); median us per call; ratio = nxc / fastest peer\n\n", threads,
+  std::printf("\n%d thread%s for nxc and the peers; median us per call; ratio = nxc / fastest peer\n\n", threads,
               threads == 1 ? "" : "s");
   std::printf("| workload | nxc | Eigen | oneDNN | Halide | fastest peer | ratio |\n|---|---|---|---|---|---|---|\n");
   for (auto &r : rows) {

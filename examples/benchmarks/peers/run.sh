@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # W1-W7 (shared workload definitions in the README) side by side with Eigen 3.4,
-# oneDNN 2.6 and Halide 14 AOT, at 1 and 2 threads for the peers.
+# oneDNN 2.6 and Halide 14 AOT, at 1 and 2 threads.
 # Needs: apt-get install libeigen3-dev libdnnl-dev libhalide14-0-dev
 # Usage: examples/benchmarks/peers/run.sh [path/to/nxc]
 set -euo pipefail
@@ -11,13 +11,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 P='{f32[input: 784, layer: 128], f32[layer: 128], f32[layer: 128, output: 10], f32[output: 10]}'
-"$nxc" aot "$bench/../softmax/softmax.nx" --name pbsm -o "$work" \
+# nxc's modules may use 2 threads; the program sets 1 or 2 (MODULE_set_threads).
+"$nxc" aot "$bench/../softmax/softmax.nx" --threads 2 --name pbsm -o "$work" \
   --fn 'MyDefn.softmax(f32[1000])' --fn 'MyDefn.softmax(f32[1000000])'
-"$nxc" aot "$bench/matmul.nx" --name pbmm -o "$work" --fn 'matmul(f32[10000,784], f32[784,10])'
-"$nxc" aot "$bench/../mnist/mnist.exs" --name pbmnist -o "$work" \
+"$nxc" aot "$bench/matmul.nx" --threads 2 --name pbmm -o "$work" --fn 'matmul(f32[10000,784], f32[784,10])'
+"$nxc" aot "$bench/../mnist/mnist.exs" --threads 2 --name pbmnist -o "$work" \
   --fn "predict30=predict($P, f32[30,784])" --fn "predict1=predict($P, f32[1,784])" \
   --fn "update($P, f32[batch: 30, input: 784], u8[batch: 30, output: 10], f32[])"
-"$nxc" aot "$bench/layernorm.nx" --name pbln -o "$work" --fn 'layer_norm(f32[4096,1024])'
+"$nxc" aot "$bench/layernorm.nx" --threads 2 --name pbln -o "$work" --fn 'layer_norm(f32[4096,1024])'
 
 c++ -std=c++17 -O1 "$here/halide_gen.cpp" -I/usr/include/halide14 -lHalide14 -o "$work/halide_gen"
 "$work/halide_gen" "$work"

@@ -59,19 +59,35 @@ func.func @rows(%x: memref<64x512xf32>, %y: memref<64x512xf32>) {
 
 // -----
 
-// A structured op is split along its first parallel loop that indexes the
-// output (here d1: d0 is the reduction).
-// CHECK-LABEL: func.func @column_sums
-// CHECK: call @column_sums_parallel0(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (index, index, memref<300x100xf32>, memref<100xf32>) -> ()
-// CHECK: func.func private @column_sums_parallel0(%[[LO:.*]]: index, %[[HI:.*]]: index, %[[X:.*]]: memref<300x100xf32>, %[[S:.*]]: memref<100xf32>)
+// A structured op is split along its outermost loop.
+// CHECK-LABEL: func.func @row_sums
+// CHECK: call @row_sums_parallel0(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (index, index, memref<300x100xf32>, memref<300xf32>) -> ()
+// CHECK: func.func private @row_sums_parallel0(%[[LO:.*]]: index, %[[HI:.*]]: index, %[[X:.*]]: memref<300x100xf32>, %[[S:.*]]: memref<300xf32>)
 // CHECK: %[[N:.*]] = arith.subi %[[HI]], %[[LO]] : index
-// CHECK: %[[XS:.*]] = memref.subview %[[X]][0, %[[LO]]] [300, %[[N]]] [1, 1]
+// CHECK: %[[XS:.*]] = memref.subview %[[X]][%[[LO]], 0] [%[[N]], 100] [1, 1]
 // CHECK: %[[SS:.*]] = memref.subview %[[S]][%[[LO]]] [%[[N]]] [1]
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[XS]] : {{.*}}) outs(%[[SS]] : {{.*}})
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[XS]] : {{.*}}) outs(%[[SS]] : {{.*}})
 #map3 = affine_map<(d0, d1) -> (d0, d1)>
-#map4 = affine_map<(d0, d1) -> (d1)>
+#map4 = affine_map<(d0, d1) -> (d0)>
+func.func @row_sums(%x: memref<300x100xf32>, %s: memref<300xf32>) {
+  linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "reduction"]} ins(%x : memref<300x100xf32>) outs(%s : memref<300xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// Only the outermost loop is split: here it is the reduction.
+// CHECK-LABEL: func.func @column_sums
+// CHECK-NOT: call
+// CHECK: linalg.generic
+#map8 = affine_map<(d0, d1) -> (d0, d1)>
+#map9 = affine_map<(d0, d1) -> (d1)>
 func.func @column_sums(%x: memref<300x100xf32>, %s: memref<100xf32>) {
-  linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["reduction", "parallel"]} ins(%x : memref<300x100xf32>) outs(%s : memref<100xf32>) {
+  linalg.generic {indexing_maps = [#map8, #map9], iterator_types = ["reduction", "parallel"]} ins(%x : memref<300x100xf32>) outs(%s : memref<100xf32>) {
   ^bb0(%in: f32, %out: f32):
     %a = arith.addf %out, %in : f32
     linalg.yield %a : f32
