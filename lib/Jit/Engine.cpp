@@ -215,31 +215,56 @@ HostValue resultsAs(const Graph &g, const ResultTree &t, std::vector<HostTensor>
 
 } // namespace
 
-Result<HostValue> Engine::call(const Prepared &p, const std::vector<const HostTensor *> &inputs) {
+Result<BoundCall> Engine::bind(const Prepared &p, const std::vector<const HostTensor *> &inputs, bool aligned) {
   const Graph &g = p.graph;
   if (inputs.size() != g.params.size())
     return error(Loc{}, fmt::format(FMT_STRING("internal error: {} inputs for {} parameters"), inputs.size(),
                                     g.params.size()));
-  std::vector<HostTensor> outs;
-  for (int r : g.results) outs.push_back(HostTensor::zeros(g.typeOf(r)));
+  BoundCall c;
+  c.packed = p.function.packed;
+  auto allocate = [&](int64_t bytes) -> void * {
+    void *b = std::aligned_alloc(kWorkspaceAlignment,
+                                 (size_t)((std::max<int64_t>(bytes, 1) + kWorkspaceAlignment - 1) /
+                                          kWorkspaceAlignment * kWorkspaceAlignment));
+    if (b) c.owned.emplace_back(b, std::free);
+    return b;
+  };
   // Every pointer must be non-NULL, also for empty tensors.
   alignas(64) static uint8_t empty[64];
-  std::vector<void *> argv;
-  for (auto *t : inputs) argv.push_back(t->data.empty() ? empty : (void *)t->data.data());
-  for (auto &t : outs) argv.push_back(t.data.empty() ? empty : (void *)t.data.data());
-  void *workspace = nullptr;
-  if (p.function.workspaceSize > 0) {
-    workspace = std::aligned_alloc(kWorkspaceAlignment, (size_t)((p.function.workspaceSize + kWorkspaceAlignment - 1) /
-                                                                 kWorkspaceAlignment * kWorkspaceAlignment));
-    if (!workspace)
-      return error(Loc{}, fmt::format(FMT_STRING("cannot allocate a workspace of {} bytes"), p.function.workspaceSize));
+  for (auto *t : inputs) {
+    void *data = t->data.empty() ? empty : (void *)t->data.data();
+    if (aligned && !t->data.empty()) {
+      if (!(data = allocate((int64_t)t->data.size())))
+        return error(Loc{}, fmt::format(FMT_STRING("cannot allocate {} bytes"), t->data.size()));
+      std::memcpy(data, t->data.data(), t->data.size());
+    }
+    c.argv.push_back(data);
   }
-  argv.push_back(workspace);
-  int status = p.function.packed(argv.data());
-  std::free(workspace);
+  for (int r : g.results) {
+    TensorType t = g.typeOf(r);
+    int64_t bytes = t.numElements() * t.elem.bytes();
+    if (aligned) {
+      void *data = allocate(bytes);
+      if (!data) return error(Loc{}, fmt::format(FMT_STRING("cannot allocate {} bytes"), bytes));
+      c.argv.push_back(data);
+    } else {
+      c.outputs.push_back(HostTensor::zeros(t));
+      c.argv.push_back(c.outputs.back().data.empty() ? empty : (void *)c.outputs.back().data.data());
+    }
+  }
+  void *workspace = nullptr;
+  if (p.function.workspaceSize > 0 && !(workspace = allocate(p.function.workspaceSize)))
+    return error(Loc{}, fmt::format(FMT_STRING("cannot allocate a workspace of {} bytes"), p.function.workspaceSize));
+  c.argv.push_back(workspace);
+  return c;
+}
+
+Result<HostValue> Engine::call(const Prepared &p, const std::vector<const HostTensor *> &inputs) {
+  NXC_TRY(c, bind(p, inputs));
+  int status = c.run();
   if (status != 0) return error(Loc{}, fmt::format(FMT_STRING("the compiled function returned status {}"), status));
   size_t next = 0;
-  return resultsAs(g, g.resultTree, outs, next);
+  return resultsAs(p.graph, p.graph.resultTree, c.outputs, next);
 }
 
 } // namespace nxc

@@ -28,6 +28,18 @@ struct Prepared {
   double traceSeconds = 0, compileSeconds = 0, loadSeconds = 0;
 };
 
+/// A prepared function bound to its inputs, its outputs and workspace
+/// allocated once: run() is the compiled call alone, as an AOT caller makes
+/// it (what `nxc jit --bench` times).
+struct BoundCall {
+  using Buffer = std::unique_ptr<void, void (*)(void *)>;
+  int (*packed)(void **) = nullptr;
+  std::vector<void *> argv; ///< inputs, outputs, workspace
+  std::vector<HostTensor> outputs; ///< unless the outputs are aligned copies
+  std::vector<Buffer> owned;       ///< the workspace, aligned copies
+  int run() { return packed(argv.data()); }
+};
+
 class Engine {
 public:
   static Result<std::unique_ptr<Engine>> create();
@@ -45,6 +57,11 @@ public:
   /// Runs a prepared function. Inputs are the flattened leaves of the
   /// arguments; the result has the function's tuple structure.
   Result<HostValue> call(const Prepared &p, const std::vector<const HostTensor *> &inputs);
+  /// Allocates the outputs and the workspace of a call on `inputs` (which
+  /// must outlive the result). With `aligned`, the inputs are copied and the
+  /// outputs allocated 64-byte aligned, as the header asks of AOT callers'
+  /// buffers (benchmarks: a host tensor's bytes are only 16-byte aligned).
+  Result<BoundCall> bind(const Prepared &p, const std::vector<const HostTensor *> &inputs, bool aligned = false);
 
   /// Compiles through the CUDA mapping, emulated on the CPU (Device::CudaEmulated).
   void setEmulateGpu(bool on) { emulateGpu_ = on; }

@@ -136,3 +136,51 @@ func.func @shared(%x: memref<64x512xf32>, %r: memref<1xf32>) {
   memref.copy %acc, %r : memref<1xf32> to memref<1xf32>
   return
 }
+
+// -----
+
+// Perfectly nested marked loops (the blocks of a dot, nxc-block-contractions)
+// run as one range of 5 x 8 blocks: each block's row and column come from
+// the range's index.
+// CHECK-LABEL: func.func @blocks(
+// CHECK: %[[N:.*]] = arith.constant 40 : index
+// CHECK: call @blocks_parallel0(%{{.*}}, %[[N]], %{{.*}}, %{{.*}}, %{{.*}}) : (index, index, memref<30x784xf32>, memref<784x128xf32>, memref<30x128xf32>) -> ()
+// CHECK: func.func private @blocks_parallel0(%[[LO:.*]]: index, %[[HI:.*]]: index,
+// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.for %[[T:.*]] = %[[LO]] to %[[HI]] step %{{.*}} {
+// CHECK: %[[J:.*]] = arith.remui %[[T]], %[[C8]] : index
+// CHECK: %[[I:.*]] = arith.divui %[[T]], %[[C8]] : index
+// CHECK: %[[COL:.*]] = arith.muli %[[J]], %[[C16]] : index
+// CHECK: %[[ROW:.*]] = arith.muli %[[I]], %[[C6]] : index
+// CHECK: memref.subview %{{.*}}[%[[ROW]], 0] [6, 784]
+// CHECK: memref.subview %{{.*}}[0, %[[COL]]] [784, 16]
+// CHECK: memref.subview %{{.*}}[%[[ROW]], %[[COL]]] [6, 16]
+// CHECK: linalg.generic
+// CHECK-NOT: scf.for
+// CHECK: return
+#lhs = affine_map<(d0, d1, d2) -> (d1, d0)>
+#rhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#out = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @blocks(%x: memref<30x784xf32>, %w: memref<784x128xf32>, %y: memref<30x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c30 = arith.constant 30 : index
+  %c6 = arith.constant 6 : index
+  %c128 = arith.constant 128 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c30 step %c6 {
+    scf.for %j = %c0 to %c128 step %c16 {
+      %xs = memref.subview %x[%i, 0] [6, 784] [1, 1] : memref<30x784xf32> to memref<6x784xf32, strided<[784, 1], offset: ?>>
+      %ws = memref.subview %w[0, %j] [784, 16] [1, 1] : memref<784x128xf32> to memref<784x16xf32, strided<[128, 1], offset: ?>>
+      %ys = memref.subview %y[%i, %j] [6, 16] [1, 1] : memref<30x128xf32> to memref<6x16xf32, strided<[128, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["reduction", "parallel", "parallel"]} ins(%xs, %ws : memref<6x784xf32, strided<[784, 1], offset: ?>>, memref<784x16xf32, strided<[128, 1], offset: ?>>) outs(%ys : memref<6x16xf32, strided<[128, 1], offset: ?>>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %m = arith.mulf %a, %b : f32
+        %s = arith.addf %o, %m : f32
+        linalg.yield %s : f32
+      }
+    } {nxc.parallel}
+  } {nxc.parallel}
+  return
+}
