@@ -53,6 +53,11 @@ int64_t vectorLanes(Type t) { return t.isF64() ? 4 : 8; }
 /// room for the rhs row and the broadcast lhs value.
 constexpr int64_t kMaxAccumulators = 12;
 
+/// Contraction innermost: the most output columns, and accumulator vectors,
+/// in one block.
+constexpr int64_t kMaxDotColumns = 4;
+constexpr int64_t kMaxDotAccumulators = 8;
+
 /// Whether the body is a multiply-accumulate: only extensions, one mulf, one
 /// addf and the yield.
 bool isMultiplyAccumulate(linalg::GenericOp g) {
@@ -86,6 +91,26 @@ bool ikjLoops(linalg::GenericOp g, unsigned &i, unsigned &firstReduction, unsign
   return true;
 }
 
+/// The loop positions of an "ijk" contraction (NxToLinalg's order for few
+/// output columns): [outer parallel..., i, j, reductions...].
+bool ijkLoops(linalg::GenericOp g, unsigned &i, unsigned &firstReduction, unsigned &lastReduction, unsigned &j) {
+  auto iters = g.getIteratorTypesArray();
+  unsigned n = iters.size(), first = n;
+  for (unsigned d = 0; d < n; ++d)
+    if (iters[d] == utils::IteratorType::reduction) {
+      first = d;
+      break;
+    }
+  if (first < 2 || first == n) return false;
+  for (unsigned d = first; d < n; ++d)
+    if (iters[d] != utils::IteratorType::reduction) return false;
+  i = first - 2;
+  j = first - 1;
+  firstReduction = first;
+  lastReduction = n - 1;
+  return true;
+}
+
 /// An element-wise consumer that reads `v` (its only user) with the identity
 /// map and writes a fresh tensor of the same type writes into `v` instead.
 /// Bufferization used to find that reuse itself, but not through the loops
@@ -116,24 +141,39 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
     IRRewriter rw(&getContext());
     for (linalg::GenericOp g : dots) {
       unsigned i, r0, r1, j;
-      if (!ikjLoops(g, i, r0, r1, j)) continue;
+      bool ikj = ikjLoops(g, i, r0, r1, j);
+      if (!ikj && !ijkLoops(g, i, r0, r1, j)) continue;
       SmallVector<int64_t> bounds = g.getStaticLoopRanges();
       if (llvm::any_of(bounds, ShapedType::isDynamic)) continue;
       Type elem = cast<ShapedType>(g.getDpsInits()[0].getType()).getElementType();
       if (!elem.isF32() && !elem.isF64()) continue;
-      // At least two vectors of columns per block.
-      int64_t lanes = vectorLanes(elem), step = 2 * lanes, cols = step;
       // A single output row (a vector-matrix product) already streams the rhs
       // once, row by row, which beats reading it in column blocks.
-      if (bounds[j] % cols != 0 || bounds[i] == 1) continue;
-      int64_t rows = 1;
-      for (int64_t r = kMaxBlockRows; r > 1; --r)
-        if (bounds[i] % r == 0) { rows = r; break; }
-      // Fewer rows take more columns, so that enough independent accumulators
-      // hide the latency of the multiply-adds (one row of 16 would wait on
-      // two dependent chains).
-      for (int64_t c = cols + step; rows * (c / lanes) <= kMaxAccumulators && c <= bounds[j]; c += step)
-        if (bounds[j] % c == 0) cols = c;
+      if (bounds[i] == 1) continue;
+      int64_t rows = 1, cols = 1;
+      if (ikj) {
+        // At least two vectors of columns per block.
+        int64_t lanes = vectorLanes(elem), step = 2 * lanes;
+        cols = step;
+        if (bounds[j] % cols != 0) continue;
+        for (int64_t r = kMaxBlockRows; r > 1; --r)
+          if (bounds[i] % r == 0) { rows = r; break; }
+        // Fewer rows take more columns, so that enough independent
+        // accumulators hide the latency of the multiply-adds (one row of 16
+        // would wait on two dependent chains).
+        for (int64_t c = cols + step; rows * (c / lanes) <= kMaxAccumulators && c <= bounds[j]; c += step)
+          if (bounds[j] % c == 0) cols = c;
+      } else {
+        // Contraction innermost: each output is a dot product along k, a
+        // vector of partial sums. A block of rows x columns of them loads
+        // rows + columns vectors for rows * columns multiply-adds, instead
+        // of two loads for each.
+        for (int64_t c = kMaxDotColumns; c > 1; --c)
+          if (bounds[j] % c == 0) { cols = c; break; }
+        for (int64_t r = kMaxDotAccumulators / cols; r > 1; --r)
+          if (bounds[i] % r == 0) { rows = r; break; }
+        if (rows * cols < 4) continue;
+      }
       // Tile every parallel loop: the outer ones and the column loops by one,
       // except i by `rows` and j by `cols`; the reductions stay whole.
       SmallVector<OpFoldResult> sizes;
@@ -150,14 +190,18 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
       rw.replaceOp(g, tiled->replacements);
       reuseAsInit(rw, tiled->replacements[0]);
       // The block runs its reductions outermost: [outer..., reductions..., i,
-      // the parallel loops after the reductions..., j].
+      // the parallel loops after the reductions..., j] (ikj), or [outer...,
+      // reductions..., i, j] (ijk).
       auto block = dyn_cast<linalg::GenericOp>(tiled->tiledOps.back());
       if (!block) continue;
       SmallVector<unsigned> order;
       for (unsigned d = 0; d < i; ++d) order.push_back(d);
       for (unsigned d = r0; d <= r1; ++d) order.push_back(d);
       order.push_back(i);
-      for (unsigned d = r1 + 1; d < bounds.size(); ++d) order.push_back(d);
+      if (ikj)
+        for (unsigned d = r1 + 1; d < bounds.size(); ++d) order.push_back(d);
+      else
+        order.push_back(j);
       rw.setInsertionPoint(block);
       (void)linalg::interchangeGenericOp(rw, block, order);
     }

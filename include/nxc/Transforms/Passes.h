@@ -3,6 +3,7 @@
 // The passes are declared in Passes.td: `createFuseElementwisePass()`
 // (nxc-fuse-elementwise), `createTileRowsPass()` (nxc-tile-rows),
 // `createBlockContractionsPass()` (nxc-block-contractions),
+// `createOutlineParallelLoopsPass()` (nxc-outline-parallel-loops),
 // `createAllocsToWorkspacePass()`
 // (nxc-allocs-to-workspace), `createCopiesToLinalgPass()`
 // (nxc-copies-to-linalg) and `createDistinctResultsPass()`

@@ -79,13 +79,15 @@ def OutlineParallelLoopsPass : Pass<"nxc-outline-parallel-loops", "mlir::ModuleO
   let description = [{
     Runs after bufferization, before nxc-allocs-to-workspace. Each top-level
     op of a public function that is a loop marked `nxc.parallel` (a tiling
-    loop over parallel dimensions), or a structured op with a parallel
-    loop, and whose estimated work reaches `min-work`, moves into a private
-    function `@F_parallelK(%lo, %hi, captured values...)` marked
+    loop over parallel dimensions; with the marked loops perfectly nested
+    in it, as one range), or a structured op whose outermost loop is
+    parallel, and whose estimated work reaches `min-work`, moves into a
+    private function `@F_parallelK(%lo, %hi, captured values...)` marked
     `nxc.parallel_body`, which runs iterations [lo, hi) of that loop; the
     op is replaced by a call over the whole range. Constants are cloned
     into the new function, and so are the temporaries the loop alone uses,
-    so that each thread gets its own. The call later becomes a dispatch on
+    so that each thread gets its own, and the views it reads of outside
+    buffers, so that its arguments are distinct buffers. The call later becomes a dispatch on
     the module's thread pool. A loop that writes a buffer it shares with
     the rest of the function, or that captures a buffer of dynamic layout,
     stays where it is. With `threads` 1 the pass does nothing.

@@ -1,7 +1,9 @@
 // nxc-block-contractions: a dot in i, k, j order with wide output rows is
 // tiled into blocks of up to 6 rows by 16 columns (8 for f64), and each block
-// runs its contraction outermost (k, i, j). Dots whose columns do not divide
-// into blocks, and dots that run the contraction innermost, are left alone.
+// runs its contraction outermost (k, i, j). A dot that runs the contraction
+// innermost (i, j, k: dot products of rows) is tiled into blocks of up to 4
+// columns and 8 accumulators, also run k, i, j. Dots whose columns do not
+// divide into blocks are left alone.
 // RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-block-contractions),canonicalize,cse)' | FileCheck %s
 
 // 30 rows: blocks of 6 rows (the largest divisor up to 6) by 16 columns.
@@ -61,10 +63,16 @@ func.func @narrow(%x: tensor<30x128xf32>, %w: tensor<128x10xf32>, %acc: tensor<3
 
 // -----
 
-// The contraction innermost (dot products of rows): left alone.
+// The contraction innermost (dot products of rows): blocks of 2 rows by 4
+// columns (8 accumulators), k outermost; each step loads 2 + 4 vectors for
+// 8 multiply-adds.
 // CHECK-LABEL: func.func @dot_products
-// CHECK-NOT: scf.for
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c2
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c4
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<2x784xf32>, tensor<4x784xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: } {nxc.parallel}
+// CHECK: } {nxc.parallel}
 #lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
 #rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
 #out = affine_map<(d0, d1, d2) -> (d0, d1)>
