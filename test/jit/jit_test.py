@@ -1217,6 +1217,32 @@ def case_bench(ctx):
     check(any(line.startswith("Compile:") for line in lines), f"no 'Compile: ...' line:\n{res.describe()}")
 
 
+def case_threads(ctx):
+    """--threads 2: softmax(f32[200000]) runs its loops on the module's thread pool; the result
+    is the same at 1 and 2 threads ($NXC_NUM_THREADS), close to the code without threads, and
+    a threaded object is a separate cache entry; --threads refuses cuda-emulated."""
+    x, xp = softmax_input(ctx, 200_000, "x.npy")
+    outs = {}
+    for name, threads, count in (("one", "1", "2"), ("t1", "2", "1"), ("t2", "2", "2")):
+        env = dict(os.environ, XDG_CACHE_HOME=ctx.cache, NXC_NUM_THREADS=count)
+        res = ctx.jit(source("cache.nx"), "--fn", "MyDefn.softmax", xp, "--threads", threads,
+                      "-o", f"{name}.npy", "-v", env=env)
+        expect_ok(res)
+        outs[name] = np.load(ctx.path(f"{name}.npy"))
+        if name == "t1":
+            check("compiled" in res.stderr + res.stdout,
+                  f"--threads 2 after --threads 1 should compile anew:\n{res.describe()}")
+    check(np.array_equal(outs["t1"].view(np.uint32), outs["t2"].view(np.uint32)),
+          "softmax with --threads 2 differs between 1 and 2 threads")
+    ref = np.exp(x.astype(np.float64) - x.max())
+    ref /= ref.sum()
+    for name in ("one", "t2"):
+        err = np.max(np.abs(outs[name] - ref) / ref)
+        check(err < 1e-5, f"{name}: relative error {err:.3g} against float64")
+    res = ctx.jit(source("cache.nx"), "--fn", "MyDefn.softmax", xp, "--threads", "2", "--device", "cuda-emulated")
+    expect_error(res, "--threads applies to CPU code")
+
+
 # --------------------------------------------------------------------------
 # 6. Errors
 
