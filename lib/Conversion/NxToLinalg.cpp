@@ -925,12 +925,18 @@ Value SimpleLowering<nx::DotOp>::lower(nx::DotOp op, ValueRange operands, Conver
   return dotGeneric(rw, op.getLoc(), op, SmallVector<Value>(operands), outType);
 }
 
-/// A long f32 sum over trailing axes in two levels: blocks of 1024 to 4096
-/// elements summed in f32 (a short sum: the vectorized loop keeps 32 partial
-/// sums), then the block sums in f64. As accurate as converting every element
-/// to f64, at f32's vector width. Null when the axes are not the trailing ones
-/// or no block size divides their extent.
-Value blockedSum(OpBuilder &b, Location l, Value in, ArrayRef<int64_t> axes, RankedTensorType outType) {
+/// A long reduction over trailing axes in two levels: blocks of 1024 to 4096
+/// elements (a divisor of the reduced extent) reduced first, then the
+/// blocks' results. The blocks are a parallel loop, which the thread pool can
+/// share out. Null when the axes are not the trailing ones or no block size
+/// divides their extent.
+///  - sum (f32): the blocks are summed in f32 (a short sum: the vectorized loop
+///    keeps 32 partial sums) and the block sums in f64: as accurate as
+///    converting every element to f64, at f32's vector width;
+///  - reduce_max, reduce_min: both levels in the element type; the result is
+///    the same in any grouping (IEEE maximum and minimum: NaN wins, +0 > -0).
+Value blockedReduction(OpBuilder &b, Location l, StringRef name, Type nxElem, Value in, ArrayRef<int64_t> axes,
+                       RankedTensorType outType) {
   auto inType = llvm::cast<RankedTensorType>(in.getType());
   int64_t rank = inType.getRank(), k = axes.size();
   SmallVector<int64_t> sorted(axes.begin(), axes.end());
@@ -944,14 +950,17 @@ Value blockedSum(OpBuilder &b, Location l, Value in, ArrayRef<int64_t> axes, Ran
   for (int64_t size = kNarrowSumLimit; size >= 1024 && !block; --size)
     if (reduced % size == 0) block = size;
   if (!block) return {};
-  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Type elem = inType.getElementType();
+  bool sum = name == "sum";
+  SmallVector<Type, 2> levels = sum ? SmallVector<Type, 2>{b.getF32Type(), b.getF64Type()}
+                                    : SmallVector<Type, 2>{elem, elem};
   MLIRContext *ctx = b.getContext();
-  // [leading..., blocks, block] -> [leading..., blocks] in f32 -> [leading...] in f64.
+  // [leading..., blocks, block] -> [leading..., blocks] -> [leading...].
   SmallVector<int64_t> shape(inType.getShape().take_front(rank - k));
   shape.push_back(reduced / block);
   shape.push_back(block);
-  Value level = reshapeTensor(b, l, in, RankedTensorType::get(shape, f32));
-  for (Type acc : {f32, f64}) {
+  Value level = reshapeTensor(b, l, in, RankedTensorType::get(shape, elem));
+  for (Type acc : levels) {
     unsigned r = shape.size();
     shape.pop_back();
     SmallVector<utils::IteratorType> iters(r, utils::IteratorType::parallel);
@@ -959,9 +968,10 @@ Value blockedSum(OpBuilder &b, Location l, Value in, ArrayRef<int64_t> axes, Ran
     SmallVector<AffineExpr> outExprs;
     for (unsigned d = 0; d + 1 < r; ++d) outExprs.push_back(b.getAffineDimExpr(d));
     auto t = RankedTensorType::get(shape, acc);
-    level = genericOp(b, l, t, level, {b.getMultiDimIdentityMap(r)}, filled(b, l, t, b.getFloatAttr(acc, 0.0)),
+    TypedAttr init = sum ? (TypedAttr)b.getFloatAttr(acc, 0.0) : reductionInit(b, name, nxElem, acc);
+    level = genericOp(b, l, t, level, {b.getMultiDimIdentityMap(r)}, filled(b, l, t, init),
                       AffineMap::get(r, 0, outExprs, ctx), iters, [&](OpBuilder &nb, Location nl, ValueRange a) {
-                        return faddFast(nb, nl, a[1], widened(nb, nl, a[0], acc));
+                        return reductionCombine(nb, nl, name, nxElem, widened(nb, nl, a[0], acc), a[1]);
                       });
   }
   return narrowed(b, l, level, outType);
@@ -969,18 +979,20 @@ Value blockedSum(OpBuilder &b, Location l, Value in, ArrayRef<int64_t> axes, Ran
 
 /// Reductions over `axes`: a linalg.generic with reduction iterators over a
 /// filled accumulator; long float sums accumulate in a wider type (f32 in
-/// f64, or in f32 blocks whose sums are added in f64: blockedSum; f16/bf16
-/// in f32), so a million-element f32 sum stays within a few ulps, while
-/// short ones (the vectorized loop keeps 32 partial sums) stay in their own
-/// type.
+/// f64, or in f32 blocks whose sums are added in f64: blockedReduction;
+/// f16/bf16 in f32), so a million-element f32 sum stays within a few ulps,
+/// while short ones (the vectorized loop keeps 32 partial sums) stay in
+/// their own type. With blocked reductions (CPU code), long maxima and
+/// minima run in blocks too, whose loop is parallel.
 template <typename OpTy>
 struct ReduceLowering : public OpConversionPattern<OpTy> {
   using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
-  ReduceLowering(const TypeConverter &tc, MLIRContext *ctx, bool blockedSums = false)
-      : OpConversionPattern<OpTy>(tc, ctx), blockedSums(blockedSums) {}
-  /// Long f32 sums as blockedSum (CPU code); otherwise in f64 (a GPU maps
-  /// one reduction to blocks itself).
-  bool blockedSums;
+  ReduceLowering(const TypeConverter &tc, MLIRContext *ctx, bool blocked = false)
+      : OpConversionPattern<OpTy>(tc, ctx), blocked(blocked) {}
+  /// Long f32 sums, maxima and minima as blockedReduction (CPU code);
+  /// otherwise one reduction, f32 sums in f64 (a GPU maps one reduction to
+  /// blocks itself).
+  bool blocked;
   LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
     Location l = op.getLoc();
     StringRef name = op->getName().stripDialect();
@@ -1001,13 +1013,13 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
     int64_t reduced = 1;
     for (int64_t a : axes) reduced *= inType.getDimSize(a);
     Type acc = accumulatorType(rw, name, elem);
-    if (name == "sum" && elem.isF32() && reduced > kNarrowSumLimit) {
-      if (Value blocked = blockedSums ? blockedSum(rw, l, in, axes, outType) : Value()) {
-        rw.replaceOp(op, blocked);
+    bool extreme = name == "reduce_max" || name == "reduce_min";
+    if (reduced > kNarrowSumLimit && blocked && ((name == "sum" && elem.isF32()) || extreme))
+      if (Value inBlocks = blockedReduction(rw, l, name, nxIn, in, axes, outType)) {
+        rw.replaceOp(op, inBlocks);
         return success();
       }
-      acc = rw.getF64Type();
-    }
+    if (name == "sum" && elem.isF32() && reduced > kNarrowSumLimit) acc = rw.getF64Type();
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, reductionInit(rw, name, nxIn, acc));
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
@@ -1674,10 +1686,12 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerNxToLinalgPass)
   LowerNxToLinalgPass() = default;
   LowerNxToLinalgPass(const LowerNxToLinalgPass &other) : PassWrapper(other) {}
-  Option<bool> blockedSums{*this, "blocked-sums",
-                           llvm::cl::desc("Long f32 sums over trailing axes in f32 blocks of at most 4096 elements, "
-                                          "the block sums in f64 (the CPU pipeline); otherwise wholly in f64"),
-                           llvm::cl::init(false)};
+  Option<bool> blockedReductions{
+      *this, "blocked-reductions",
+      llvm::cl::desc("Long sums (f32), maxima and minima over trailing axes in blocks of at most 4096 elements, "
+                     "then the blocks' results (f32 block sums added in f64), the blocks a parallel loop (the CPU "
+                     "pipeline); otherwise one reduction, f32 sums wholly in f64"),
+      llvm::cl::init(false)};
   StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
   StringRef getDescription() const override { return "Lower the nx dialect to linalg, tensor, arith and math"; }
   void getDependentDialects(DialectRegistry &r) const override {
@@ -1706,9 +1720,10 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
     patterns.add<ElementwiseLowering, SimpleLowering<nx::ConstantOp>, SimpleLowering<nx::BitcastOp>,
                  SimpleLowering<nx::AsTypeOp>, SimpleLowering<nx::SelectOp>, SimpleLowering<nx::BroadcastOp>,
                  SimpleLowering<nx::TransposeOp>, SimpleLowering<nx::ReshapeOp>, SimpleLowering<nx::DotOp>,
-                 SimpleLowering<nx::IotaOp>, ReduceLowering<nx::ProductOp>, ReduceLowering<nx::ReduceMaxOp>,
-                 ReduceLowering<nx::ReduceMinOp>, ReduceLowering<nx::AllOp>, ReduceLowering<nx::AnyOp>>(tc, ctx);
-    patterns.add<ReduceLowering<nx::SumOp>>(tc, ctx, blockedSums.getValue());
+                 SimpleLowering<nx::IotaOp>, ReduceLowering<nx::ProductOp>, ReduceLowering<nx::AllOp>,
+                 ReduceLowering<nx::AnyOp>>(tc, ctx);
+    patterns.add<ReduceLowering<nx::SumOp>, ReduceLowering<nx::ReduceMaxOp>, ReduceLowering<nx::ReduceMinOp>>(
+        tc, ctx, blockedReductions.getValue());
     patterns.add<CondLowering, WhileLowering, YieldLowering, SliceLowering, PutSliceLowering, ConcatenateLowering,
                  PadLowering, ReverseLowering, ArgReduceLowering<nx::ArgmaxOp, true>,
                  ArgReduceLowering<nx::ArgminOp, false>, ScanLowering<nx::CumulativeSumOp>,

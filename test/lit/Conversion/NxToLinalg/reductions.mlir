@@ -2,7 +2,7 @@
 // linalg.fill'ed accumulator; they accumulate with reassoc/contract fast-math
 // flags so that LLVM can vectorize them.
 // RUN: nxc-opt %s -nxc-lower-nx-to-linalg | FileCheck %s --implicit-check-not=nx.
-// RUN: nxc-opt %s -nxc-lower-nx-to-linalg=blocked-sums | FileCheck %s --check-prefix=BLOCKED
+// RUN: nxc-opt %s -nxc-lower-nx-to-linalg=blocked-reductions | FileCheck %s --check-prefix=BLOCKED
 
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
@@ -91,7 +91,7 @@ func.func @dot_bf16(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xbf
   return %0 : tensor<2x4xbf16>
 }
 
-// A long f32 sum accumulates in f64; with blocked-sums (the CPU pipeline), a
+// A long f32 sum accumulates in f64; with blocked-reductions (the CPU pipeline), a
 // sum over trailing axes runs in two levels: blocks of at most 4096 elements
 // summed in f32, then the block sums in f64, rounded once.
 // CHECK-LABEL: func.func @sum_long
@@ -116,5 +116,21 @@ func.func @sum_long(%x: tensor<3x8192xf32>) -> tensor<3xf32> {
 // BLOCKED: arith.extf %{{.*}} : f32 to f64
 func.func @sum_long_prime(%x: tensor<8191xf32>) -> tensor<f32> {
   %0 = nx.sum %x, axes = [0] : tensor<8191xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// A long maximum (and minimum) runs in blocks too with blocked-reductions,
+// both levels in the element type (exact in any grouping: IEEE maximum).
+// CHECK-LABEL: func.func @max_long
+// CHECK-NOT: tensor.expand_shape
+// CHECK: arith.maximumf
+// BLOCKED-LABEL: func.func @max_long
+// BLOCKED: %[[B:.*]] = tensor.expand_shape {{.*}} : tensor<1000000xf32> into tensor<250x4000xf32>
+// BLOCKED: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[B]] : tensor<250x4000xf32>) outs(%{{.*}} : tensor<250xf32>)
+// BLOCKED: arith.maximumf
+// BLOCKED: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[P]] : tensor<250xf32>) outs(%{{.*}} : tensor<f32>)
+// BLOCKED: arith.maximumf
+func.func @max_long(%x: tensor<1000000xf32>) -> tensor<f32> {
+  %0 = nx.reduce_max %x, axes = [0] : tensor<1000000xf32> -> tensor<f32>
   return %0 : tensor<f32>
 }
