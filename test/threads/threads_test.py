@@ -16,8 +16,9 @@ threads_test.c against both. On the host it checks:
     pool, the manifest records the threads, the .so NEEDs libpthread.so.0 and
     libc.so.6 and imports only what the pool uses;
   - --threads on bare metal or with --device cuda is an error.
-Then, for aarch64 and armv7 Linux (64- and 32-bit pool bitcode), the same
-check under qemu-user, fork() aside.
+The pool's C source alone runs a stress test under ThreadSanitizer
+(pool_stress.c). Then, for aarch64 and armv7 Linux (64- and 32-bit pool
+bitcode), the same check under qemu-user, fork() aside.
 
 Usage: test/threads/threads_test.py --nxc build/tools/nxc/nxc --work DIR
 """
@@ -136,6 +137,22 @@ def host(args):
             raise Failure(f"nxc aot {' '.join(cmd)}: {text!r} does not say {message!r}")
 
 
+def pool_under_tsan(args):
+    """runtime/thread_pool.c alone under ThreadSanitizer (pool_stress.c): concurrent callers,
+    changing counts, stops between jobs; every element written once, no data race."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    exe = os.path.join(args.work, "pool_tsan")
+    run([os.path.join(LLVM_BIN, "clang"), "-fsanitize=thread", "-O1", "-g", "-std=c11",
+         os.path.join(root, "runtime", "thread_pool.c"), os.path.join(HERE, "pool_stress.c"), "-lpthread", "-o", exe])
+    p = subprocess.run([exe], capture_output=True, text=True, timeout=300)
+    if "unexpected memory mapping" in p.stderr and shutil.which("setarch"):
+        # TSan's shadow memory needs a layout that high ASLR entropy can break.
+        p = subprocess.run(["setarch", os.uname().machine, "-R", exe], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or "WARNING: ThreadSanitizer" in p.stderr or p.stdout.strip() != "ok":
+        raise Failure(f"the pool under ThreadSanitizer: exit {p.returncode}\n{p.stdout[-3000:]}{p.stderr[-5000:]}")
+    print(p.stdout.strip())
+
+
 def cross(args, name):
     target, clang_target, flags, qemu = CROSS[name]
     out = os.path.join(args.work, name)
@@ -157,7 +174,8 @@ def main():
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     failed = 0
-    for name, fn in [("host", lambda: host(args))] + [(n, lambda n=n: cross(args, n)) for n in CROSS]:
+    cases = [("host", lambda: host(args)), ("pool-tsan", lambda: pool_under_tsan(args))]
+    for name, fn in cases + [(n, lambda n=n: cross(args, n)) for n in CROSS]:
         try:
             fn()
             print(f"PASS {name}")
