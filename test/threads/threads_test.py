@@ -15,7 +15,8 @@ threads_test.c against both. On the host it checks:
   - the header declares the thread functions and says which functions use the
     pool, the manifest records the threads, the .so NEEDs libpthread.so.0 and
     libc.so.6 and imports only what the pool uses;
-  - --threads on bare metal or with --device cuda is an error.
+  - --threads on bare metal or with --device cuda, and --min-parallel-work
+    without --threads, are errors.
 The pool's C source alone runs a stress test under ThreadSanitizer
 (pool_stress.c). Then, for aarch64 and armv7 Linux (64- and 32-bit pool
 bitcode), the same check under qemu-user, fork() aside.
@@ -130,7 +131,8 @@ def host(args):
 
     for cmd, message in (
             (["--target", "thumbv7em-none-eabihf", "--threads", "2"], "bare-metal targets"),
-            (["--device", "cuda", "--threads", "2"], "--threads applies to CPU code")):
+            (["--device", "cuda", "--threads", "2"], "--threads applies to CPU code"),
+            (["--min-parallel-work", "0"], "--min-parallel-work needs --threads")):
         text = run([args.nxc, "aot", os.path.join(HERE, "threads.nx"), "--fn", FNS[0], "-o",
                     os.path.join(args.work, "refused")] + cmd, expect=1)
         if message not in text:

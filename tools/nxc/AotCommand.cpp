@@ -274,6 +274,9 @@ int runAot(const AotOptions &o) {
   target.threads = o.threads;
   if (o.minParallelWork >= 0) target.minParallelWork = o.minParallelWork;
   target.threadExportPrefix = module;
+  if (o.minParallelWork >= 0 && o.threads <= 1)
+    return report(error(Loc{}, "--min-parallel-work needs --threads N with N > 1 (without threads every loop runs on "
+                               "the calling thread)"));
   if (o.threads > 1 && (cuda || emulated))
     return report(error(Loc{}, "--threads applies to CPU code; a GPU module runs its kernels on the device"));
   if (!cuda && !emulated) { // GPU modules have no CPU variants
