@@ -16,10 +16,14 @@
  *     on the thread count;
  *   - lets idle workers spin for a while (calls in a loop then start without
  *     a system call) and then sleep on a condition variable;
+ *   - counts every started worker done with every job, chunk or not, so
+ *     that none can lag behind into the next job;
  *   - runs a call on the calling thread alone when another thread of the
  *     application is using the pool at that moment;
- *   - stops and joins its workers when the module is unloaded or the
- *     process exits (a destructor).
+ *   - starts afresh in a child of fork(), which has none of the workers;
+ *   - stops and joins its workers when the module is unloaded, the process
+ *     exits (a destructor) or the application asks (they start again with
+ *     the next call that needs them).
  *
  * The same bitcode serves every Linux target of a pointer size, so it
  * declares the few C library functions it calls itself and keeps pthread's
