@@ -3,7 +3,9 @@
  * Interposes malloc, calloc, realloc, free (and aligned variants) for the
  * whole process, forwarding to glibc's own entry points, and counts the calls
  * made while a generated function runs: plain and _with_workspace entries of
- * the softmax (f32[1000000]) and of an MLP, against the .so or the .a.
+ * the softmax (f32[1000000]) and of an MLP, against the .so or the .a, and
+ * the softmax compiled with --threads 2 on two threads, once its workers are
+ * started (pthread_create allocates their stacks, once).
  */
 #define _GNU_SOURCE
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include "mlp.h"
 #include "nxrt.h"
 #include "sm.h"
+#include "thr.h"
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -41,6 +44,7 @@ static float batch[MLP_PREDICT_BATCH_SIZE], probs[MLP_PREDICT_RESULT_SIZE];
 static _Alignas(64) unsigned char ws[MLP_PREDICT_WORKSPACE_SIZE + 1];
 /* The million-element sum keeps its block sums (1 KB) in the workspace. */
 static _Alignas(64) unsigned char sm_ws[SM_SOFTMAX_WORKSPACE_SIZE + 1];
+static _Alignas(64) unsigned char thr_ws[THR_SOFTMAX_WORKSPACE_SIZE + 1];
 
 static int expect_no_heap(const char *what, int status, long calls) {
   printf("%-40s status %d, heap calls %ld\n", what, status, calls);
@@ -73,6 +77,10 @@ int main(void) {
   MEASURE("sm_softmax_with_workspace", sm_softmax_with_workspace(x, y, sm_ws));
   MEASURE("mlp_predict", mlp_predict(w1, b1, w2, b2, batch, probs));
   MEASURE("mlp_predict_with_workspace", mlp_predict_with_workspace(w1, b1, w2, b2, batch, probs, ws));
+  thr_set_threads(2);
+  (void)thr_softmax_with_workspace(x, y, thr_ws); /* starts the workers */
+  MEASURE("thr_softmax_with_workspace (2 threads)", thr_softmax_with_workspace(x, y, thr_ws));
+  MEASURE("thr_softmax (2 threads)", thr_softmax(x, y));
   printf("workspace: sm %d bytes, mlp %d bytes\n", (int)SM_SOFTMAX_WORKSPACE_SIZE, (int)MLP_PREDICT_WORKSPACE_SIZE);
   printf("%s\n", failures ? "FAILED" : "PASS");
   return failures != 0;

@@ -10,9 +10,12 @@ rm -rf "$work" && mkdir -p "$work"
 "$nxc" aot "$here/../../examples/softmax/softmax.nx" --fn 'MyDefn.softmax(f32[1000000])' --name sm -o "$work"
 "$nxc" aot "$here/../../examples/board/mlp.nx" --fn 'predict({f32[784,128], f32[128], f32[128,10], f32[10]}, f32[30,784])' \
   --name mlp -o "$work"
-cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" "$work/libsm.a" "$work/libmlp.a" "$work/libnxrt.a" \
-  -o "$work/noheap_static"
-cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" -L"$work" -lsm -lmlp "$work/libnxrt.a" \
+# The softmax again with a thread pool: once its workers run, calls allocate nothing either.
+"$nxc" aot "$here/../../examples/softmax/softmax.nx" --fn 'MyDefn.softmax(f32[1000000])' --threads 2 --name thr \
+  -o "$work"
+cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" "$work/libsm.a" "$work/libmlp.a" "$work/libthr.a" \
+  "$work/libnxrt.a" -lpthread -o "$work/noheap_static"
+cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" -L"$work" -lsm -lmlp -lthr "$work/libnxrt.a" \
   -Wl,-rpath,"$work" -o "$work/noheap_shared"
 echo "== static"; "$work/noheap_static"
 echo "== shared"; "$work/noheap_shared"
