@@ -70,10 +70,9 @@ int main(int argc, char **argv) {
                      "Largest workspace (bytes) FN(...) may keep on the stack; larger ones only get "
                      "FN_with_workspace (default: 65536 with an OS, 0 on bare metal)");
   aotCmd->add_option("--threads", aot.threads,
-                     "The most threads one call may use (default 1). Above 1, large parallel loops run on a thread "
-                     "pool inside the module, MODULE_set_threads() sets the count at run time (default: this "
-                     "many, or fewer if fewer CPUs are available, or $NXC_NUM_THREADS), and the workspace holds "
-                     "each thread's temporaries. CPU code on targets with an OS only")
+                     "The most threads one call may use (default 1: no pool). Above 1, large parallel loops run "
+                     "on a thread pool inside the module, and the workspace holds each thread's temporaries; see "
+                     "below. CPU code on targets with an OS only")
       ->check(CLI::Range(1, 256));
   aotCmd->add_option("--min-parallel-work", aot.minParallelWork,
                      "With --threads: the least estimated work (scalar operations, a transcendental function "
@@ -107,6 +106,12 @@ int main(int argc, char **argv) {
       "host pointers; the library needs only the driver (libcuda.so.1, opened at the first call) and\n"
       "returns NXRT_ERROR_NO_DEVICE (4) where there is none. --device cuda-emulated runs the same kernels\n"
       "on the CPU, thread by thread (for testing).\n\n"
+      "Threads (--threads N): the large parallel loops of each call (row loops, blocks of a dot, the\n"
+      "outer loop of a big element-wise op or reduction) run on a pool of threads inside the library;\n"
+      "the rest stays on the calling thread, and results are the same at every thread count. The\n"
+      "count in effect is $NXC_NUM_THREADS, else the CPUs the process may use, at most N;\n"
+      "MODULE_set_threads(n) changes it, MODULE_threads() reads it, MODULE_stop_threads() joins the\n"
+      "workers. The header says which functions use the pool. Link the .a with -lpthread.\n\n"
       "Graphs: --emit json prints the traced functions as a JSON graph (or writes -o FILE.json, with\n"
       "constants of more than 256 elements in FILE.npz); 'nxc aot FILE.json' compiles such a graph as\n"
       "it would the source. A --fn for a graph may give templates: they must match the graph's, except\n"
