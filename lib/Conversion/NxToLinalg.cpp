@@ -951,8 +951,7 @@ Value blockedReduction(OpBuilder &b, Location l, StringRef name, Type nxElem, Va
     if (reduced % size == 0) block = size;
   if (!block) return {};
   Type elem = inType.getElementType();
-  bool sum = name == "sum";
-  SmallVector<Type, 2> levels = sum ? SmallVector<Type, 2>{b.getF32Type(), b.getF64Type()}
+  SmallVector<Type, 2> levels = name == "sum" ? SmallVector<Type, 2>{b.getF32Type(), b.getF64Type()}
                                     : SmallVector<Type, 2>{elem, elem};
   MLIRContext *ctx = b.getContext();
   // [leading..., blocks, block] -> [leading..., blocks] -> [leading...].
@@ -968,8 +967,7 @@ Value blockedReduction(OpBuilder &b, Location l, StringRef name, Type nxElem, Va
     SmallVector<AffineExpr> outExprs;
     for (unsigned d = 0; d + 1 < r; ++d) outExprs.push_back(b.getAffineDimExpr(d));
     auto t = RankedTensorType::get(shape, acc);
-    TypedAttr init = sum ? (TypedAttr)b.getFloatAttr(acc, 0.0) : reductionInit(b, name, nxElem, acc);
-    level = genericOp(b, l, t, level, {b.getMultiDimIdentityMap(r)}, filled(b, l, t, init),
+    level = genericOp(b, l, t, level, {b.getMultiDimIdentityMap(r)}, filled(b, l, t, reductionInit(b, name, nxElem, acc)),
                       AffineMap::get(r, 0, outExprs, ctx), iters, [&](OpBuilder &nb, Location nl, ValueRange a) {
                         return reductionCombine(nb, nl, name, nxElem, widened(nb, nl, a[0], acc), a[1]);
                       });

@@ -135,14 +135,14 @@ std::string print(mlir::ModuleOp module) {
 void markParallelBodies(mlir::ModuleOp module) {
   mlir::Builder b(module.getContext());
   for (auto fn : module.getOps<mlir::func::FuncOp>()) {
-    auto threads = fn->getAttrOfType<mlir::IntegerAttr>("nxc.parallel_body");
+    auto threads = fn->getAttrOfType<mlir::IntegerAttr>(kParallelBodyAttr);
     if (!threads) continue;
     auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size");
     auto pair = [&](const char *key, int64_t v) {
       return b.getArrayAttr({b.getStringAttr(key), b.getStringAttr(std::to_string(v))});
     };
-    fn->setAttr("passthrough", b.getArrayAttr({pair("nxc-parallel-body", threads.getInt()),
-                                               pair("nxc-thread-workspace", size ? size.getInt() : 0)}));
+    fn->setAttr("passthrough", b.getArrayAttr({pair(kParallelBodyFnAttr, threads.getInt()),
+                                               pair(kThreadWorkspaceFnAttr, size ? size.getInt() : 0)}));
   }
 }
 
@@ -152,7 +152,7 @@ void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries) 
       if (auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size")) e.workspaceSize = size.getInt();
       fn.walk([&](mlir::func::CallOp call) {
         if (auto callee = module.lookupSymbol<mlir::func::FuncOp>(call.getCallee()))
-          e.parallelLoops += callee->hasAttr("nxc.parallel_body");
+          e.parallelLoops += callee->hasAttr(kParallelBodyAttr);
       });
     }
 }
@@ -345,7 +345,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   // Parallel bodies are the module's own (private in MLIR, external after
   // translation): internal, so that each CPU variant gets its own copy.
   for (llvm::Function &f : *llvmModule)
-    if (f.hasFnAttribute("nxc-parallel-body")) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (f.hasFnAttribute(kParallelBodyFnAttr)) f.setLinkage(llvm::GlobalValue::InternalLinkage);
   prepareModuleForTarget(*llvmModule, *tm);
   if (!target.variants.empty()) {
     NXC_TRY(variants, addCpuVariants(*llvmModule, target.variants, target.features, target.variantQuery, *tm));

@@ -4,7 +4,8 @@
 //   call @F_parallelK(lo, hi, captured..., [workspace])
 // of a function marked "nxc-parallel-body"="THREADS" (and
 // "nxc-thread-workspace"="S" when it has temporaries). Here, on LLVM IR, each
-// such call becomes
+// such call becomes (the bodies are internal by then: compile() makes them
+// so before the CPU variants are cloned)
 //   context = {captured..., workspace}          (on the caller's stack)
 //   nxc_pool_run(@F_parallelK.task, &context, hi - lo, THREADS)
 // where the task unpacks the context and runs F over its chunk, with thread
@@ -85,10 +86,9 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
 
   std::vector<llvm::Function *> bodies;
   for (llvm::Function &f : m)
-    if (f.hasFnAttribute("nxc-parallel-body") && !f.isDeclaration()) bodies.push_back(&f);
+    if (f.hasFnAttribute(kParallelBodyFnAttr) && !f.isDeclaration()) bodies.push_back(&f);
   for (llvm::Function *body : bodies) {
-    int64_t threadWorkspace = intAttribute(*body, "nxc-thread-workspace");
-    body->setLinkage(llvm::GlobalValue::InternalLinkage);
+    int64_t threadWorkspace = intAttribute(*body, kThreadWorkspaceFnAttr);
     body->addFnAttr(llvm::Attribute::AlwaysInline);
     // Its pointers are distinct buffers (nxc-outline-parallel-loops passes
     // buffers, not views of them; temporaries sit in disjoint bytes of the

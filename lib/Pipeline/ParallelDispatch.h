@@ -12,6 +12,11 @@ class Module;
 
 namespace nxc {
 
+/// LLVM function attributes of a parallel body: the most threads that run it,
+/// and the bytes of temporaries each thread needs.
+inline constexpr const char *kParallelBodyFnAttr = "nxc-parallel-body";
+inline constexpr const char *kThreadWorkspaceFnAttr = "nxc-thread-workspace";
+
 /// Links the thread pool into `m`, turns every call of a parallel body into
 /// a run on the pool over up to `threads` threads, and exports
 /// `PREFIX_set_threads`, `PREFIX_threads` and `PREFIX_stop_threads`. Runs after the CPU variants are

@@ -248,11 +248,10 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       " *  - No heap allocation: temporaries live in a workspace. FN_with_workspace\n"
       " *    takes one the caller owns (FN_WORKSPACE_SIZE bytes, aligned to\n"
       " *    FN_WORKSPACE_ALIGN); FN(...) keeps it on the stack and exists only when\n"
-      " *    it is small enough for the target.\n"
-      " *  - No global state: calls are re-entrant and may run on several threads.\n";
-  static const char *threadedCpuConvention =
-      " *  - The only global state is the thread pool: calls are re-entrant and may\n"
-      " *    run on several threads.\n";
+      " *    it is small enough for the target.\n";
+  const char *globalState = threads > 1 ? " *  - The only global state is the thread pool: calls are re-entrant and may\n"
+                                          " *    run on several threads.\n"
+                                        : " *  - No global state: calls are re-entrant and may run on several threads.\n";
   static const char *cudaConvention =
       " *  - The return value is NXRT_OK (0) on success, NXRT_ERROR_NULL_ARGUMENT (1)\n"
       " *    if a tensor pointer is NULL, NXRT_ERROR_BAD_WORKSPACE (2) if a needed\n"
@@ -262,11 +261,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       " *  - Temporaries live in a device workspace: the caller's (FN_on_stream) or\n"
       " *    the module's own, allocated once and reused (FN, FN_host); kernels never\n"
       " *    allocate.\n";
-  std::string convention = cpuConvention;
-  if (threads > 1)
-    convention = replaceAll(convention, " *  - No global state: calls are re-entrant and may run on several threads.\n",
-                            threadedCpuConvention);
-  h = replaceAll(h, "@CONVENTION@", cuda ? std::string(cudaConvention) : convention);
+  h = replaceAll(h, "@CONVENTION@", cuda ? std::string(cudaConvention) : std::string(cpuConvention) + globalState);
   return h;
 }
 

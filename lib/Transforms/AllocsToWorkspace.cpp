@@ -89,7 +89,7 @@ struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspace
     // Parallel bodies (nxc-outline-parallel-loops) first: each thread runs
     // one with a workspace of its own, cut from the caller's.
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (fn->hasAttr("nxc.parallel_body") && failed(placeTemporaries(fn, /*always=*/false)))
+      if (fn->hasAttr(kParallelBodyAttr) && failed(placeTemporaries(fn, /*always=*/false)))
         return signalPassFailure();
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate()) continue;
@@ -104,9 +104,9 @@ struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspace
   void passWorkspacesToBodies(func::FuncOp fn) {
     fn.walk([&](func::CallOp call) {
       auto callee = getOperation().lookupSymbol<func::FuncOp>(call.getCallee());
-      if (!callee || !callee->hasAttr("nxc.parallel_body")) return;
+      if (!callee || !callee->hasAttr(kParallelBodyAttr)) return;
       int64_t size = callee->getAttrOfType<IntegerAttr>("nxc.workspace_size").getInt();
-      int64_t threads = callee->getAttrOfType<IntegerAttr>("nxc.parallel_body").getInt();
+      int64_t threads = callee->getAttrOfType<IntegerAttr>(kParallelBodyAttr).getInt();
       if (size == 0) return;
       OpBuilder b(call);
       Location l = call.getLoc();

@@ -229,12 +229,15 @@ struct OutlineParallelLoopsPass : impl::OutlineParallelLoopsPassBase<OutlinePara
     for (func::FuncOp fn : fns) {
       unsigned count = 0;
       for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
-        if (estimateWork(&op) < (double)minWork) continue;
+        // The candidates first; the work estimate walks the op.
+        std::optional<int64_t> iterations;
+        std::optional<unsigned> dim;
         if (auto loop = dyn_cast<scf::ForOp>(op); loop && loop->hasAttr(kParallelLoopAttr))
-          count += succeeded(outline(fn, &op, count, tripCount(loop), std::nullopt));
+          iterations = tripCount(loop);
         else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && linalgOp.hasPureBufferSemantics())
-          if (std::optional<unsigned> dim = splitDimension(linalgOp))
-            count += succeeded(outline(fn, &op, count, linalgOp.getStaticLoopRanges()[*dim], dim));
+          if ((dim = splitDimension(linalgOp))) iterations = linalgOp.getStaticLoopRanges()[*dim];
+        if (!iterations || estimateWork(&op) < (double)minWork) continue;
+        count += succeeded(outline(fn, &op, count, iterations, dim));
       }
     }
   }
@@ -295,7 +298,7 @@ struct OutlineParallelLoopsPass : impl::OutlineParallelLoopsPassBase<OutlinePara
     b.setInsertionPointAfter(fn);
     auto body = func::FuncOp::create(b, loc, name, b.getFunctionType(types, {}));
     body.setPrivate();
-    body->setAttr("nxc.parallel_body", b.getI64IntegerAttr(threads));
+    body->setAttr(kParallelBodyAttr, b.getI64IntegerAttr(threads));
     Block *entry = body.addEntryBlock();
     b.setInsertionPointToStart(entry);
     IRMapping map;

@@ -54,10 +54,49 @@ static float *floats(size_t n, uint32_t seed) {
 
 static void *workspace(size_t bytes) { return aligned_alloc(64, bytes < 64 ? 64 : (bytes + 63) / 64 * 64); }
 
-/* Inputs and the results at one thread. */
+/* Inputs. */
 static float *nx, *sx, *dx, *dw, *db, *ka, *kb, *cx;
-static float norm_ref[THR_NORM_RESULT_SIZE], softmax_ref[THR_SOFTMAX_RESULT_SIZE], dense_ref[THR_DENSE_RESULT_SIZE],
-    skinny_ref[THR_SKINNY_RESULT_SIZE], sums_ref[THR_COLUMNS_RESULT_0_SIZE], scan_ref[THR_COLUMNS_RESULT_1_SIZE];
+
+/* Every function's results. */
+typedef struct {
+  float norm[THR_NORM_RESULT_SIZE], softmax[THR_SOFTMAX_RESULT_SIZE], dense[THR_DENSE_RESULT_SIZE],
+      skinny[THR_SKINNY_RESULT_SIZE], sums[THR_COLUMNS_RESULT_0_SIZE], scan[THR_COLUMNS_RESULT_1_SIZE];
+} Results;
+
+/* A module's entry points: thr and one have the same signatures. */
+typedef struct {
+  int (*norm)(const float *, float *, void *);
+  int (*softmax)(const float *, float *, void *);
+  int (*dense)(const float *, const float *, const float *, float *, void *);
+  int (*skinny)(const float *, const float *, float *, void *);
+  int (*columns)(const float *, float *, float *, void *);
+  size_t workspace;
+} Module;
+
+static Module module(int threaded) {
+  if (threaded)
+    return (Module){thr_norm_with_workspace, thr_softmax_with_workspace, thr_dense_with_workspace,
+                    thr_skinny_with_workspace, thr_columns_with_workspace,
+                    thr_norm_workspace_size() + thr_softmax_workspace_size() + thr_dense_workspace_size() +
+                        thr_skinny_workspace_size() + thr_columns_workspace_size()};
+  return (Module){one_norm_with_workspace, one_softmax_with_workspace, one_dense_with_workspace,
+                  one_skinny_with_workspace, one_columns_with_workspace,
+                  one_norm_workspace_size() + one_softmax_workspace_size() + one_dense_workspace_size() +
+                      one_skinny_workspace_size() + one_columns_workspace_size()};
+}
+
+/* Runs every function of `m` into `r`; returns how many failed. */
+static int run_all(Module m, Results *r) {
+  void *ws = workspace(m.workspace);
+  int failed = (m.norm(nx, r->norm, ws) != 0) + (m.softmax(sx, r->softmax, ws) != 0) +
+               (m.dense(dx, dw, db, r->dense, ws) != 0) + (m.skinny(ka, kb, r->skinny, ws) != 0) +
+               (m.columns(cx, r->sums, r->scan, ws) != 0);
+  free(ws);
+  return failed;
+}
+
+/* The threaded module's results at one thread. */
+static Results *reference;
 
 /* Within 1e-5 of the largest magnitude. */
 static void close_to(const char *name, const float *got, const float *want, size_t n) {
@@ -67,22 +106,18 @@ static void close_to(const char *name, const float *got, const float *want, size
   CHECK(worst <= 1e-5f * scale, "%s without threads differs by %g (largest magnitude %g)", name, worst, scale);
 }
 
-/* Runs every function once and compares with the results at one thread, bit
- * for bit; returns the mismatches. */
+/* Runs every threaded function once and compares with the results at one
+ * thread, bit for bit; returns the mismatches. */
 static int compare_all(const char *when) {
-  int bad = 0;
-  void *ws = workspace(thr_norm_workspace_size() + thr_softmax_workspace_size() + thr_dense_workspace_size() +
-                       thr_skinny_workspace_size() + thr_columns_workspace_size());
-  float *norm = malloc(sizeof norm_ref), *softmax = malloc(sizeof softmax_ref), *dense = malloc(sizeof dense_ref),
-        *skinny = malloc(sizeof skinny_ref), *sums = malloc(sizeof sums_ref), *scan = malloc(sizeof scan_ref);
-  bad += thr_norm_with_workspace(nx, norm, ws) != 0 || memcmp(norm, norm_ref, sizeof norm_ref) != 0;
-  bad += thr_softmax_with_workspace(sx, softmax, ws) != 0 || memcmp(softmax, softmax_ref, sizeof softmax_ref) != 0;
-  bad += thr_dense_with_workspace(dx, dw, db, dense, ws) != 0 || memcmp(dense, dense_ref, sizeof dense_ref) != 0;
-  bad += thr_skinny_with_workspace(ka, kb, skinny, ws) != 0 || memcmp(skinny, skinny_ref, sizeof skinny_ref) != 0;
-  bad += thr_columns_with_workspace(cx, sums, scan, ws) != 0 || memcmp(sums, sums_ref, sizeof sums_ref) != 0 ||
-         memcmp(scan, scan_ref, sizeof scan_ref) != 0;
+  Results *r = malloc(sizeof(Results));
+  int bad = run_all(module(1), r);
+  bad += memcmp(r->norm, reference->norm, sizeof r->norm) != 0;
+  bad += memcmp(r->softmax, reference->softmax, sizeof r->softmax) != 0;
+  bad += memcmp(r->dense, reference->dense, sizeof r->dense) != 0;
+  bad += memcmp(r->skinny, reference->skinny, sizeof r->skinny) != 0;
+  bad += memcmp(r->sums, reference->sums, sizeof r->sums) != 0 || memcmp(r->scan, reference->scan, sizeof r->scan) != 0;
   CHECK(bad == 0, "%s: %d functions differ from their results at one thread", when, bad);
-  free(norm), free(softmax), free(dense), free(skinny), free(sums), free(scan), free(ws);
+  free(r);
   return bad;
 }
 
@@ -99,32 +134,19 @@ static void check(int with_fork) {
   ka = floats(THR_SKINNY_A_SIZE, 6), kb = floats(THR_SKINNY_B_SIZE, 7), cx = floats(THR_COLUMNS_X_SIZE, 8);
   /* The results at one thread... */
   CHECK(thr_set_threads(1) == 1, "thr_set_threads(1)");
-  void *ws = workspace(thr_norm_workspace_size() + thr_softmax_workspace_size() + thr_dense_workspace_size() +
-                       thr_skinny_workspace_size() + thr_columns_workspace_size());
-  CHECK(thr_norm_with_workspace(nx, norm_ref, ws) == 0, "thr_norm");
-  CHECK(thr_softmax_with_workspace(sx, softmax_ref, ws) == 0, "thr_softmax");
-  CHECK(thr_dense_with_workspace(dx, dw, db, dense_ref, ws) == 0, "thr_dense");
-  CHECK(thr_skinny_with_workspace(ka, kb, skinny_ref, ws) == 0, "thr_skinny");
-  CHECK(thr_columns_with_workspace(cx, sums_ref, scan_ref, ws) == 0, "thr_columns");
-  free(ws);
+  reference = malloc(sizeof(Results));
+  CHECK(run_all(module(1), reference) == 0, "a thr function failed");
   /* ...agree with the module without threads (LLVM may reassociate the
    * reductions of a loop moved into a function of its own differently). */
-  ws = workspace(one_norm_workspace_size() + one_softmax_workspace_size() + one_dense_workspace_size() +
-                 one_skinny_workspace_size() + one_columns_workspace_size());
-  static float norm[THR_NORM_RESULT_SIZE], softmax[THR_SOFTMAX_RESULT_SIZE], dense[THR_DENSE_RESULT_SIZE],
-      skinny[THR_SKINNY_RESULT_SIZE], sums[THR_COLUMNS_RESULT_0_SIZE], scan[THR_COLUMNS_RESULT_1_SIZE];
-  CHECK(one_norm_with_workspace(nx, norm, ws) == 0, "one_norm");
-  CHECK(one_softmax_with_workspace(sx, softmax, ws) == 0, "one_softmax");
-  CHECK(one_dense_with_workspace(dx, dw, db, dense, ws) == 0, "one_dense");
-  CHECK(one_skinny_with_workspace(ka, kb, skinny, ws) == 0, "one_skinny");
-  CHECK(one_columns_with_workspace(cx, sums, scan, ws) == 0, "one_columns");
-  free(ws);
-  close_to("norm", norm, norm_ref, THR_NORM_RESULT_SIZE);
-  close_to("softmax", softmax, softmax_ref, THR_SOFTMAX_RESULT_SIZE);
-  close_to("dense", dense, dense_ref, THR_DENSE_RESULT_SIZE);
-  close_to("skinny", skinny, skinny_ref, THR_SKINNY_RESULT_SIZE);
-  close_to("columns.0", sums, sums_ref, THR_COLUMNS_RESULT_0_SIZE);
-  close_to("columns.1", scan, scan_ref, THR_COLUMNS_RESULT_1_SIZE);
+  Results *unthreaded = malloc(sizeof(Results));
+  CHECK(run_all(module(0), unthreaded) == 0, "a one function failed");
+  close_to("norm", unthreaded->norm, reference->norm, THR_NORM_RESULT_SIZE);
+  close_to("softmax", unthreaded->softmax, reference->softmax, THR_SOFTMAX_RESULT_SIZE);
+  close_to("dense", unthreaded->dense, reference->dense, THR_DENSE_RESULT_SIZE);
+  close_to("skinny", unthreaded->skinny, reference->skinny, THR_SKINNY_RESULT_SIZE);
+  close_to("columns.0", unthreaded->sums, reference->sums, THR_COLUMNS_RESULT_0_SIZE);
+  close_to("columns.1", unthreaded->scan, reference->scan, THR_COLUMNS_RESULT_1_SIZE);
+  free(unthreaded);
   /* The per-thread temporaries are part of the workspace. */
   CHECK(thr_norm_workspace_size() > one_norm_workspace_size(), "thr_norm's workspace (%zu) holds no per-thread rows",
         thr_norm_workspace_size());

@@ -27,6 +27,11 @@ namespace nxc {
 /// on several threads.
 inline constexpr const char *kParallelLoopAttr = "nxc.parallel";
 
+/// Marks a function nxc-outline-parallel-loops made from such a loop; its
+/// value is the most threads that run it (their temporaries are laid out per
+/// thread by nxc-allocs-to-workspace).
+inline constexpr const char *kParallelBodyAttr = "nxc.parallel_body";
+
 /// Registers the passes above so that pipelines can name them in text.
 void registerTransformPasses();
 

@@ -134,3 +134,15 @@ func.func @max_long(%x: tensor<1000000xf32>) -> tensor<f32> {
   %0 = nx.reduce_max %x, axes = [0] : tensor<1000000xf32> -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// The same for a long minimum over trailing axes (rows of 8192 s32).
+// BLOCKED-LABEL: func.func @min_long
+// BLOCKED: tensor.expand_shape {{.*}} : tensor<16384xi32> into tensor<2x2x4096xi32>
+// BLOCKED: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x2x4096xi32>) outs(%{{.*}} : tensor<2x2xi32>)
+// BLOCKED: arith.minsi
+// BLOCKED: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<2x2xi32>) outs(%{{.*}} : tensor<2xi32>)
+// BLOCKED: arith.minsi
+func.func @min_long(%x: tensor<2x8192xsi32>) -> tensor<2xsi32> {
+  %0 = nx.reduce_min %x, axes = [1] : tensor<2x8192xsi32> -> tensor<2xsi32>
+  return %0 : tensor<2xsi32>
+}
