@@ -64,8 +64,9 @@ std::string toLinalgPipeline(bool gpu) {
 /// live on the stack, all others in the caller-owned workspace; copies become
 /// loops (no memcpy). With several threads, large parallel loops move into
 /// functions over a range of their iterations, each thread with its own
-/// temporaries.
-std::string bufferizePipeline(int threads, int64_t minWork) {
+/// temporaries. On x86-64 with an OS, large outputs written element-wise
+/// are stored past the cache when aligned.
+std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores) {
   return fmt::format(
       FMT_STRING("func.func(nxc-distinct-results),"
                  "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
@@ -75,15 +76,15 @@ std::string bufferizePipeline(int threads, int64_t minWork) {
                  "func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=256}}),"
                  "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
                  "nxc-outline-parallel-loops{{threads={} min-work={}}},canonicalize,"
-                 "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize"),
-      threads, minWork);
+                 "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize{}"),
+      threads, minWork, streamStores ? ",func.func(nxc-stream-stores),canonicalize" : "");
 }
 
 /// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
 const char *kToLLVMDialect =
     "func.func(convert-linalg-to-loops),"
     "nxc-expand-math,nxc-expand-bf16,convert-math-to-funcs,"
-    "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm,finalize-memref-to-llvm,"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},convert-index-to-llvm,convert-ub-to-llvm,"
     "reconcile-unrealized-casts,canonicalize";
@@ -327,7 +328,8 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     readWorkspaceSizes(*module, out.entries);
     if (stage == Stage::Gpu) { out.text = print(*module); return out; }
   } else {
-    NXC_CHECK(runPipeline(*module, bufferizePipeline(target.threads, target.minParallelWork), diags, "bufferizing"));
+    NXC_CHECK(runPipeline(*module, bufferizePipeline(target.threads, target.minParallelWork,
+                                                 tm->getTargetTriple().getArch() == llvm::Triple::x86_64 && !out.bareMetal), diags, "bufferizing"));
     readWorkspaceSizes(*module, out.entries);
     markParallelBodies(*module);
     if (stage == Stage::Bufferized) { out.text = print(*module); return out; }

@@ -63,10 +63,24 @@ double median(const std::function<void()> &f) {
   return t[t.size() / 2];
 }
 
-std::vector<float> uniform(size_t n, float lo, float hi, unsigned seed) {
+/// Every tensor, for every library, starts a cache line (64 bytes), as
+/// oneDNN recommends and as std::vector's malloc does not guarantee beyond
+/// 16 bytes; nxc writes large aligned outputs with streaming stores.
+template <typename T> struct LineAligned {
+  using value_type = T;
+  LineAligned() = default;
+  template <typename U> LineAligned(const LineAligned<U> &) {}
+  T *allocate(size_t n) { return static_cast<T *>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)); }
+  void deallocate(T *p, size_t) { std::free(p); }
+  template <typename U> bool operator==(const LineAligned<U> &) const { return true; }
+  template <typename U> bool operator!=(const LineAligned<U> &) const { return false; }
+};
+using Floats = std::vector<float, LineAligned<float>>;
+
+Floats uniform(size_t n, float lo, float hi, unsigned seed) {
   std::mt19937 g(seed);
   std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
+  Floats v(n);
   for (auto &x : v) x = d(g);
   return v;
 }
@@ -114,7 +128,7 @@ std::vector<double> matmulRef(const float *a, const float *b, int m, int k, int 
 }
 
 struct Mlp {
-  std::vector<float> w1 = uniform(784 * 128, -0.1f, 0.1f, 1), b1 = uniform(128, -0.1f, 0.1f, 2),
+  Floats w1 = uniform(784 * 128, -0.1f, 0.1f, 1), b1 = uniform(128, -0.1f, 0.1f, 2),
                      w2 = uniform(128 * 10, -0.1f, 0.1f, 3), b2 = uniform(10, -0.1f, 0.1f, 4);
 };
 
@@ -193,7 +207,7 @@ struct DnnlSoftmax {
 // ---- the workloads ------------------------------------------------------------
 void softmaxRow(const char *what, size_t n, int (*nxc)(const float *, float *)) {
   auto x = uniform(n, 0, 1, 10 + (unsigned)n);
-  std::vector<float> y(n);
+  Floats y(n);
   auto ref = softmaxRef(x.data(), n);
   Row row{what, {}, 0};
   auto run = [&](const char *who, const std::function<void()> &f) {
@@ -223,7 +237,7 @@ void softmaxRow(const char *what, size_t n, int (*nxc)(const float *, float *)) 
 void matmulRow() {
   const int m = 10000, k = 784, n = 10;
   auto a = uniform((size_t)m * k, 0, 1, 20), b = uniform((size_t)k * n, -0.1f, 0.1f, 21);
-  std::vector<float> c((size_t)m * n);
+  Floats c((size_t)m * n);
   auto ref = matmulRef(a.data(), b.data(), m, k, n);
   Row row{"W3 dot [10000,784] x [784,10]", {}, 0};
   auto run = [&](const char *who, const std::function<void()> &f) {
@@ -259,7 +273,7 @@ void eigenPredict(const Mlp &p, const float *x, int batch, float *y, RowMatrix &
 void predictRow(int batch, void *ws) {
   Mlp p;
   auto x = uniform((size_t)batch * 784, 0, 1, 30 + batch);
-  std::vector<float> y((size_t)batch * 10), h((size_t)batch * 128);
+  Floats y((size_t)batch * 10), h((size_t)batch * 128);
   auto ref = predictRef(p, x.data(), batch);
   Row row{batch == 30 ? "W4 MLP 784-128-10 predict, batch 30" : "W5 same, batch 1", {}, 0};
   auto run = [&](const char *who, const std::function<void()> &f) {
@@ -290,9 +304,9 @@ void trainRow(void *ws) {
   const int batch = 30;
   auto x = uniform((size_t)batch * 784, 0, 1, 40);
   std::vector<uint8_t> labels(batch * 10, 0);
-  std::vector<float> yl(batch * 10, 0.f);
+  Floats yl(batch * 10, 0.f);
   for (int i = 0; i < batch; ++i) labels[i * 10 + (i * 7) % 10] = 1, yl[i * 10 + (i * 7) % 10] = 1;
-  std::vector<float> n1(784 * 128), n2(128), n3(1280), n4(10), e1(784 * 128), e2(128), e3(1280), e4(10);
+  Floats n1(784 * 128), n2(128), n3(1280), n4(10), e1(784 * 128), e2(128), e3(1280), e4(10);
   const float lr = 0.01f;
   Row row{"W6 training step (grad + SGD), batch 30", {}, 0};
   row.times.push_back({"nxc", median([&] {
@@ -325,7 +339,7 @@ void trainRow(void *ws) {
 void layerNormRow() {
   const int rows_ = 4096, n = 1024;
   auto x = uniform((size_t)rows_ * n, 0, 1, 50);
-  std::vector<float> y((size_t)rows_ * n);
+  Floats y((size_t)rows_ * n);
   std::vector<double> ref((size_t)rows_ * n);
   for (int r = 0; r < rows_; ++r) {
     double m = 0, v = 0;

@@ -4,8 +4,8 @@
 // (nxc-fuse-elementwise), `createTileRowsPass()` (nxc-tile-rows),
 // `createBlockContractionsPass()` (nxc-block-contractions),
 // `createOutlineParallelLoopsPass()` (nxc-outline-parallel-loops),
-// `createAllocsToWorkspacePass()`
-// (nxc-allocs-to-workspace), `createCopiesToLinalgPass()`
+// `createStreamStoresPass()` (nxc-stream-stores),
+// `createAllocsToWorkspacePass()` (nxc-allocs-to-workspace), `createCopiesToLinalgPass()`
 // (nxc-copies-to-linalg) and `createDistinctResultsPass()`
 // (nxc-distinct-results).
 //

@@ -105,6 +105,34 @@ def OutlineParallelLoopsPass : Pass<"nxc-outline-parallel-loops", "mlir::ModuleO
                            "mlir::scf::SCFDialect", "mlir::linalg::LinalgDialect"];
 }
 
+def StreamStoresPass : Pass<"nxc-stream-stores", "mlir::func::FuncOp"> {
+  let summary = "Write large outputs with aligned non-temporal vector stores";
+  let description = [{
+    Runs on bufferized code. An element-wise linalg.generic whose output is a
+    function argument of at least `min-bytes`, which nothing else in the
+    function reads or writes, is versioned on the output's address: when it
+    starts a cache line (`line-bytes`), a loop nest on vectors of
+    `vector-bytes` runs instead, storing with `vector.store {nontemporal}`
+    (written lines are not first read from memory, and the output does not
+    evict the inputs). Rows must be whole lines and their strides multiples
+    of the line, inputs contiguous along
+    the innermost loop or independent of it, and the body made of arith ops
+    and math ops that lower without a library call. A function with
+    streaming stores ends with an x86 sfence, so that another thread sees
+    them once it returns (the pipeline runs this pass for x86-64 only).
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"8388608",
+           "The smallest output worth streaming past the cache">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"32",
+           "The width of the streaming stores">,
+    Option<"lineBytes", "line-bytes", "int64_t", /*default=*/"64",
+           "The cache line: streaming stores write whole lines">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
+}
+
 def CopiesToLinalgPass : Pass<"nxc-copies-to-linalg"> {
   let summary = "Rewrite memref.copy into linalg.copy";
   let description = [{
