@@ -261,7 +261,14 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       " *  - Temporaries live in a device workspace: the caller's (FN_on_stream) or\n"
       " *    the module's own, allocated once and reused (FN, FN_host); kernels never\n"
       " *    allocate.\n";
-  h = replaceAll(h, "@CONVENTION@", cuda ? std::string(cudaConvention) : std::string(cpuConvention) + globalState);
+  // nxc-stream-stores runs for x86-64 (lib/Pipeline/Compiler.cpp).
+  const char *streaming = triple.rfind("x86_64", 0) == 0 && !bareMetal
+                              ? " *  - An output of 8 MiB or more computed element-wise is written with\n"
+                                " *    streaming stores (not read into the cache first) when it starts a\n"
+                                " *    64-byte boundary.\n"
+                              : "";
+  h = replaceAll(h, "@CONVENTION@",
+                 cuda ? std::string(cudaConvention) : std::string(cpuConvention) + globalState + streaming);
   return h;
 }
 
