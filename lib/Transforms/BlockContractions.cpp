@@ -12,6 +12,13 @@
 // across the k loop (LLVM promotes their loads and stores out of it), and
 // each rhs row is read once per block of rows instead of once per row.
 //
+// When the rhs panel a block reads (k x C) is larger than half the L1 cache
+// and there are several blocks of rows, k is cut into chunks whose panel
+// fits, and the tile loops run columns, chunks, rows: each chunk of the
+// panel is read from L2 once and then by every block of rows from L1 (the
+// MLP's [30,784] x [784,128]: 4 chunks of 196; 7% less time at 1 and at 2
+// threads).
+//
 // R is the largest divisor of the rows up to 6, and C the widest multiple of
 // 16 columns (8 for f64) that divides the columns with at most 12 vectors of
 // accumulators in the block (6 x 16 f32 are 12 AVX2 registers; one row takes
@@ -60,6 +67,11 @@ int64_t vectorLanes(Type t) { return t.isF64() ? 4 : 8; }
 /// The most accumulator vectors in one block: 12 leave AVX2's 16 registers
 /// room for the rhs row and the broadcast lhs value.
 constexpr int64_t kMaxAccumulators = 12;
+
+/// The bytes of rhs panel (contraction chunk x block columns) that stay in
+/// the L1 data cache while every block of rows reads them (half of a 32 KiB
+/// L1: the lhs rows and the block's stores use the rest).
+constexpr int64_t kL1PanelBytes = 16384;
 
 /// Contraction innermost: the most output columns, and accumulator vectors,
 /// in one block.
@@ -182,19 +194,49 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
           if (bounds[i] % r == 0) { rows = r; break; }
         if (rows * cols < 4) continue;
       }
+      // The rhs panel one block reads (k x cols), and the part of it that
+      // stays in the L1 cache while the blocks of the other rows read it
+      // too: with a panel larger than that and several blocks of rows, the
+      // contraction is cut into chunks (the largest divisor of k whose panel
+      // fits), and the tile loops run columns, chunks, rows.
+      int64_t chunk = 0;
+      int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
+      if (ikj && r0 == r1 && bounds[i] / rows > 1 && bounds[r0] * cols * elemBytes > kL1PanelBytes)
+        for (int64_t c = kL1PanelBytes / (cols * elemBytes); c > 1 && !chunk; --c)
+          if (bounds[r0] % c == 0) chunk = c;
       // Tile every parallel loop: the outer ones and the column loops by one,
-      // except i by `rows` and j by `cols`; the reductions stay whole.
+      // except i by `rows` and j by `cols`; the reductions stay whole, or in
+      // chunks.
+      SmallVector<int64_t> tileSizes;
       SmallVector<OpFoldResult> sizes;
       for (unsigned d = 0; d < bounds.size(); ++d) {
-        int64_t s = d == i ? rows : d == j ? cols : (d >= r0 && d <= r1) ? 0 : 1;
-        sizes.push_back(rw.getIndexAttr(s));
+        tileSizes.push_back(d == i ? rows : d == j ? cols : (d >= r0 && d <= r1) ? (d == r0 ? chunk : 0) : 1);
+        sizes.push_back(rw.getIndexAttr(tileSizes.back()));
+      }
+      SmallVector<int64_t> tileOrder;
+      for (unsigned d = 0; d < bounds.size(); ++d) tileOrder.push_back(d);
+      if (chunk) {
+        tileOrder.clear();
+        for (unsigned d = 0; d < bounds.size(); ++d)
+          if (d != i && d != r0 && d != j) tileOrder.push_back(d);
+        tileOrder.append({j, r0, i});
       }
       scf::SCFTilingOptions tiling;
       tiling.setTileSizes(sizes);
+      tiling.setInterchange(tileOrder);
       rw.setInsertionPoint(g);
       FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rw, cast<TilingInterface>(g.getOperation()), tiling);
       if (failed(tiled)) continue; // left as it is
-      for (LoopLikeOpInterface loop : tiled->loops) loop->setAttr(kParallelLoopAttr, rw.getUnitAttr());
+      // The tile loops, in tileOrder, of the dimensions with a tile size:
+      // those over parallel dimensions may run on several threads.
+      {
+        auto iters = g.getIteratorTypesArray();
+        SmallVector<int64_t> tiledDims;
+        for (int64_t d : tileOrder)
+          if (tileSizes[d] != 0) tiledDims.push_back(d);
+        for (auto [loop, d] : llvm::zip_equal(tiled->loops, tiledDims))
+          if (iters[d] == utils::IteratorType::parallel) loop->setAttr(kParallelLoopAttr, rw.getUnitAttr());
+      }
       rw.replaceOp(g, tiled->replacements);
       reuseAsInit(rw, tiled->replacements[0]);
       // The block runs its reductions outermost: [outer..., reductions..., i,

@@ -37,7 +37,10 @@ def BlockContractionsPass : Pass<"nxc-block-contractions", "mlir::func::FuncOp">
     columns (8 to 32 for f64; fewer rows take more columns, up to 12
     accumulator vectors), and each block runs k, i, j: the block's
     accumulators stay in registers across the contraction, and each rhs row
-    is read once per block of rows. A contraction in i, j, k order (few
+    is read once per block of rows. When the rhs panel of a block is larger
+    than half an L1 cache and there are several blocks of rows, the
+    contraction is cut into chunks whose panel fits, and the tiles run
+    columns, chunks, rows. A contraction in i, j, k order (few
     columns, the contraction innermost) is tiled into blocks of up to 4
     columns and 8 partial-sum vectors, also run k, i, j. Dots with one
     output row, and columns that do not divide into blocks, are left alone.

@@ -2,28 +2,37 @@
 // tiled into blocks of up to 6 rows by 16 columns (8 for f64), and each block
 // runs its contraction outermost (k, i, j). A dot that runs the contraction
 // innermost (i, j, k: dot products of rows) is tiled into blocks of up to 4
-// columns and 8 accumulators, also run k, i, j. Dots whose columns do not
-// divide into blocks are left alone.
+// columns and 8 accumulators, also run k, i, j. A rhs panel larger than half
+// an L1 cache is cut into chunks of k. Dots whose columns do not divide into
+// blocks are left alone.
 // RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-block-contractions),canonicalize,cse)' | FileCheck %s
 
-// 30 rows: blocks of 6 rows (the largest divisor up to 6) by 16 columns.
+// 30 rows: blocks of 6 rows (the largest divisor up to 6) by 16 columns. The
+// rhs panel of a block (784 x 16 floats, 49 KiB) is larger than half an L1
+// cache: k runs in chunks of 196 (12.25 KiB), the tiles columns, chunks, rows.
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d1, d0)>
 // CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-LABEL: func.func @mlp_layer
 // CHECK-SAME: (%[[X:.*]]: tensor<30x784xf32>, %[[W:.*]]: tensor<784x128xf32>)
-// CHECK: scf.for %[[I:.*]] = %c0 to %c30 step %c6
 // CHECK: scf.for %[[J:.*]] = %c0 to %c128 step %c16
-// CHECK-DAG: %[[XS:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [6, 784] [1, 1]
-// CHECK-DAG: %[[WS:.*]] = tensor.extract_slice %[[W]][0, %[[J]]] [784, 16] [1, 1]
+// CHECK: scf.for %[[K:.*]] = %c0 to %c784 step %c196
+// CHECK: scf.for %[[I:.*]] = %c0 to %c30 step %c6
+// CHECK-DAG: %[[XS:.*]] = tensor.extract_slice %[[X]][%[[I]], %[[K]]] [6, 196] [1, 1]
+// CHECK-DAG: %[[WS:.*]] = tensor.extract_slice %[[W]][%[[K]], %[[J]]] [196, 16] [1, 1]
 // CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[O]]], iterator_types = ["reduction", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[XS]], %[[WS]] : tensor<6x784xf32>, tensor<784x16xf32>) outs(%{{.*}} : tensor<6x16xf32>)
+// CHECK-SAME: ins(%[[XS]], %[[WS]] : tensor<6x196xf32>, tensor<196x16xf32>) outs(%{{.*}} : tensor<6x16xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: tensor.insert_slice {{.*}} [6, 16] [1, 1] : tensor<6x16xf32> into tensor<30x128xf32>
-// Both tiling loops run over parallel dimensions (nxc-outline-parallel-loops):
+// The row and column loops run over parallel dimensions
+// (nxc-outline-parallel-loops), the chunk loop over the contraction:
 // CHECK: } {nxc.parallel}
-// CHECK: } {nxc.parallel}
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
+// CHECK-NOT: nxc.parallel
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } {nxc.parallel}
 #lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
 #rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
 #out = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -33,6 +42,34 @@ func.func @mlp_layer(%x: tensor<30x784xf32>, %w: tensor<784x128xf32>) -> tensor<
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<30x128xf32>) -> tensor<30x128xf32>
   %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
       ins(%x, %w : tensor<30x784xf32>, tensor<784x128xf32>) outs(%acc : tensor<30x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
+    %s = arith.addf %o, %m fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  } -> tensor<30x128xf32>
+  return %r : tensor<30x128xf32>
+}
+
+// -----
+
+// A panel that fits (256 x 16 floats, 16 KiB): the contraction stays whole,
+// the tiles rows then columns.
+// CHECK-LABEL: func.func @short_k
+// CHECK: scf.for %[[I:.*]] = %c0 to %c30 step %c6
+// CHECK: scf.for %[[J:.*]] = %c0 to %c128 step %c16
+// CHECK: linalg.generic
+// CHECK-SAME: tensor<6x256xf32>, tensor<256x16xf32>
+// CHECK: } {nxc.parallel}
+// CHECK: } {nxc.parallel}
+#lhs2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @short_k(%x: tensor<30x256xf32>, %w: tensor<256x128xf32>) -> tensor<30x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<30x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<30x128xf32>) -> tensor<30x128xf32>
+  %r = linalg.generic {indexing_maps = [#lhs2, #rhs2, #out2], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<30x256xf32>, tensor<256x128xf32>) outs(%acc : tensor<30x128xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
     %s = arith.addf %o, %m fastmath<reassoc,contract> : f32
