@@ -15,6 +15,7 @@
 #include "nxc/Conversion/GraphToNx.h"
 #include "nxc/Conversion/Passes.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
+#include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 #include "nxc/Transforms/Passes.h"
 
@@ -34,6 +35,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -77,7 +79,7 @@ std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores) {
                  "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
                  "nxc-outline-parallel-loops{{threads={} min-work={}}},canonicalize,"
                  "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize{}"),
-      threads, minWork, streamStores ? ",func.func(nxc-stream-stores),canonicalize" : "");
+      threads, minWork, streamStores ? ",nxc-stream-stores,canonicalize" : "");
 }
 
 /// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
@@ -270,6 +272,23 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
   }
 }
 
+/// Links runtime/cache_x86.c (internal) into a module whose streaming
+/// stores ask for the cache size.
+Status linkCacheQuery(llvm::Module &m) {
+  llvm::Function *query = m.getFunction(kCacheBytesQuery);
+  if (!query || !query->isDeclaration()) return okStatus();
+  NXC_TRY(bitcode, loadEmbeddedBitcode(NXC_EMBEDDED(cache_x86_bc), "cache_x86.bc", m.getContext()));
+  bitcode->setTargetTriple(m.getTargetTriple());
+  bitcode->setDataLayout(m.getDataLayout());
+  std::vector<std::string> defined;
+  for (llvm::Function &f : *bitcode)
+    if (!f.isDeclaration()) defined.push_back(f.getName().str());
+  if (llvm::Linker::linkModules(m, std::move(bitcode)))
+    return internalError("linking the cache size query", "");
+  for (auto &name : defined) m.getFunction(name)->setLinkage(llvm::GlobalValue::InternalLinkage);
+  return okStatus();
+}
+
 } // namespace
 
 std::string hostTriple() { return llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple()); }
@@ -348,6 +367,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   // translation): internal, so that each CPU variant gets its own copy.
   for (llvm::Function &f : *llvmModule)
     if (f.hasFnAttribute(kParallelBodyFnAttr)) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  NXC_CHECK(linkCacheQuery(*llvmModule));
   prepareModuleForTarget(*llvmModule, *tm);
   if (!target.variants.empty()) {
     NXC_TRY(variants, addCpuVariants(*llvmModule, target.variants, target.features, target.variantQuery, *tm));

@@ -265,7 +265,8 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
   const char *streaming = triple.rfind("x86_64", 0) == 0 && !bareMetal
                               ? " *  - An output of 8 MiB or more computed element-wise is written with\n"
                                 " *    streaming stores (not read into the cache first) when it starts a\n"
-                                " *    64-byte boundary.\n"
+                                " *    64-byte boundary and the call's tensors exceed 3/4 of the CPU's\n"
+                                " *    largest cache ($NXC_CACHE_BYTES, if set, is taken as its size).\n"
                               : "";
   h = replaceAll(h, "@CONVENTION@",
                  cuda ? std::string(cudaConvention) : std::string(cpuConvention) + globalState + streaming);

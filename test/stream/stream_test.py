@@ -4,11 +4,13 @@
 Compiles test/stream/stream.nx (three functions with 8 MiB outputs: f32 layer
 norm, f64 with row and column operands, s32), once without threads and once
 with --threads 2, checks that the x86-64 code has non-temporal stores
-(vmovntps/vmovntpd/vmovntdq) and an sfence, then calls every function with its
-output at byte offsets 0 to 64 from a cache line: 0 and 64 take the streaming
-version, the others the ordinary one. Every result must equal NumPy's (layer
-norm within 4e-6 of its float64 value, the rounding of x - mean) and be the same bit for bit at
-every offset and thread count, with nothing written outside the output.
+(vmovntps/vmovntpd/vmovntdq), an sfence and the cache size query, then calls
+every function with its output at byte offsets 0 to 64 from a cache line,
+with $NXC_CACHE_BYTES 0 (every aligned output streams: offsets 0 and 64),
+unset (this machine's cache decides) and 10^12 (nothing streams). Every
+result must equal NumPy's (layer norm within 4e-6 of its float64 value, the
+rounding of x - mean) and be the same bit for bit at every offset, thread
+count and cache size, with nothing written outside the output.
 
 Usage: test/stream/stream_test.py --nxc build/tools/nxc/nxc --work DIR
 """
@@ -25,8 +27,8 @@ FNS = ["layer_norm(f32[2048,1024])", "affine(f64[1024,1024], f64[1024], f64[1024
 OFFSETS = [0, 4, 8, 16, 32, 64]
 
 
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+def run(cmd, env=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     if p.returncode != 0:
         sys.exit(f"$ {' '.join(cmd)}\nexit {p.returncode}\n{p.stdout[-3000:]}{p.stderr[-3000:]}")
     return p.stdout
@@ -45,7 +47,7 @@ def main():
     fn_args = [a for f in FNS for a in ("--fn", f)]
 
     asm = run([args.nxc, "aot", src, "--name", "st", "--emit", "asm", "--cpu", "x86-64-v3"] + fn_args)
-    for insn in ("vmovntps", "vmovntpd", "vmovntdq", "sfence"):
+    for insn in ("vmovntps", "vmovntpd", "vmovntdq", "sfence", "nxc_x86_cache_bytes"):
         if insn not in asm:
             sys.exit(f"FAIL: no {insn} in the x86-64-v3 code")
 
@@ -68,27 +70,38 @@ def main():
         out = os.path.join(args.work, f"t{threads}")
         run([args.nxc, "aot", src, "--name", "st", "-o", out] + extra + fn_args)
         exe = os.path.join(out, "stream_test")
-        run(["cc", "-O2", "-I", out] + (["-DTHREADED"] if extra else []) + [ os.path.join(HERE, "stream_test.c"), os.path.join(out, "libst.a"),
-             os.path.join(out, "libnxrt.a"), "-lpthread", "-lm", "-o", exe])
-        if run([exe, args.work, str(threads)]).strip() != "ok":
-            sys.exit("FAIL: stream_test did not finish")
-        for name, dtype, ref in (("layer_norm", np.float32, ln_ref), ("affine", np.float64, affine_ref),
-                                 ("ints", np.int32, ints_ref)):
-            for off in OFFSETS:
-                if name == "affine" and off % 8:
-                    continue
-                got = np.fromfile(os.path.join(args.work, f"{name}_{off}.bin"), dtype=dtype).reshape(ref.shape)
-                where = f"{name}, output at +{off} bytes, {threads} thread(s)"
-                if dtype == np.float32:
-                    err = np.max(np.abs(got - ref))  # outputs of unit variance
-                    if not err < 4e-6:
-                        sys.exit(f"FAIL: {where}: error {err:.3g}")
-                elif not np.array_equal(got, ref):
-                    sys.exit(f"FAIL: {where}: differs from NumPy at {np.argwhere(got != ref)[:3].tolist()}")
-                if name in first and not np.array_equal(first[name], got):
-                    sys.exit(f"FAIL: {where}: not bit for bit the result at +0 bytes, 1 thread")
-                first.setdefault(name, got)
-    print("stream: 3 functions x 6 output offsets x 1 and 2 threads equal NumPy and each other")
+        run(["cc", "-O2", "-I", out] + (["-DTHREADED"] if extra else []) +
+            [os.path.join(HERE, "stream_test.c"), os.path.join(out, "libst.a"), os.path.join(out, "libnxrt.a"),
+             "-lpthread", "-lm", "-o", exe])
+        for cache in ("0", None, "1000000000000"):
+            env = dict(os.environ)
+            env.pop("NXC_CACHE_BYTES", None)
+            if cache is not None:
+                env["NXC_CACHE_BYTES"] = cache
+            if run([exe, args.work, str(threads)], env).strip() != "ok":
+                sys.exit("FAIL: stream_test did not finish")
+            compare(args.work, threads, cache, first, ln_ref, affine_ref, ints_ref)
+    print("stream: 3 functions x 6 output offsets x 1 and 2 threads x 3 cache sizes equal NumPy and each other")
+
+
+def compare(work, threads, cache, first, ln_ref, affine_ref, ints_ref):
+    """Checks one run's results against NumPy and the first run's."""
+    for name, dtype, ref in (("layer_norm", np.float32, ln_ref), ("affine", np.float64, affine_ref),
+                             ("ints", np.int32, ints_ref)):
+        for off in OFFSETS:
+            if name == "affine" and off % 8:
+                continue
+            got = np.fromfile(os.path.join(work, f"{name}_{off}.bin"), dtype=dtype).reshape(ref.shape)
+            where = f"{name}, output at +{off} bytes, {threads} thread(s), NXC_CACHE_BYTES={cache}"
+            if dtype == np.float32:
+                err = np.max(np.abs(got - ref))  # outputs of unit variance
+                if not err < 4e-6:
+                    sys.exit(f"FAIL: {where}: error {err:.3g}")
+            elif not np.array_equal(got, ref):
+                sys.exit(f"FAIL: {where}: differs from NumPy at {np.argwhere(got != ref)[:3].tolist()}")
+            if name in first and not np.array_equal(first[name], got):
+                sys.exit(f"FAIL: {where}: not bit for bit the first result")
+            first.setdefault(name, got)
 
 
 if __name__ == "__main__":

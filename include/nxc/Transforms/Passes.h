@@ -32,6 +32,11 @@ inline constexpr const char *kParallelLoopAttr = "nxc.parallel";
 /// thread by nxc-allocs-to-workspace).
 inline constexpr const char *kParallelBodyAttr = "nxc.parallel_body";
 
+/// The function nxc-stream-stores calls for the size in bytes of the running
+/// CPU's largest cache (`int64_t nxc_x86_cache_bytes(void)`,
+/// runtime/cache_x86.c, linked into the modules that call it).
+inline constexpr const char *kCacheBytesQuery = "nxc_x86_cache_bytes";
+
 /// Registers the passes above so that pipelines can name them in text.
 void registerTransformPasses();
 

@@ -108,13 +108,16 @@ def OutlineParallelLoopsPass : Pass<"nxc-outline-parallel-loops", "mlir::ModuleO
                            "mlir::scf::SCFDialect", "mlir::linalg::LinalgDialect"];
 }
 
-def StreamStoresPass : Pass<"nxc-stream-stores", "mlir::func::FuncOp"> {
+def StreamStoresPass : Pass<"nxc-stream-stores", "mlir::ModuleOp"> {
   let summary = "Write large outputs with aligned non-temporal vector stores";
   let description = [{
     Runs on bufferized code. An element-wise linalg.generic whose output is a
     function argument of at least `min-bytes`, which nothing else in the
-    function reads or writes, is versioned on the output's address: when it
-    starts a cache line (`line-bytes`), a loop nest on vectors of
+    function reads or writes, gets a second version, taken when the buffers
+    the function is given total at least 3/4 of the running CPU's largest
+    cache (`nxc_x86_cache_bytes()`, called once per call; the module links
+    runtime/cache_x86.c) and the output starts a cache line
+    (`line-bytes`): a loop nest on vectors of
     `vector-bytes` runs instead, storing with `vector.store {nontemporal}`
     (written lines are not first read from memory, and the output does not
     evict the inputs). Rows must be whole lines and their strides multiples
@@ -126,14 +129,14 @@ def StreamStoresPass : Pass<"nxc-stream-stores", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"minBytes", "min-bytes", "int64_t", /*default=*/"8388608",
-           "The smallest output worth streaming past the cache">,
+           "The smallest output considered (the cache size decides when it runs)">,
     Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"32",
            "The width of the streaming stores">,
     Option<"lineBytes", "line-bytes", "int64_t", /*default=*/"64",
            "The cache line: streaming stores write whole lines">,
   ];
-  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
-                           "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
 }
 
 def CopiesToLinalgPass : Pass<"nxc-copies-to-linalg"> {

@@ -1,14 +1,22 @@
 // nxc-stream-stores: an element-wise nest that alone writes a large function
-// argument is versioned on the output's address; when it starts a cache line,
-// vector code stores with non-temporal stores. The function ends with an
+// argument gets a second version, taken when the function's buffers exceed
+// 3/4 of the cache (asked at run time) and the output starts a cache line:
+// vector code that stores with non-temporal stores. The function ends with an
 // sfence. Outputs that are small, read, written twice, or whose rows are not
 // whole lines are left alone.
-// RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-stream-stores{min-bytes=4096}),canonicalize)' | FileCheck %s
+// RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(nxc-stream-stores{min-bytes=4096},canonicalize)' | FileCheck %s
 
 // A row of layer norm's last pass: x row minus a per-row mean, times a
 // per-row scale, into a row of the output argument.
+// The buffers total 32,776 bytes: streaming runs when that is at least 3/4 of
+// the cache the query reports (4 x 32,776 >= 3 x cache).
 // CHECK-LABEL: func.func @rows
 // CHECK-SAME: (%[[X:.*]]: memref<4x1024xf32>, %[[Y:.*]]: memref<4x1024xf32>, %[[M:.*]]: memref<1x1xf32>, %[[S:.*]]: memref<1x1xf32>)
+// CHECK-DAG: %[[FOOT:.*]] = arith.constant 131104 : i64
+// CHECK-DAG: %[[THREE:.*]] = arith.constant 3 : i64
+// CHECK: %[[CACHE:.*]] = call @nxc_x86_cache_bytes() : () -> i64
+// CHECK: %[[SHARE:.*]] = arith.muli %[[CACHE]], %[[THREE]]
+// CHECK: %[[BIG:.*]] = arith.cmpi sle, %[[SHARE]], %[[FOOT]]
 // CHECK: scf.for %[[I:.*]] =
 // CHECK: %[[ROW:.*]] = memref.subview %[[Y]][%[[I]], 0]
 // CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[ROW]]
@@ -17,7 +25,8 @@
 // CHECK: %[[A:.*]] = arith.addi %[[P]], %[[B]]
 // CHECK: %[[LOW:.*]] = arith.andi %[[A]], %c63
 // CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0
-// CHECK: scf.if %[[ALIGNED]] {
+// CHECK: %[[BOTH:.*]] = arith.andi %[[BIG]], %[[ALIGNED]]
+// CHECK: scf.if %[[BOTH]] {
 // CHECK: scf.for %[[J:.*]] = %c0 to %c1024 step %c8
 // CHECK: %[[XV:.*]] = vector.load %{{.*}}[%{{.*}}, %[[J]]] : memref<1x1024xf32, strided<[1024, 1], offset: ?>>, vector<8xf32>
 // CHECK: %[[MS:.*]] = memref.load %[[M]]
@@ -32,6 +41,7 @@
 // CHECK: arith.subf %{{.*}}, %{{.*}} : f32
 // CHECK: llvm.call_intrinsic "llvm.x86.sse.sfence"()
 // CHECK-NEXT: return
+// CHECK: func.func private @nxc_x86_cache_bytes() -> i64
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map2 = affine_map<(d0, d1) -> (d0, 0)>
 func.func @rows(%x: memref<4x1024xf32>, %y: memref<4x1024xf32>, %m: memref<1x1xf32>, %s: memref<1x1xf32>) {
@@ -98,8 +108,9 @@ func.func @bias(%x: memref<16x64xf64>, %c: memref<64xf64>, %r: memref<16xf64>, %
 
 // -----
 
-// Below min-bytes (2 KiB of output): unchanged, no fence.
+// Below min-bytes (2 KiB of output): unchanged, no query, no fence.
 // CHECK-LABEL: func.func @small
+// CHECK-NOT: nxc_x86_cache_bytes
 // CHECK-NOT: vector.store
 // CHECK-NOT: sfence
 // CHECK: linalg.generic
