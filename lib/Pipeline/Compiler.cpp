@@ -50,15 +50,15 @@ namespace {
 
 /// nx -> linalg on tensors, fused (printed by --emit=linalg). CPU code runs
 /// long sums, maxima and minima in blocks, stores expensive values with several
-/// users, runs row-wise chains a row at a time and wide dots in
-/// register-sized blocks; GPU code recomputes expensive values and maps rows
+/// users (computing them in the first reduction that reads them), runs
+/// row-wise chains a row at a time and wide dots in register-sized blocks; GPU code recomputes expensive values and maps rows
 /// and reductions to blocks itself.
 std::string toLinalgPipeline(bool gpu) {
   return gpu ? "nxc-lower-nx-to-linalg,canonicalize,cse,"
                "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse"
              : "nxc-lower-nx-to-linalg{blocked-reductions},canonicalize,cse,"
                "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-tile-rows),canonicalize,cse,"
-               "func.func(nxc-block-contractions),canonicalize,cse";
+               "func.func(nxc-block-contractions),canonicalize,cse,func.func(nxc-fuse-into-reductions),canonicalize,cse";
 }
 
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).

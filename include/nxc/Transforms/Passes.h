@@ -1,7 +1,8 @@
 //===- Passes.h - nxc's transformations on linalg ---------------*- C++ -*-===//
 //
 // The passes are declared in Passes.td: `createFuseElementwisePass()`
-// (nxc-fuse-elementwise), `createTileRowsPass()` (nxc-tile-rows),
+// (nxc-fuse-elementwise), `createFuseIntoReductionsPass()`
+// (nxc-fuse-into-reductions), `createTileRowsPass()` (nxc-tile-rows),
 // `createBlockContractionsPass()` (nxc-block-contractions),
 // `createOutlineParallelLoopsPass()` (nxc-outline-parallel-loops),
 // `createStreamStoresPass()` (nxc-stream-stores),

@@ -29,6 +29,21 @@ def FuseElementwisePass : Pass<"nxc-fuse-elementwise"> {
                            "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def FuseIntoReductionsPass : Pass<"nxc-fuse-into-reductions", "mlir::func::FuncOp"> {
+  let summary = "Compute a stored element-wise value inside the reduction that reads it";
+  let description = [{
+    An element-wise value that nxc-fuse-elementwise stores (an expensive
+    producer with several users, such as softmax's exp(x - max)) and that a
+    reduction reads element by element (directly or through an
+    expand_shape, as blocked sums do) is computed inside that reduction,
+    which writes it out as a second result: one pass over the data instead
+    of a pass that stores it and one that reads it back. The producer's
+    inputs must be read element by element or be scalars, and its other
+    users must come after the reduction.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def BlockContractionsPass : Pass<"nxc-block-contractions", "mlir::func::FuncOp"> {
   let summary = "Run dots with wide output rows in register-sized blocks, contraction outermost";
   let description = [{

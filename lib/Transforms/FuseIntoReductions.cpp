@@ -1,0 +1,177 @@
+//===- FuseIntoReductions.cpp - stored values computed in their reduction -===//
+//
+// nxc-fuse-elementwise stores an expensive element-wise value that has
+// several users (softmax's exp(x - max), read by the sum and by the
+// division) instead of recomputing it. Written as it is, the value costs
+// two passes over the data: one computes and stores it, the next reads it
+// back for the reduction. This pass computes it inside the reduction that
+// reads it, which also writes it out: one linalg.generic with two results,
+// the value and the reduction, over the reduction's loops. The other users
+// read the stored value as before.
+//
+//   %e = generic {parallel} ins(%x, %m) { exp(x - m) }
+//   %s = generic {parallel, reduction} ins(expand_shape(%e)) outs(%zero) { s + e }
+// becomes
+//   %g:2 = generic {parallel, reduction} ins(%x, %m) outs(%e_init, %zero)
+//            { v = exp(x - m); yield v, s + v }
+//   %e = %g#0, %s = %g#1
+//
+// where the fused op reads %x expanded as the reduction read %e, and writes
+// %e at the linear index of the reduction's loops (d0 * 4000 + d1 for
+// blocks of 4000).
+//
+// The reduction must read the value element by element (the identity map,
+// possibly through an expand_shape: blocked sums), and every input of the
+// producer must be read element by element too or be a scalar.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace nxc {
+
+#define GEN_PASS_DEF_FUSEINTOREDUCTIONSPASS
+#include "nxc/Transforms/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+/// A reduction `reduction` that reads, element by element, the result of the
+/// element-wise `producer`, directly or through `expand`.
+struct Candidate {
+  linalg::GenericOp producer, reduction;
+  tensor::ExpandShapeOp expand;
+};
+
+bool usesIndices(linalg::GenericOp g) { return !g.getBody()->getOps<linalg::IndexOp>().empty(); }
+
+std::optional<Candidate> match(linalg::GenericOp r) {
+  if (!r.hasPureTensorSemantics() || r.getNumReductionLoops() == 0 || r.getNumDpsInputs() != 1 ||
+      r.getNumDpsInits() != 1 || usesIndices(r))
+    return std::nullopt;
+  OpOperand *in = r.getDpsInputOperand(0);
+  if (!r.getMatchingIndexingMap(in).isIdentity()) return std::nullopt;
+  Candidate c{nullptr, r, in->get().getDefiningOp<tensor::ExpandShapeOp>()};
+  Value read = c.expand ? c.expand.getSrc() : in->get();
+  if (c.expand && !c.expand->hasOneUse()) return std::nullopt;
+  c.producer = read.getDefiningOp<linalg::GenericOp>();
+  linalg::GenericOp p = c.producer;
+  if (!p || !p.hasPureTensorSemantics() || p.getNumReductionLoops() != 0 || p->getNumResults() != 1 ||
+      usesIndices(p) || p->getBlock() != r->getBlock())
+    return std::nullopt;
+  OpOperand *pInit = p.getDpsInitOperand(0);
+  if (!p.getMatchingIndexingMap(pInit).isIdentity() || p.payloadUsesValueFromOperand(pInit)) return std::nullopt;
+  // The producer's inputs: read element by element (same shape as its
+  // result), or scalars.
+  auto resultTy = cast<RankedTensorType>(p->getResult(0).getType());
+  for (OpOperand *pin : p.getDpsInputOperands()) {
+    AffineMap m = p.getMatchingIndexingMap(pin);
+    auto ty = dyn_cast<RankedTensorType>(pin->get().getType());
+    if (!ty) return std::nullopt;
+    bool elementwise = m.isIdentity() && ty.getShape() == resultTy.getShape();
+    bool scalar = ty.getRank() == 0 && m.getNumResults() == 0;
+    if (!elementwise && !scalar) return std::nullopt;
+  }
+  // Every other user of the value comes after the reduction, where the
+  // fused op will be.
+  for (Operation *user : p->getUsers()) {
+    if (user == r.getOperation() || user == c.expand.getOperation()) continue;
+    if (user->getBlock() != r->getBlock() || !r->isBeforeInBlock(user)) return std::nullopt;
+  }
+  return c;
+}
+
+/// The map from the reduction's loops to the producer's result: the
+/// identity, or through `expand` the linear index of each group of expanded
+/// dimensions (blocks [250, 4000] of a [1000000] vector: d0 * 4000 + d1).
+AffineMap readMap(Candidate c, unsigned loops, MLIRContext *ctx) {
+  if (!c.expand) return AffineMap::getMultiDimIdentityMap(loops, ctx);
+  ArrayRef<int64_t> expanded = c.expand.getResultType().getShape();
+  SmallVector<AffineExpr> results;
+  for (const ReassociationIndices &group : c.expand.getReassociationIndices()) {
+    AffineExpr e = getAffineConstantExpr(0, ctx);
+    for (int64_t d : group) e = e * expanded[d] + getAffineDimExpr(d, ctx);
+    results.push_back(e);
+  }
+  return AffineMap::get(loops, 0, results, ctx);
+}
+
+void fuse(RewriterBase &rw, Candidate c) {
+  linalg::GenericOp p = c.producer, r = c.reduction;
+  Location loc = r.getLoc();
+  rw.setInsertionPoint(r);
+  unsigned loops = r.getNumLoops();
+  MLIRContext *ctx = rw.getContext();
+  AffineMap read = readMap(c, loops, ctx);
+
+  // The producer's inputs, expanded as the reduction reads the value (the
+  // loops need a plain map to take their bounds from), and its result, into
+  // the producer's own init and indexed through `read` (so that
+  // bufferization keeps softmax's exp in the result buffer, divided in
+  // place).
+  auto readTy = cast<RankedTensorType>(r.getDpsInputOperand(0)->get().getType());
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *pin : p.getDpsInputOperands()) {
+    Value v = pin->get();
+    auto ty = cast<RankedTensorType>(v.getType());
+    if (ty.getRank() == 0) {
+      inputs.push_back(v);
+      maps.push_back(AffineMap::get(loops, 0, {}, ctx));
+      continue;
+    }
+    if (c.expand)
+      v = tensor::ExpandShapeOp::create(rw, loc, RankedTensorType::get(readTy.getShape(), ty.getElementType()), v,
+                                        c.expand.getReassociationIndices());
+    inputs.push_back(v);
+    maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
+  }
+  Value stored = p.getDpsInitOperand(0)->get();
+  Value init = r.getDpsInitOperand(0)->get();
+  maps.push_back(read);
+  maps.push_back(r.getMatchingIndexingMap(r.getDpsInitOperand(0)));
+
+  auto fused = linalg::GenericOp::create(
+      rw, loc, TypeRange{stored.getType(), init.getType()}, inputs, ValueRange{stored, init}, maps,
+      r.getIteratorTypesArray(), [&](OpBuilder &b, Location l, ValueRange args) {
+        IRMapping map;
+        Block *pb = p.getBody();
+        for (auto [pin, arg] : llvm::zip(p.getDpsInputOperands(), args))
+          map.map(p.getMatchingBlockArgument(pin), arg);
+        for (Operation &op : pb->without_terminator()) b.clone(op, map);
+        Value value = map.lookupOrDefault(cast<linalg::YieldOp>(pb->getTerminator()).getOperand(0));
+        Block *rb = r.getBody();
+        map.map(r.getMatchingBlockArgument(r.getDpsInputOperand(0)), value);
+        map.map(r.getMatchingBlockArgument(r.getDpsInitOperand(0)), args.back());
+        for (Operation &op : rb->without_terminator()) b.clone(op, map);
+        Value reduced = map.lookupOrDefault(cast<linalg::YieldOp>(rb->getTerminator()).getOperand(0));
+        linalg::YieldOp::create(b, l, ValueRange{value, reduced});
+      });
+
+  rw.replaceOp(r, fused.getResult(1));
+  if (c.expand) rw.eraseOp(c.expand);
+  rw.replaceOp(p, fused.getResult(0));
+}
+
+struct FuseIntoReductionsPass : impl::FuseIntoReductionsPassBase<FuseIntoReductionsPass> {
+  void runOnOperation() override {
+    SmallVector<Candidate> found;
+    getOperation().walk([&](linalg::GenericOp g) {
+      if (auto c = match(g)) found.push_back(*c);
+    });
+    IRRewriter rw(&getContext());
+    // A producer is fused into its first reduction only.
+    llvm::SmallPtrSet<Operation *, 8> done;
+    for (Candidate &c : found)
+      if (done.insert(c.producer).second) fuse(rw, c);
+  }
+};
+
+} // namespace
+} // namespace nxc
