@@ -51,8 +51,9 @@ namespace {
 /// nx -> linalg on tensors, fused (printed by --emit=linalg). CPU code runs
 /// long sums, maxima and minima in blocks, stores expensive values with several
 /// users (computing them in the first reduction that reads them), runs
-/// row-wise chains a row at a time and wide dots in register-sized blocks; GPU code recomputes expensive values and maps rows
-/// and reductions to blocks itself.
+/// row-wise chains a row at a time and wide dots in register-sized blocks;
+/// GPU code recomputes expensive values and maps rows and reductions to
+/// blocks itself.
 std::string toLinalgPipeline(bool gpu) {
   return gpu ? "nxc-lower-nx-to-linalg,canonicalize,cse,"
                "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse"
@@ -66,8 +67,9 @@ std::string toLinalgPipeline(bool gpu) {
 /// live on the stack, all others in the caller-owned workspace; copies become
 /// loops (no memcpy). With several threads, large parallel loops move into
 /// functions over a range of their iterations, each thread with its own
-/// temporaries. On x86-64 with an OS, large outputs written element-wise
-/// are stored past the cache when aligned.
+/// temporaries. With `streamStores` (x86-64 with an OS), large outputs
+/// written element-wise get a version with streaming stores, for aligned
+/// outputs of calls whose data exceeds the cache.
 std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores) {
   return fmt::format(
       FMT_STRING("func.func(nxc-distinct-results),"
@@ -347,8 +349,9 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     readWorkspaceSizes(*module, out.entries);
     if (stage == Stage::Gpu) { out.text = print(*module); return out; }
   } else {
-    NXC_CHECK(runPipeline(*module, bufferizePipeline(target.threads, target.minParallelWork,
-                                                 tm->getTargetTriple().getArch() == llvm::Triple::x86_64 && !out.bareMetal), diags, "bufferizing"));
+    bool streamStores = tm->getTargetTriple().getArch() == llvm::Triple::x86_64 && !out.bareMetal;
+    NXC_CHECK(runPipeline(*module, bufferizePipeline(target.threads, target.minParallelWork, streamStores), diags,
+                          "bufferizing"));
     readWorkspaceSizes(*module, out.entries);
     markParallelBodies(*module);
     if (stage == Stage::Bufferized) { out.text = print(*module); return out; }

@@ -228,14 +228,16 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
       FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rw, cast<TilingInterface>(g.getOperation()), tiling);
       if (failed(tiled)) continue; // left as it is
       // The tile loops, in tileOrder, of the dimensions with a tile size:
-      // those over parallel dimensions may run on several threads.
+      // those over parallel dimensions may run on several threads (none is
+      // marked if the loops are not the ones expected).
       {
         auto iters = g.getIteratorTypesArray();
         SmallVector<int64_t> tiledDims;
         for (int64_t d : tileOrder)
           if (tileSizes[d] != 0) tiledDims.push_back(d);
-        for (auto [loop, d] : llvm::zip_equal(tiled->loops, tiledDims))
-          if (iters[d] == utils::IteratorType::parallel) loop->setAttr(kParallelLoopAttr, rw.getUnitAttr());
+        if (tiled->loops.size() == tiledDims.size())
+          for (auto [loop, d] : llvm::zip_equal(tiled->loops, tiledDims))
+            if (iters[d] == utils::IteratorType::parallel) loop->setAttr(kParallelLoopAttr, rw.getUnitAttr());
       }
       rw.replaceOp(g, tiled->replacements);
       reuseAsInit(rw, tiled->replacements[0]);

@@ -20,25 +20,25 @@
 //   else
 //     the generic, unchanged
 //
-// taken when the function's buffers exceed 3/4 of the running CPU's largest
-// cache (asked once per call, `nxc_x86_cache_bytes`), and the function ends
-// with an sfence (streaming stores are weakly ordered:
-// another thread, such as the caller of a parallel body, must see them
-// once the function returns). The pass is for x86-64, where the pipeline
-// runs it.
+// with the first version taken only when the function's buffers also exceed
+// 3/4 of the running CPU's largest cache (asked once per call,
+// `nxc_x86_cache_bytes`). The function ends with an sfence: streaming stores
+// are weakly ordered, and another thread (the caller of a parallel body)
+// must see them once the function returns. The pass is for x86-64, where the
+// pipeline runs it.
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
