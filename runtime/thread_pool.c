@@ -11,13 +11,16 @@
  *   - starts its worker threads (pthreads) on the first call that uses more
  *     than one thread, never before;
  *   - splits [0, n) into one contiguous chunk per thread; the calling thread
- *     runs chunk 0 and the workers the others, so every chunk is computed
- *     exactly as a single thread computes it and the results do not depend
- *     on the thread count;
+ *     runs chunk 0 and worker k chunk k, so every chunk is computed exactly
+ *     as a single thread computes it and the results do not depend on the
+ *     thread count;
+ *   - lets the caller, once its chunk is done, take the chunks no worker has
+ *     claimed yet (a worker the OS has not scheduled, on a machine whose
+ *     other cores are busy, then costs nothing instead of a time slice);
+ *     a chunk is claimed by one atomic exchange, and the caller waits only
+ *     for chunks being run;
  *   - lets idle workers spin for a while (calls in a loop then start without
  *     a system call) and then sleep on a condition variable;
- *   - counts every started worker done with every job, chunk or not, so
- *     that none can lag behind into the next job;
  *   - runs a call on the calling thread alone when another thread of the
  *     application is using the pool at that moment;
  *   - starts afresh in a child of fork(), which has none of the workers;
@@ -65,13 +68,18 @@ static struct {
   unsigned generation;       /* bumped for each job */
   int sleepers;              /* workers or a caller waiting on a condition */
   int busy;                  /* a caller owns the pool */
-  int remaining;             /* threads not done with the job */
+  int pending;               /* chunks of the job not finished */
   int chunks;
   nxc_task task;
   void *context;
   int64_t n;
   nxc_thread_t handles[NXC_POOL_CAPACITY];
   unsigned first_seen[NXC_POOL_CAPACITY];
+  /* 1 while chunk k of the current job is unclaimed; a job opens its chunks
+   * only once its descriptor (task, context, n, chunks) is written, and
+   * every chunk is claimed before the job ends, so a worker that wakes late
+   * claims nothing, or a chunk of the job in progress. */
+  int open[NXC_POOL_CAPACITY];
 } pool;
 
 static int load(int *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
@@ -115,15 +123,17 @@ int nxc_pool_threads(int most) {
   return load(&pool.threads);
 }
 
-/* Chunk `chunk` of the job, if it has one; then this thread is done with
- * the job. Every started worker counts itself done with every job, chunk or
- * not, so that no worker can lag behind into the next job's descriptor. */
-static void take_part(int chunk) {
-  if (chunk < pool.chunks) {
-    int64_t lo = pool.n * chunk / pool.chunks, hi = pool.n * (chunk + 1) / pool.chunks;
-    if (lo < hi) pool.task(pool.context, lo, hi, chunk);
-  }
-  if (__atomic_sub_fetch(&pool.remaining, 1, __ATOMIC_SEQ_CST) == 0 && load(&pool.sleepers) > 0) {
+/* Whether this thread gets chunk `chunk` of the current job. */
+static int claim(int chunk) {
+  int expected = 1;
+  return __atomic_compare_exchange_n(&pool.open[chunk], &expected, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* Runs a claimed chunk; the last one finished wakes a waiting caller. */
+static void run_chunk(int chunk) {
+  int64_t lo = pool.n * chunk / pool.chunks, hi = pool.n * (chunk + 1) / pool.chunks;
+  if (lo < hi) pool.task(pool.context, lo, hi, chunk);
+  if (__atomic_sub_fetch(&pool.pending, 1, __ATOMIC_SEQ_CST) == 0 && load(&pool.sleepers) > 0) {
     pthread_mutex_lock(&pool.mutex);
     pthread_cond_broadcast(&pool.done);
     pthread_mutex_unlock(&pool.mutex);
@@ -145,7 +155,7 @@ static void *worker(void *arg) {
     }
     if (load(&pool.stopping)) return 0;
     seen = g;
-    take_part(self);
+    if (claim(self)) run_chunk(self);
   }
 }
 
@@ -184,20 +194,23 @@ void nxc_pool_run(nxc_task task, void *context, int64_t n, int most) {
   pool.context = context;
   pool.n = n;
   pool.chunks = threads;
-  __atomic_store_n(&pool.remaining, pool.started + 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&pool.pending, threads, __ATOMIC_SEQ_CST);
+  for (int k = 1; k < threads; ++k) __atomic_store_n(&pool.open[k], 1, __ATOMIC_SEQ_CST);
   __atomic_add_fetch(&pool.generation, 1, __ATOMIC_SEQ_CST);
   if (load(&pool.sleepers) > 0) {
     pthread_mutex_lock(&pool.mutex);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mutex);
   }
-  take_part(0);
-  for (int spin = 0; load(&pool.remaining) > 0 && spin < NXC_SPINS; ++spin) {
+  run_chunk(0);
+  for (int k = 1; k < threads; ++k)
+    if (claim(k)) run_chunk(k);
+  for (int spin = 0; load(&pool.pending) > 0 && spin < NXC_SPINS; ++spin) {
   }
-  if (load(&pool.remaining) > 0) {
+  if (load(&pool.pending) > 0) {
     pthread_mutex_lock(&pool.mutex);
     __atomic_add_fetch(&pool.sleepers, 1, __ATOMIC_SEQ_CST);
-    while (load(&pool.remaining) > 0) pthread_cond_wait(&pool.done, &pool.mutex);
+    while (load(&pool.pending) > 0) pthread_cond_wait(&pool.done, &pool.mutex);
     __atomic_sub_fetch(&pool.sleepers, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&pool.mutex);
   }
