@@ -62,8 +62,8 @@ typedef struct {
 static struct {
   nxc_sync_storage mutex, wake, done;
   int threads;               /* in effect; 0: not chosen yet */
-  int pid;                   /* the process that started the workers */
-  int started;               /* workers running (threads 1..started) */
+  int pid;                   /* the process that started the workers (atomic) */
+  int started;               /* workers running (threads 1..started; atomic) */
   int stopping;
   unsigned generation;       /* bumped for each job */
   int sleepers;              /* workers or a caller waiting on a condition */
@@ -167,15 +167,15 @@ static int start_workers(int threads) {
   if (pool.started > 0 && getpid() != pool.pid) {
     for (unsigned i = 0; i < sizeof pool.mutex; ++i) pool.mutex.bytes[i] = pool.wake.bytes[i] = pool.done.bytes[i] = 0;
     pool.sleepers = 0;
-    pool.started = 0;
+    __atomic_store_n(&pool.started, 0, __ATOMIC_SEQ_CST);
   }
-  pool.pid = getpid();
+  __atomic_store_n(&pool.pid, getpid(), __ATOMIC_SEQ_CST);
   while (pool.started + 1 < threads) {
     int index = pool.started + 1;
     /* The job a new worker must not take for a new one: the last. */
     pool.first_seen[index] = load_u(&pool.generation);
     if (pthread_create(&pool.handles[index], 0, worker, (void *)(intptr_t)index) != 0) break;
-    pool.started = index;
+    __atomic_store_n(&pool.started, index, __ATOMIC_SEQ_CST);
   }
   return pool.started + 1;
 }
@@ -221,7 +221,9 @@ void nxc_pool_run(nxc_task task, void *context, int64_t n, int most) {
  * starts them again. Runs when the module is unloaded or the process exits,
  * and as MODULE_stop_threads(). */
 __attribute__((destructor)) void nxc_pool_stop(void) {
-  if (pool.started == 0 || getpid() != pool.pid) return;
+  /* Read before owning the pool (a caller may be starting workers), so
+   * atomically; a child of fork() never waits for its parent's caller. */
+  if (load(&pool.started) == 0 || getpid() != load(&pool.pid)) return;
   int expected = 0;
   while (!__atomic_compare_exchange_n(&pool.busy, &expected, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) expected = 0;
   pthread_mutex_lock(&pool.mutex);
@@ -229,7 +231,7 @@ __attribute__((destructor)) void nxc_pool_stop(void) {
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.mutex);
   for (int i = 1; i <= pool.started; ++i) pthread_join(pool.handles[i], 0);
-  pool.started = 0;
+  __atomic_store_n(&pool.started, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&pool.stopping, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&pool.busy, 0, __ATOMIC_SEQ_CST);
 }

@@ -15,6 +15,7 @@
 #include "nxc/Conversion/GraphToNx.h"
 #include "nxc/Conversion/Passes.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
+#include "nxc/Target/Artifacts.h"
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 #include "nxc/Transforms/Passes.h"
@@ -35,7 +36,6 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Linker/Linker.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -274,23 +274,6 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
   }
 }
 
-/// Links runtime/cache_x86.c (internal) into a module whose streaming
-/// stores ask for the cache size.
-Status linkCacheQuery(llvm::Module &m) {
-  llvm::Function *query = m.getFunction(kCacheBytesQuery);
-  if (!query || !query->isDeclaration()) return okStatus();
-  NXC_TRY(bitcode, loadEmbeddedBitcode(NXC_EMBEDDED(cache_x86_bc), "cache_x86.bc", m.getContext()));
-  bitcode->setTargetTriple(m.getTargetTriple());
-  bitcode->setDataLayout(m.getDataLayout());
-  std::vector<std::string> defined;
-  for (llvm::Function &f : *bitcode)
-    if (!f.isDeclaration()) defined.push_back(f.getName().str());
-  if (llvm::Linker::linkModules(m, std::move(bitcode)))
-    return internalError("linking the cache size query", "");
-  for (auto &name : defined) m.getFunction(name)->setLinkage(llvm::GlobalValue::InternalLinkage);
-  return okStatus();
-}
-
 } // namespace
 
 std::string hostTriple() { return llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple()); }
@@ -349,9 +332,9 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     readWorkspaceSizes(*module, out.entries);
     if (stage == Stage::Gpu) { out.text = print(*module); return out; }
   } else {
-    bool streamStores = tm->getTargetTriple().getArch() == llvm::Triple::x86_64 && !out.bareMetal;
-    NXC_CHECK(runPipeline(*module, bufferizePipeline(target.threads, target.minParallelWork, streamStores), diags,
-                          "bufferizing"));
+    NXC_CHECK(runPipeline(*module,
+                          bufferizePipeline(target.threads, target.minParallelWork, streamsLargeOutputs(out.triple)),
+                          diags, "bufferizing"));
     readWorkspaceSizes(*module, out.entries);
     markParallelBodies(*module);
     if (stage == Stage::Bufferized) { out.text = print(*module); return out; }
@@ -370,7 +353,9 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   // translation): internal, so that each CPU variant gets its own copy.
   for (llvm::Function &f : *llvmModule)
     if (f.hasFnAttribute(kParallelBodyFnAttr)) f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  NXC_CHECK(linkCacheQuery(*llvmModule));
+  // Streaming stores ask for the cache size (runtime/cache_x86.c).
+  if (llvm::Function *query = llvmModule->getFunction(kCacheBytesQuery); query && query->isDeclaration())
+    NXC_CHECK(linkInternalBitcode(*llvmModule, NXC_EMBEDDED(cache_x86_bc), "cache_x86.bc"));
   prepareModuleForTarget(*llvmModule, *tm);
   if (!target.variants.empty()) {
     NXC_TRY(variants, addCpuVariants(*llvmModule, target.variants, target.features, target.variantQuery, *tm));

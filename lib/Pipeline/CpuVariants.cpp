@@ -22,7 +22,6 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -199,13 +198,8 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
   }
 
   // The CPU check, linked in with internal linkage.
-  NXC_TRY(check, loadEmbeddedBitcode(arch->bitcode, "cpu_check.bc", ctx));
-  check->setTargetTriple(m.getTargetTriple());
-  check->setDataLayout(m.getDataLayout());
-  if (llvm::Linker::linkModules(m, std::move(check)))
-    return error(Loc{}, "internal error: cannot link the CPU check");
+  NXC_CHECK(linkInternalBitcode(m, arch->bitcode, "cpu_check.bc"));
   llvm::Function *features = m.getFunction(arch->check);
-  features->setLinkage(llvm::GlobalValue::InternalLinkage);
   features->addFnAttr("target-cpu", arch->baseline);
 
   // The functions to clone: everything defined except the entry points

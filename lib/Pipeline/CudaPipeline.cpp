@@ -38,7 +38,6 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Linker/Linker.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -428,26 +427,6 @@ void addCudaEntries(llvm::Module &m, const EntryInfo &e, llvm::Function *launch,
   b.CreateRet(llvm::ConstantInt::get(i64, e.workspaceSize));
 }
 
-/// Links the CUDA loader into `m` and makes all of it internal to the module.
-Status linkCudaLoader(llvm::Module &m) {
-  llvm::StringRef bc(NXC_EMBEDDED(cuda_loader_bc));
-  NXC_TRY(loader, loadEmbeddedBitcode(bc, "cuda_loader.bc", m.getContext()));
-  loader->setTargetTriple(m.getTargetTriple());
-  loader->setDataLayout(m.getDataLayout());
-  std::vector<std::string> defined;
-  for (auto &f : *loader)
-    if (!f.isDeclaration()) defined.push_back(f.getName().str());
-  for (auto &g : loader->globals())
-    if (!g.isDeclaration()) defined.push_back(g.getName().str());
-  if (llvm::Linker::linkModules(m, std::move(loader)))
-    return internalError("linking the CUDA loader", "");
-  for (auto &name : defined) {
-    if (auto *f = m.getFunction(name)) f->setLinkage(llvm::GlobalValue::InternalLinkage);
-    else if (auto *g = m.getNamedGlobal(name)) g->setLinkage(llvm::GlobalValue::InternalLinkage);
-  }
-  return okStatus();
-}
-
 /// Byte sizes of a function's tensors (inputs, then outputs) from its
 /// memref signature, before lowering.
 std::vector<uint64_t> tensorBytes(mlir::func::FuncOp fn) {
@@ -569,7 +548,7 @@ Status compileCuda(mlir::ModuleOp module, const TargetOptions &target, Stage sta
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(llvmCtx, "entry", f));
     b.CreateRet(b.CreateCall(m->getOrInsertFunction("nxrt_cuda_error", llvm::FunctionType::get(ptr, false))));
   }
-  NXC_CHECK(linkCudaLoader(*m));
+  NXC_CHECK(linkInternalBitcode(*m, NXC_EMBEDDED(cuda_loader_bc), "cuda_loader.bc"));
   std::string verifyErrors;
   llvm::raw_string_ostream ves(verifyErrors);
   if (llvm::verifyModule(*m, &ves)) return internalError("verifying LLVM IR", verifyErrors);

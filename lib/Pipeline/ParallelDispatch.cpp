@@ -23,7 +23,6 @@
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Linker/Linker.h"
 
 #include <fmt/format.h>
 
@@ -70,15 +69,8 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
   bool is64 = m.getDataLayout().getPointerSizeInBits() == 64;
-  NXC_TRY(pool, loadEmbeddedBitcode(is64 ? NXC_EMBEDDED(thread_pool64_bc) : NXC_EMBEDDED(thread_pool32_bc),
-                                    "thread_pool.bc", ctx));
-  pool->setTargetTriple(m.getTargetTriple());
-  pool->setDataLayout(m.getDataLayout());
-  std::vector<std::string> poolFunctions;
-  for (llvm::Function &f : *pool)
-    if (!f.isDeclaration()) poolFunctions.push_back(f.getName().str());
-  if (llvm::Linker::linkModules(m, std::move(pool))) return error(Loc{}, "internal error: cannot link the thread pool");
-  for (auto &name : poolFunctions) m.getFunction(name)->setLinkage(llvm::GlobalValue::InternalLinkage);
+  NXC_CHECK(linkInternalBitcode(m, is64 ? NXC_EMBEDDED(thread_pool64_bc) : NXC_EMBEDDED(thread_pool32_bc),
+                                "thread_pool.bc"));
   llvm::Function *run = m.getFunction("nxc_pool_run");
   llvm::Function *setThreads = m.getFunction("nxc_pool_set_threads");
   llvm::Function *getThreads = m.getFunction("nxc_pool_threads");

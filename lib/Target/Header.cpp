@@ -2,6 +2,8 @@
 #include "nxc/Target/Artifacts.h"
 #include "nxc/Target/Embedded.h"
 
+#include "llvm/TargetParser/Triple.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -90,6 +92,11 @@ nlohmann::json axisNames(const TensorType &t) {
 }
 
 } // namespace
+
+bool streamsLargeOutputs(const std::string &triple) {
+  llvm::Triple t(triple);
+  return t.getArch() == llvm::Triple::x86_64 && t.getOS() != llvm::Triple::UnknownOS;
+}
 
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
@@ -261,8 +268,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       " *  - Temporaries live in a device workspace: the caller's (FN_on_stream) or\n"
       " *    the module's own, allocated once and reused (FN, FN_host); kernels never\n"
       " *    allocate.\n";
-  // nxc-stream-stores runs for x86-64 (lib/Pipeline/Compiler.cpp).
-  const char *streaming = triple.rfind("x86_64", 0) == 0 && !bareMetal
+  const char *streaming = streamsLargeOutputs(triple)
                               ? " *  - An output of 8 MiB or more computed element-wise is written with\n"
                                 " *    streaming stores (not read into the cache first) when it starts a\n"
                                 " *    64-byte boundary and the call's tensors exceed 3/4 of the CPU's\n"

@@ -7,6 +7,7 @@
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -127,6 +128,23 @@ Result<std::unique_ptr<llvm::Module>> loadEmbeddedBitcode(llvm::StringRef bitcod
     f.removeFnAttr("tune-cpu");
   }
   return std::move(*module);
+}
+
+Status linkInternalBitcode(llvm::Module &m, llvm::StringRef bitcode, const char *name) {
+  NXC_TRY(linked, loadEmbeddedBitcode(bitcode, name, m.getContext()));
+  linked->setTargetTriple(m.getTargetTriple());
+  linked->setDataLayout(m.getDataLayout());
+  std::vector<std::string> functions, globals;
+  for (llvm::Function &f : *linked)
+    if (!f.isDeclaration()) functions.push_back(f.getName().str());
+  for (llvm::GlobalVariable &g : linked->globals())  // not llvm.global_ctors and its kind
+    if (!g.isDeclaration() && !g.hasAppendingLinkage()) globals.push_back(g.getName().str());
+  if (llvm::Linker::linkModules(m, std::move(linked)))
+    return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot link the embedded {}"), name));
+  for (auto &f : functions) m.getFunction(f)->setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (auto &g : globals)
+    if (llvm::GlobalVariable *v = m.getNamedGlobal(g)) v->setLinkage(llvm::GlobalValue::InternalLinkage);
+  return okStatus();
 }
 
 namespace {

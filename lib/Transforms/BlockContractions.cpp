@@ -213,14 +213,12 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
         tileSizes.push_back(d == i ? rows : d == j ? cols : (d >= r0 && d <= r1) ? (d == r0 ? chunk : 0) : 1);
         sizes.push_back(rw.getIndexAttr(tileSizes.back()));
       }
+      // The tile loops in order of the dimensions, or, with chunks, the
+      // other dimensions, then columns, chunks, rows.
       SmallVector<int64_t> tileOrder;
-      for (unsigned d = 0; d < bounds.size(); ++d) tileOrder.push_back(d);
-      if (chunk) {
-        tileOrder.clear();
-        for (unsigned d = 0; d < bounds.size(); ++d)
-          if (d != i && d != r0 && d != j) tileOrder.push_back(d);
-        tileOrder.append({j, r0, i});
-      }
+      for (unsigned d = 0; d < bounds.size(); ++d)
+        if (!chunk || (d != i && d != r0 && d != j)) tileOrder.push_back(d);
+      if (chunk) tileOrder.append({j, r0, i});
       scf::SCFTilingOptions tiling;
       tiling.setTileSizes(sizes);
       tiling.setInterchange(tileOrder);

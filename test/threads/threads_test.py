@@ -6,7 +6,8 @@ Compiles test/threads/threads.nx twice, with --threads 4 --min-parallel-work 0
 threads_test.c against both. On the host it checks:
   - every function gives bit for bit its results at one thread at 2 to 4
     threads, from four application threads at once, in a child of fork() and
-    in calls in a loop, and at one thread it is close to the module without
+    in calls in a loop, also with 4 threads on one CPU (where the caller runs
+    the chunks of workers that have not started), and at one thread it is close to the module without
     threads; MODULE_set_threads clamps to 1..4;
   - the count chosen at start: $NXC_NUM_THREADS, else the CPUs the process
     may use (taskset), at most 4;
@@ -85,6 +86,11 @@ def host(args):
         got = run(["taskset", "-c", "0", exe, "count"], env=env).strip()
         if got != "1":
             raise Failure(f"thr_threads() on one CPU (taskset -c 0) is {got}, expected 1")
+        # Four threads on one CPU: a worker mostly cannot start its chunk
+        # before the caller has finished its own, so the caller runs the
+        # chunks no worker has claimed; the results must not change.
+        print("one CPU, 4 threads:", run(["taskset", "-c", "0", exe, "check-without-fork"],
+                                         env=dict(env, NXC_NUM_THREADS="4"), timeout=300).strip())
     for value, want in (("3", "3"), ("9", "4"), ("junk", str(min(4, cpus)))):
         got = run([exe, "count"], env=dict(env, NXC_NUM_THREADS=value)).strip()
         if got != want:

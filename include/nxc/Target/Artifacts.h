@@ -72,6 +72,11 @@ struct CudaDescription {
   std::vector<std::string> images; ///< "cubin sm_90", "ptx sm_120", ...
 };
 
+/// Whether code for `triple` writes large element-wise outputs with
+/// streaming stores (nxc-stream-stores: x86-64 with an OS), which the header
+/// then documents.
+bool streamsLargeOutputs(const std::string &triple);
+
 /// The generated C header for a module.
 /// `libraries`: what the static library needs at link time besides libnxrt.a ("m").
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,

@@ -32,6 +32,11 @@ void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm);
 Result<std::unique_ptr<llvm::Module>> loadEmbeddedBitcode(llvm::StringRef bitcode, const char *name,
                                                           llvm::LLVMContext &ctx);
 
+/// Links embedded bitcode (the CPU check, the thread pool, the cache size
+/// query, the CUDA loader) into `m` for `m`'s target, with every function and
+/// global it defines made internal: each module keeps its own copy.
+Status linkInternalBitcode(llvm::Module &m, llvm::StringRef bitcode, const char *name);
+
 /// Runs LLVM's standard per-module pipeline at -O`optLevel`, then
 /// moveBF16AsBits.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, int optLevel);
