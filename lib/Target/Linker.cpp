@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <map>
 
 LLD_HAS_DRIVER(elf)
 
@@ -58,14 +59,14 @@ bool isLibmFunction(const std::string &name) {
 
 namespace {
 
-/// A shared object named `soname` that defines `symbols`, for the target of
-/// `triple`: linking against it records DT_NEEDED soname without needing the
-/// target's C library on this machine.
-Status writeStubLibrary(const std::string &soname, const std::vector<std::string> &symbols, const std::string &triple,
-                        const std::string &path) {
+/// A shared object named `lib.soname` that defines `lib.symbols` with their
+/// versions, for the target of `triple`: linking against it records
+/// DT_NEEDED and the versions needed without the target's C library on this
+/// machine.
+Status writeStubLibrary(const NeededLibrary &lib, const std::string &triple, const std::string &path) {
   llvm::LLVMContext ctx;
   llvm::Module m("stub", ctx);
-  for (auto &name : symbols) {
+  for (auto &name : lib.symbols) {
     auto *f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
                                      llvm::GlobalValue::ExternalLinkage, name, m);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
@@ -74,24 +75,46 @@ Status writeStubLibrary(const std::string &soname, const std::vector<std::string
   NXC_TRY(tm, createTargetMachine(triple, "generic", "", 0));
   prepareModuleForTarget(m, *tm);
   NXC_TRY(obj, emitMachineCode(m, *tm, false));
-  std::string objPath = path + ".o";
-  {
-    std::ofstream out(objPath, std::ios::binary);
-    out.write(obj.data(), (std::streamsize)obj.size());
-    if (!out) return error(Loc{}, fmt::format(FMT_STRING("cannot write {}"), objPath));
+  // One version node per version, e.g. `GLIBC_2.3.2 { pthread_cond_wait; };`.
+  std::map<std::string, std::string> nodes;
+  for (size_t i = 0; i < lib.symbols.size(); ++i)
+    if (!lib.versions[i].empty()) nodes[lib.versions[i]] += lib.symbols[i] + "; ";
+  std::string script;
+  for (auto &[version, names] : nodes) script += version + " { global: " + names + "};\n";
+  std::string objPath = path + ".o", scriptPath = path + ".map";
+  for (auto &[file, bytes] : {std::pair<const std::string &, const std::string &>{objPath, obj},
+                              std::pair<const std::string &, const std::string &>{scriptPath, script}}) {
+    std::ofstream out(file, std::ios::binary);
+    out.write(bytes.data(), (std::streamsize)bytes.size());
+    if (!out) return error(Loc{}, fmt::format(FMT_STRING("cannot write {}"), file));
   }
-  std::vector<const char *> args = {"ld.lld", "-shared", "-soname", soname.c_str(), "-o", path.c_str(), objPath.c_str()};
+  std::string versionScript = "--version-script=" + scriptPath;
+  std::vector<const char *> args = {"ld.lld", "-shared", "-soname", lib.soname.c_str(), "-o", path.c_str(),
+                                    objPath.c_str()};
+  if (!nodes.empty()) args.push_back(versionScript.c_str());
   std::string o, e;
   llvm::raw_string_ostream os(o), es(e);
   lld::Result r = lld::lldMain(args, os, es, {{lld::Gnu, &lld::elf::link}});
   llvm::sys::fs::remove(objPath);
-  if (r.retCode != 0) return error(Loc{}, fmt::format(FMT_STRING("cannot link the {} stub:\n{}"), soname, e));
+  llvm::sys::fs::remove(scriptPath);
+  if (r.retCode != 0) return error(Loc{}, fmt::format(FMT_STRING("cannot link the {} stub:\n{}"), lib.soname, e));
   return okStatus();
+}
+
+/// The glibc version a reference to `name` must name on `triple`, where the
+/// oldest one (what a reference without a version binds to) is a
+/// compatibility wrapper; "" elsewhere.
+std::string glibcVersionFor(const std::string &name, const std::string &triple) {
+  llvm::Triple t(triple);
+  if (t.getArch() != llvm::Triple::x86_64 || !t.isOSGlibc()) return "";
+  // The condition variables of GLIBC_2.2.5 allocate their state at first use.
+  if (llvm::StringRef(name).starts_with("pthread_cond_")) return "GLIBC_2.3.2";
+  return "";
 }
 
 } // namespace
 
-std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undefined) {
+std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undefined, const std::string &triple) {
   NeededLibrary libm{"libm.so.6", {}}, libpthread{"libpthread.so.0", {}}, libc{"libc.so.6", {}};
   for (auto &name : undefined) {
     if (isLibmFunction(name)) libm.symbols.push_back(name);
@@ -101,8 +124,10 @@ std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undef
       libc.symbols.push_back(name);
   }
   std::vector<NeededLibrary> out;
-  for (auto *l : {&libm, &libpthread, &libc})
+  for (auto *l : {&libm, &libpthread, &libc}) {
+    for (auto &name : l->symbols) l->versions.push_back(glibcVersionFor(name, triple));
     if (!l->symbols.empty()) out.push_back(*l);
+  }
   return out;
 }
 
@@ -117,7 +142,7 @@ Status linkSharedObject(const std::string &objectPath, const std::string &output
     for (auto &stub : stubs) llvm::sys::fs::remove(stub);
   };
   for (size_t i = 0; i < needed.size(); ++i) {
-    if (Status st = writeStubLibrary(needed[i].soname, needed[i].symbols, triple, stubs[i]); !st) {
+    if (Status st = writeStubLibrary(needed[i], triple, stubs[i]); !st) {
       removeStubs();
       return st;
     }

@@ -17,5 +17,17 @@ cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" "$work/libsm.
   "$work/libnxrt.a" -lpthread -o "$work/noheap_static"
 cc -std=c11 -O2 -fno-builtin -Wall -I"$work" "$here/noheap_test.c" -L"$work" -lsm -lmlp -lthr "$work/libnxrt.a" \
   -Wl,-rpath,"$work" -o "$work/noheap_shared"
+# A reference without a version binds to glibc's oldest pthread_cond_* on
+# x86-64, which allocates the condition's state at its first use: whichever
+# call first waits or wakes (a race the calls below catch only sometimes).
+if [ "$(uname -m)" = x86_64 ]; then
+  unversioned=$(objdump -T "$work/libthr.so" | grep -w 'pthread_cond_[a-z]*' | grep -v GLIBC_2.3.2 || true)
+  if [ -n "$unversioned" ]; then
+    echo "FAIL: libthr.so binds pthread_cond_* to another version than GLIBC_2.3.2:"
+    echo "$unversioned"
+    exit 1
+  fi
+  echo "libthr.so: pthread_cond_* of GLIBC_2.3.2"
+fi
 echo "== static"; "$work/noheap_static"
 echo "== shared"; "$work/noheap_shared"

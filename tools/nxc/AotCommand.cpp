@@ -346,7 +346,7 @@ int runAot(const AotOptions &o) {
   if (ec)
     return report(
         error(Loc{}, fmt::format(FMT_STRING("cannot create output directory '{}': {}"), o.outDir, ec.message())));
-  std::vector<NeededLibrary> needed = neededLibraries(undefinedSymbols(out->object));
+  std::vector<NeededLibrary> needed = neededLibraries(undefinedSymbols(out->object), out->triple);
   std::vector<std::string> libraries; // for -l
   for (auto &lib : needed)
     if (lib.soname != "libc.so.6") libraries.push_back(lib.soname.substr(3, lib.soname.find('.') - 3));

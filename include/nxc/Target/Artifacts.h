@@ -32,13 +32,22 @@ struct EntryDescription {
 struct NeededLibrary {
   std::string soname; ///< "libm.so.6"
   std::vector<std::string> symbols;
+  /// The glibc symbol version each of `symbols` is bound to ("" for none),
+  /// parallel to `symbols`.
+  std::vector<std::string> versions;
 };
 
 /// The C libraries that define a module's undefined symbols: libm.so.6 for
 /// f64 transcendental functions, libpthread.so.0 and libc.so.6 for the
 /// thread pool (--threads; glibc 2.34 moved pthreads into libc.so.6 and keeps
 /// libpthread.so.0 for older programs, so both are named).
-std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undefined);
+///
+/// A reference without a version binds to the oldest version glibc defines,
+/// which on x86-64 is not always the one to use: pthread_cond_* of
+/// GLIBC_2.2.5 are wrappers that allocate the condition's state on the heap
+/// at first use. Such symbols are bound to the version a program linked
+/// against glibc would use (pthread_cond_* to GLIBC_2.3.2) for `triple`.
+std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undefined, const std::string &triple);
 
 /// Links one relocatable object into a shared object with lld (in process),
 /// recording DT_NEEDED for each of `needed`.
