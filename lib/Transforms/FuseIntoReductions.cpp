@@ -7,7 +7,8 @@
 // back for the reduction. This pass computes it inside the reduction that
 // reads it, which also writes it out: one linalg.generic with two results,
 // the value and the reduction, over the reduction's loops. The other users
-// read the stored value as before.
+// read the stored value as before; without other users, the value is not
+// stored at all.
 //
 //   %e = generic {parallel} ins(%x, %m) { exp(x - m) }
 //   %s = generic {parallel, reduction} ins(expand_shape(%e)) outs(%zero) { s + e }
@@ -132,14 +133,24 @@ void fuse(RewriterBase &rw, Candidate c) {
     inputs.push_back(v);
     maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
   }
+  // The value is written out only if something besides the reduction reads
+  // it (logsumexp's exp is only summed).
+  bool store = llvm::any_of(p->getUsers(), [&](Operation *user) {
+    return user != r.getOperation() && user != c.expand.getOperation();
+  });
   Value stored = p.getDpsInitOperand(0)->get();
   Value init = r.getDpsInitOperand(0)->get();
-  maps.push_back(read);
+  SmallVector<Value> inits;
+  if (store) {
+    inits.push_back(stored);
+    maps.push_back(read);
+  }
+  inits.push_back(init);
   maps.push_back(r.getMatchingIndexingMap(r.getDpsInitOperand(0)));
 
   auto fused = linalg::GenericOp::create(
-      rw, loc, TypeRange{stored.getType(), init.getType()}, inputs, ValueRange{stored, init}, maps,
-      r.getIteratorTypesArray(), [&](OpBuilder &b, Location l, ValueRange args) {
+      rw, loc, ValueRange(inits).getTypes(), inputs, inits, maps, r.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location l, ValueRange args) {
         IRMapping map;
         Block *pb = p.getBody();
         for (auto [pin, arg] : llvm::zip(p.getDpsInputOperands(), args))
@@ -151,12 +162,14 @@ void fuse(RewriterBase &rw, Candidate c) {
         map.map(r.getMatchingBlockArgument(r.getDpsInitOperand(0)), args.back());
         for (Operation &op : rb->without_terminator()) b.clone(op, map);
         Value reduced = map.lookupOrDefault(cast<linalg::YieldOp>(rb->getTerminator()).getOperand(0));
-        linalg::YieldOp::create(b, l, ValueRange{value, reduced});
+        if (store) linalg::YieldOp::create(b, l, ValueRange{value, reduced});
+        else linalg::YieldOp::create(b, l, ValueRange{reduced});
       });
 
-  rw.replaceOp(r, fused.getResult(1));
+  rw.replaceOp(r, fused->getResults().back());
   if (c.expand) rw.eraseOp(c.expand);
-  rw.replaceOp(p, fused.getResult(0));
+  if (store) rw.replaceOp(p, fused.getResult(0));
+  else rw.eraseOp(p);
 }
 
 struct FuseIntoReductionsPass : impl::FuseIntoReductionsPassBase<FuseIntoReductionsPass> {

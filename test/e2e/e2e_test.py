@@ -912,6 +912,8 @@ def _(ctx):
     xi = integers(rng, (4, 5), -1000, 1000, np.int32)
     xp = uniform(rng, (4, 5), 0.5, 1.5)
     x3 = normal(rng, (2, 3, 4))
+    xl = normal(rng, 1000000, scale=5.0)
+    xld = f64(xl)
     specs = [  # (function, input, result type, reference)
         ("row_sum", xf, "f32", np.sum(f64(xf), axis=1)),
         ("col_max", xf, "f32", np.max(xf, axis=0, keepdims=True)),
@@ -921,6 +923,7 @@ def _(ctx):
         ("mean_cols", xi, "f32", np.mean(f64(xi), axis=0)),
         ("prod_rows", xp, "f32", np.prod(f64(xp), axis=1)),
         ("sum_outer", x3, "f32", np.sum(f64(x3), axis=(0, 2), keepdims=True)),
+        ("logsumexp", xl, "f32", np.log(np.sum(np.exp(xld - xld.max()))) + xld.max()),
     ]
     return check_functions(ctx, "reductions.nx", "red", specs)
 

@@ -1,7 +1,8 @@
 // nxc-fuse-into-reductions: a stored element-wise value is computed inside
 // the reduction that reads it, which writes it out as a second result; its
 // other users read that result. Blocked sums read it through an
-// expand_shape: the producer's inputs are expanded the same way.
+// expand_shape: the producer's inputs are expanded the same way. A value
+// only the reduction reads is not stored.
 // RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-fuse-into-reductions),canonicalize,cse)' | FileCheck %s
 
 // Softmax of 1,000 elements: exp(x - max) stored, summed, divided.
@@ -100,6 +101,46 @@ func.func @blocked(%x: tensor<1000000xf32>, %m: tensor<f32>, %total: tensor<f32>
     linalg.yield %q : f32
   } -> tensor<1000000xf32>
   return %y : tensor<1000000xf32>
+}
+
+// -----
+
+// logsumexp's blocked sum is the only reader of exp(x - max): the fused op
+// has one result, the block sums, and the value is not stored.
+// CHECK-LABEL: func.func @only_summed
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1000000xf32>, %[[M:[^:]*]]: tensor<f32>
+// CHECK: %[[XE:.*]] = tensor.expand_shape %[[X]]
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[XE]], %[[M]] : tensor<250x4000xf32>, tensor<f32>) outs(%{{.*}} : tensor<250xf32>)
+// CHECK: %[[V:.*]] = math.exp
+// CHECK: %[[A:.*]] = arith.addf %{{.*}}, %[[V]]
+// CHECK: linalg.yield %[[A]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[S]] : tensor<250xf32>
+#id4 = affine_map<(d0) -> (d0)>
+#sc4 = affine_map<(d0) -> ()>
+#id5 = affine_map<(d0, d1) -> (d0, d1)>
+#row5 = affine_map<(d0, d1) -> (d0)>
+func.func @only_summed(%x: tensor<1000000xf32>, %m: tensor<f32>) -> tensor<250xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1000000xf32>
+  %exp = linalg.generic {indexing_maps = [#id4, #sc4, #id4], iterator_types = ["parallel"]}
+      ins(%x, %m : tensor<1000000xf32>, tensor<f32>) outs(%e : tensor<1000000xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %v = math.exp %d : f32
+    linalg.yield %v : f32
+  } -> tensor<1000000xf32>
+  %blocks = tensor.expand_shape %exp [[0, 1]] output_shape [250, 4000] : tensor<1000000xf32> into tensor<250x4000xf32>
+  %b0 = tensor.empty() : tensor<250xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%b0 : tensor<250xf32>) -> tensor<250xf32>
+  %sums = linalg.generic {indexing_maps = [#id5, #row5], iterator_types = ["parallel", "reduction"]}
+      ins(%blocks : tensor<250x4000xf32>) outs(%z : tensor<250xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<250xf32>
+  return %sums : tensor<250xf32>
 }
 
 // -----
