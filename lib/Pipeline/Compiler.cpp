@@ -86,7 +86,7 @@ std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores) {
 
 /// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
 const char *kToLLVMDialect =
-    "func.func(convert-linalg-to-loops),"
+    "func.func(nxc-register-accumulators,convert-linalg-to-loops),"
     "nxc-expand-math,nxc-expand-bf16,convert-math-to-funcs,"
     "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm,finalize-memref-to-llvm,"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,"

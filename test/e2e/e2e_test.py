@@ -914,6 +914,7 @@ def _(ctx):
     x3 = normal(rng, (2, 3, 4))
     xl = normal(rng, 1000000, scale=5.0)
     xld = f64(xl)
+    xr = normal(rng, (100, 8))
     specs = [  # (function, input, result type, reference)
         ("row_sum", xf, "f32", np.sum(f64(xf), axis=1)),
         ("col_max", xf, "f32", np.max(xf, axis=0, keepdims=True)),
@@ -924,6 +925,7 @@ def _(ctx):
         ("prod_rows", xp, "f32", np.prod(f64(xp), axis=1)),
         ("sum_outer", x3, "f32", np.sum(f64(x3), axis=(0, 2), keepdims=True)),
         ("logsumexp", xl, "f32", np.log(np.sum(np.exp(xld - xld.max()))) + xld.max()),
+        ("row_sum_and_max_of_exp", xr, "f32", np.exp(f64(xr)).sum(axis=1) + np.exp(f64(xr)).max(axis=1)),
     ]
     return check_functions(ctx, "reductions.nx", "red", specs)
 

@@ -154,6 +154,24 @@ def StreamStoresPass : Pass<"nxc-stream-stores", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
 }
 
+def RegisterAccumulatorsPass : Pass<"nxc-register-accumulators", "mlir::func::FuncOp"> {
+  let summary = "Lower reductions whose accumulators share a buffer with other operands to loops carrying them";
+  let description = [{
+    Runs on bufferized code, before convert-linalg-to-loops. A linalg.generic
+    whose innermost loop is a reduction, with an output that loop does not
+    move along (an accumulator) in the same root buffer as another operand
+    (temporaries are views of one workspace), becomes an scf.for nest whose
+    innermost loop carries the accumulators as loop-carried values, loaded
+    before it and stored after it; inputs it does not move along are loaded
+    before it too. LLVM cannot keep such an accumulator in a register itself,
+    as it cannot tell the views apart. Only generics whose written buffers
+    are provably disjoint from the other operands sharing their root (views
+    at constant offsets) are lowered.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
+}
+
 def CopiesToLinalgPass : Pass<"nxc-copies-to-linalg"> {
   let summary = "Rewrite memref.copy into linalg.copy";
   let description = [{
