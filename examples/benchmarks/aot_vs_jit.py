@@ -3,7 +3,11 @@
 library) and `nxc jit --bench`, same inputs, median time per call side by side.
 
 Both run the code nxc compiles for this machine's CPU (the AOT library's best
-variant, the JIT's host CPU); both call it on buffers allocated once. Runs
+variant, the JIT's host CPU); both call it on buffers allocated once, the
+same way: page-aligned, in pages fresh from the OS. (Where large buffers lie
+changes the time of W7, whose output is written with streaming stores, by up
+to 1.5x: memory the JIT's compiler used before, and heap memory in general,
+ran it slower than fresh pages.) Runs
 alternate (AOT, JIT, AOT, JIT, ...) and each side keeps its best median, so
 that a burst of load on this shared machine hits both alike.
 
@@ -40,8 +44,14 @@ HARNESS = r"""
 #include "w.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+/* Buffers in pages fresh from the OS, page-aligned: as `nxc jit --bench` allocates them. */
+static void *fresh_pages(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 int main(int argc, char **argv) {
   double seconds = atof(argv[1]);
@@ -49,10 +59,10 @@ int main(int argc, char **argv) {
   const char *files[] = {%(files)s};
   long sizes[] = {%(sizes)s};
   for (int i = 0; i < %(nargs)d; ++i) {
-    args[i] = aligned_alloc(64, (sizes[i] * 4 + 63) / 64 * 64);
+    args[i] = fresh_pages(sizes[i] * 4);
     if (i < %(ninputs)d) { FILE *f = fopen(files[i], "rb"); if (fread(args[i], 4, sizes[i], f) != (size_t)sizes[i]) return 2; fclose(f); }
   }
-  void *ws = aligned_alloc(64, (%(symbol)s_workspace_size() + 64) / 64 * 64);
+  void *ws = fresh_pages(%(symbol)s_workspace_size() + 1);
   static double times[1000000];
   long runs = 0;
   double start = now();

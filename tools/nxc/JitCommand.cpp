@@ -144,7 +144,7 @@ int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor 
   out += benchRow(width, name, benchRate(1 / mean), benchDuration(mean), benchDeviation(mean, stddev),
                   benchDuration(median), benchDuration(percentile(0.99)));
   out += fmt::format(FMT_STRING("\nRuns: {} in {:g} s after {:g} s of warm-up (inputs, outputs and workspace "
-                                "64-byte aligned and allocated once, as for an AOT call)\n"),
+                                "in fresh pages from the OS and allocated once, as for an AOT call)\n"),
                      runs, o.benchSeconds, o.warmupSeconds);
   if (p.diskCacheHit)
     out += fmt::format(FMT_STRING("Compile: none (disk cache hit), trace {}, load {}\n"), benchDuration(p.traceSeconds),
