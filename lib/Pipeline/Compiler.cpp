@@ -58,7 +58,8 @@ std::string toLinalgPipeline(bool gpu) {
   return gpu ? "nxc-lower-nx-to-linalg,canonicalize,cse,"
                "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse"
              : "nxc-lower-nx-to-linalg{blocked-reductions},canonicalize,cse,"
-               "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-tile-rows),canonicalize,cse,"
+               "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-pack-constant-layouts),"
+               "func.func(nxc-tile-rows),canonicalize,cse,"
                "func.func(nxc-block-contractions),canonicalize,cse,func.func(nxc-fuse-into-reductions),canonicalize,cse";
 }
 

@@ -733,10 +733,22 @@ class Context:
         except jsonschema.ValidationError as e:
             raise CaseFailure(f"{graph} does not follow docs/graph-format.schema.json: {e.message} at "
                               f"/{'/'.join(str(p) for p in e.absolute_path)}")
-        again = [self.nxc, "aot", graph, "--name", name, "--emit", "json"] + device
+        # Written again from the graph, to a file of the same name elsewhere
+        # (large constants go to NAME.npz beside it): the same JSON text, the
+        # same arrays.
+        again_graph = os.path.join(case_dir, "graph", "again", f"{name}.json")
+        os.makedirs(os.path.dirname(again_graph), exist_ok=True)
+        again = [self.nxc, "aot", graph, "--name", name, "--emit", "json", "-o", again_graph] + device
         self.nxc_commands.append(again)
-        with open(graph) as f:
-            check(run(again) == f.read(), f"the graph is not a fixed point of --emit json:\n  $ {shlex.join(again)}")
+        run(again)
+        with open(graph) as f, open(again_graph) as g:
+            check(f.read() == g.read(), f"the graph is not a fixed point of --emit json:\n  $ {shlex.join(again)}")
+        arrays = os.path.splitext(graph)[0] + ".npz"
+        if os.path.exists(arrays):
+            with np.load(arrays) as first, np.load(os.path.splitext(again_graph)[0] + ".npz") as second:
+                check(sorted(first.files) == sorted(second.files) and
+                      all(np.array_equal(first[k], second[k]) for k in first.files),
+                      f"the graph's constants are not a fixed point of --emit json:\n  $ {shlex.join(again)}")
         straight = cmd[:cmd.index("-o") + 1] + [os.path.join(case_dir, "straight")] + device
         self.nxc_commands.append(straight)
         run(straight)
@@ -1259,6 +1271,26 @@ def _(ctx):
     fns = ["dot(f32[5], f32[5])", "dot(f32[3,4], f32[4])", "dot(s32[2,3], s32[3,4])",
            "contract_first(f32[3,4], f32[3,5])", "batched(f32[2,3,4], f32[2,4,5])"]
     return ctx.check_calls("dots.nx", fns, "dots", calls)
+
+
+@case("dot_baked_weights")
+def _(ctx):
+    # Few output columns and a long contraction: the weights are used as
+    # [columns, contraction], a layout that is made at compile time when they
+    # are baked in, and in every call when they are an argument.
+    rng = ctx.rng()
+    a, w = uniform(rng, (64, 300), 0.0, 1.0), uniform(rng, (300, 10), 0.0, 1.0)
+    weights = os.path.join(ctx.case_dir("-weights"), "w.npy")
+    np.save(weights, w)
+    ref = f64(a) @ f64(w)
+    # One row: the copy would cost more than the dot, so the columns run
+    # innermost unless the weights are baked in.
+    calls = [Call("baked_baked", [a], [Out("f32", ref)]), Call("baked_passed", [a, w], [Out("f32", ref)]),
+             Call("baked_row_baked", [a[0]], [Out("f32", ref[0])]),
+             Call("baked_row_passed", [a[0], w], [Out("f32", ref[0])])]
+    fns = [f"baked=dot(f32[64,300], @{weights})", "passed=dot(f32[64,300], f32[300,10])",
+           f"row_baked=dot(f32[300], @{weights})", "row_passed=dot(f32[300], f32[300,10])"]
+    return ctx.check_calls("dots.nx", fns, "baked", calls)
 
 
 # --------------------------------------------------------------------------

@@ -44,6 +44,17 @@ def FuseIntoReductionsPass : Pass<"nxc-fuse-into-reductions", "mlir::func::FuncO
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def PackConstantLayoutsPass : Pass<"nxc-pack-constant-layouts", "mlir::func::FuncOp"> {
+  let summary = "Do the layout copies of constant operands (baked weights) at compile time";
+  let description = [{
+    A dot with few output columns copies its right operand to [columns,
+    contraction] first (a linalg.generic marked nxc.keep_layout). When the
+    operand is a constant, the copy is folded into a new constant: calls
+    neither copy the weights nor need workspace for them.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect"];
+}
+
 def BlockContractionsPass : Pass<"nxc-block-contractions", "mlir::func::FuncOp"> {
   let summary = "Run dots with wide output rows in register-sized blocks, contraction outermost";
   let description = [{
