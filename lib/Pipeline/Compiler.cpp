@@ -64,14 +64,15 @@ std::string toLinalgPipeline(bool gpu) {
 }
 
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
-/// Results become out-parameters; temporaries up to 256 bytes (accumulators)
-/// live on the stack, all others in the caller-owned workspace; copies become
+/// Results become out-parameters; with `fastExtrema` (x86), long float maxima
+/// and minima run fast and checked; temporaries up to 256 bytes (accumulators) live on the stack, all
+/// others in the caller-owned workspace; copies become
 /// loops (no memcpy). With several threads, large parallel loops move into
 /// functions over a range of their iterations, each thread with its own
 /// temporaries. With `streamStores` (x86-64 with an OS), large outputs
 /// written element-wise get a version with streaming stores, for aligned
 /// outputs of calls whose data exceeds the cache.
-std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores) {
+std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores, bool fastExtrema) {
   return fmt::format(
       FMT_STRING("func.func(nxc-distinct-results),"
                  "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
@@ -80,9 +81,11 @@ std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores) {
                  "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},canonicalize,"
                  "func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=256}}),"
                  "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
+                 "{}"
                  "nxc-outline-parallel-loops{{threads={} min-work={}}},canonicalize,"
                  "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize{}"),
-      threads, minWork, streamStores ? ",nxc-stream-stores,canonicalize" : "");
+      fastExtrema ? "func.func(nxc-fast-extrema)," : "", threads, minWork,
+      streamStores ? ",nxc-stream-stores,canonicalize" : "");
 }
 
 /// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
@@ -334,7 +337,8 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     if (stage == Stage::Gpu) { out.text = print(*module); return out; }
   } else {
     NXC_CHECK(runPipeline(*module,
-                          bufferizePipeline(target.threads, target.minParallelWork, streamsLargeOutputs(out.triple)),
+                          bufferizePipeline(target.threads, target.minParallelWork, streamsLargeOutputs(out.triple),
+                                            checksFastExtrema(out.triple)),
                           diags, "bufferizing"));
     readWorkspaceSizes(*module, out.entries);
     markParallelBodies(*module);

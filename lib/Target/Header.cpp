@@ -98,6 +98,11 @@ bool streamsLargeOutputs(const std::string &triple) {
   return t.getArch() == llvm::Triple::x86_64 && t.getOS() != llvm::Triple::UnknownOS;
 }
 
+bool checksFastExtrema(const std::string &triple) {
+  llvm::Triple::ArchType arch = llvm::Triple(triple).getArch();
+  return arch == llvm::Triple::x86_64 || arch == llvm::Triple::x86;
+}
+
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
                         const std::vector<std::string> &libraries, bool bareMetal,

@@ -134,10 +134,13 @@ void fuse(RewriterBase &rw, Candidate c) {
     maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
   }
   // The value is written out only if something besides the reduction reads
-  // it (logsumexp's exp is only summed).
+  // it (logsumexp's exp is only summed), or if no input has the loops'
+  // shape: then the value is the only operand that gives the loops their
+  // bounds (the sum of a broadcast scalar).
   bool store = llvm::any_of(p->getUsers(), [&](Operation *user) {
-    return user != r.getOperation() && user != c.expand.getOperation();
-  });
+                 return user != r.getOperation() && user != c.expand.getOperation();
+               }) ||
+               llvm::all_of(inputs, [](Value v) { return cast<RankedTensorType>(v.getType()).getRank() == 0; });
   Value stored = p.getDpsInitOperand(0)->get();
   Value init = r.getDpsInitOperand(0)->get();
   SmallVector<Value> inits;

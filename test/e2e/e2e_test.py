@@ -1273,6 +1273,52 @@ def _(ctx):
     return ctx.check_calls("dots.nx", fns, "dots", calls)
 
 
+@case("extrema_nan_and_zeros")
+def _(ctx):
+    rng = ctx.rng()
+    with np.errstate(divide="ignore"):
+        def max_out(x):
+            m = np.float64(np.nan) if np.isnan(x).any() else np.max(f64(x))
+            if m == 0:  # Nx orders -0.0 below +0.0
+                m = 0.0 if np.any((x == 0) & ~np.signbit(x)) else -0.0
+            return [Out("f32", np.array(m)), Out("f32", np.array(1.0 / np.float64(m)))]
+
+        def min_out(x):
+            rows = []
+            for r in x:
+                m = np.float64(np.nan) if np.isnan(r).any() else np.min(f64(r))
+                if m == 0:
+                    m = -0.0 if np.any((r == 0) & np.signbit(r)) else 0.0
+                rows.append(m)
+            m = np.array(rows)
+            return [Out("f32", m), Out("f32", 1.0 / m)]
+
+        plain = normal(rng, 1000)
+        nan = plain.copy()
+        nan[537] = np.nan
+        zeros = -np.abs(normal(rng, 1000))
+        zeros[[10, 500]] = [-0.0, 0.0]
+        negative_zero = -np.abs(normal(rng, 1000))
+        negative_zero[[3, 999]] = -0.0
+        infinities = plain.copy()
+        infinities[[1, 2]] = [np.inf, -np.inf]
+        minus_infinity = np.full(1000, -np.inf, np.float32)
+        rows = normal(rng, (6, 100))
+        rows[1, 50] = np.nan
+        rows[2, :] = np.abs(rows[2, :])
+        rows[2, [7, 70]] = [0.0, -0.0]
+        rows[3, :] = np.abs(rows[3, :])
+        rows[3, 9] = 0.0
+        rows[4, 0] = -np.inf
+        rows[5, :] = np.inf
+        inputs = {"plain": plain, "nan": nan, "zeros": zeros, "negative_zero": negative_zero,
+                  "infinities": infinities, "minus_infinity": minus_infinity}
+        calls = [Call(f"ex_{k}", [x], max_out(x)) for k, x in inputs.items()]
+        calls.append(Call("ex_rows", [rows], min_out(rows)))
+    fns = [f"{k}=max_all(f32[1000])" for k in inputs] + ["rows=min_rows(f32[6,100])"]
+    return ctx.check_calls("extrema.nx", fns, "ex", calls)
+
+
 @case("dot_baked_weights")
 def _(ctx):
     # Few output columns and a long contraction: the weights are used as

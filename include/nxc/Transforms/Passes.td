@@ -165,6 +165,22 @@ def StreamStoresPass : Pass<"nxc-stream-stores", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
 }
 
+def FastExtremaPass : Pass<"nxc-fast-extrema", "mlir::func::FuncOp"> {
+  let summary = "Run float maxima and minima with the hardware's max, checked, and exactly only when needed";
+  let description = [{
+    Runs on buffers, before temporaries move to the workspace. A
+    linalg.generic computing arith.maximumf or arith.minimumf over at least
+    64 elements per result, right after the linalg.fill of its accumulator,
+    becomes a reduction with maxnumf/minnumf (no NaNs, no signed zeros: one
+    instruction per vector) that also sums the elements, a check that no sum
+    is NaN (no element is) and no result is zero (whose sign the fast
+    reduction may get wrong), and the original fill and reduction under an
+    scf.if for when the check fails.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
+}
+
 def RegisterAccumulatorsPass : Pass<"nxc-register-accumulators", "mlir::func::FuncOp"> {
   let summary = "Lower reductions whose accumulators share a buffer with other operands to loops carrying them";
   let description = [{

@@ -145,6 +145,36 @@ func.func @only_summed(%x: tensor<1000000xf32>, %m: tensor<f32>) -> tensor<250xf
 
 // -----
 
+// A sum of a broadcast scalar: the stored value is the only operand with the
+// loops' shape, so it stays (the fused op's loops take their bounds from it).
+// CHECK-LABEL: func.func @scalar_only
+// CHECK: %[[G:.*]]:2 = linalg.generic
+// CHECK: math.atan
+// CHECK: return %[[G]]#1
+#sc6 = affine_map<(d0) -> ()>
+#id6 = affine_map<(d0) -> (d0)>
+func.func @scalar_only(%g: tensor<f32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %v = linalg.generic {indexing_maps = [#sc6, #id6], iterator_types = ["parallel"]}
+      ins(%g : tensor<f32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.atan %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %s0 = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zero : f32) outs(%s0 : tensor<f32>) -> tensor<f32>
+  %sum = linalg.generic {indexing_maps = [#id6, #sc6], iterator_types = ["reduction"]}
+      ins(%v : tensor<4xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %sum : tensor<f32>
+}
+
+// -----
+
 // A producer that reads its input through a broadcast, and a value used
 // before the reduction: both left alone.
 // CHECK-LABEL: func.func @broadcast_input
