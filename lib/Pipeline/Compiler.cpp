@@ -65,13 +65,13 @@ std::string toLinalgPipeline(bool gpu) {
 
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
 /// Results become out-parameters; with `fastExtrema` (x86), long float maxima
-/// and minima run fast and checked; temporaries up to 256 bytes (accumulators) live on the stack, all
-/// others in the caller-owned workspace; copies become
-/// loops (no memcpy). With several threads, large parallel loops move into
-/// functions over a range of their iterations, each thread with its own
-/// temporaries. With `streamStores` (x86-64 with an OS), large outputs
-/// written element-wise get a version with streaming stores, for aligned
-/// outputs of calls whose data exceeds the cache.
+/// and minima run fast and checked; temporaries up to 256 bytes
+/// (accumulators) live on the stack, all others in the caller-owned
+/// workspace; copies become loops (no memcpy). With several threads, large
+/// parallel loops move into functions over a range of their iterations, each
+/// thread with its own temporaries. With `streamStores` (x86-64 with an OS),
+/// large outputs written element-wise get a version with streaming stores,
+/// for aligned outputs of calls whose data exceeds the cache.
 std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores, bool fastExtrema) {
   return fmt::format(
       FMT_STRING("func.func(nxc-distinct-results),"
