@@ -124,8 +124,6 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     Value shifted = arith::AddFOp::create(rw, l, scaled, magic, contract);
     Value nf = arith::SubFOp::create(rw, l, shifted, magic);
     Value shiftedBits = arith::BitcastOp::create(rw, l, i32, shifted);
-    Value magicBits = i(0x4B400000);
-    Value n = arith::SubIOp::create(rw, l, shiftedBits, magicBits);
     // r = x - n ln2 in two steps (Cody-Waite): n * ln2Hi is exact, so the
     // first step is exact with or without a fused multiply-add.
     Value ln2Hi = f(0.693145751953125), ln2Lo = f(1.428606765330187e-06);
@@ -142,16 +140,19 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
       Value pr = arith::MulFOp::create(rw, l, p, r, contract);
       p = arith::AddFOp::create(rw, l, pr, c, contract);
     }
-    auto pow2 = [&](Value k) -> Value {
-      Value bias = i(127), shift = i(23);
-      Value biased = arith::AddIOp::create(rw, l, k, bias);
-      return arith::BitcastOp::create(rw, l, f32, arith::ShLIOp::create(rw, l, biased, shift));
-    };
-    Value one = i(1);
-    Value n1 = arith::ShRSIOp::create(rw, l, n, one);
-    Value n2 = arith::SubIOp::create(rw, l, n, n1);
-    Value p1 = pow2(n1);
-    Value p2 = pow2(n2);
+    // 2^n as 2^n1 * 2^n2, n1 = floor(n / 2), n2 = n - n1, built from the
+    // bits S = 0x4B400000 + n of `shifted`: shifting left by 23 drops the
+    // magic number's bits (it is even, and its low 21 bits are zero), so
+    // (S >> 1) << 23 = n1 << 23 and S << 23 = n << 23. With B = 127 << 23,
+    // 2^n1 has the bits (n1 << 23) + B and 2^n2 the bits (n << 23) + 2B -
+    // bits(2^n1): six integer operations.
+    Value one = i(1), shift = i(23), bias = i(127 << 23), twoBiases = i(254 << 23);
+    Value n1Bits = arith::ShLIOp::create(rw, l, arith::ShRSIOp::create(rw, l, shiftedBits, one), shift);
+    Value p1Bits = arith::AddIOp::create(rw, l, n1Bits, bias);
+    Value nBits = arith::ShLIOp::create(rw, l, shiftedBits, shift);
+    Value p2Bits = arith::SubIOp::create(rw, l, arith::AddIOp::create(rw, l, nBits, twoBiases), p1Bits);
+    Value p1 = arith::BitcastOp::create(rw, l, f32, p1Bits);
+    Value p2 = arith::BitcastOp::create(rw, l, f32, p2Bits);
     // NaN needs no case of its own: it passes the clamps, so r and p are NaN,
     // and NaN times any power of two is NaN.
     rw.replaceOp(op, mul(mul(p, p1), p2));

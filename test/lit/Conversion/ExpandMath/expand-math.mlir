@@ -6,11 +6,13 @@
 // RUN: nxc-opt %s -nxc-expand-math | FileCheck %s
 
 // exp: range reduction (n = round(x log2 e) by adding and subtracting
-// 1.5 * 2^23, whose bits then hold n), a polynomial whose Horner steps may
+// 1.5 * 2^23, whose bits S then hold n), a polynomial whose Horner steps may
 // contract into fused multiply-adds, and 2^n as two powers of two built in
-// the exponent bits (n >> 1 and n - (n >> 1)), so that subnormal results are
-// rounded once by the last product. NaN passes the clamps and stays NaN through
-// the polynomial and the products.
+// the exponent bits straight from S: (S >> 1) << 23 is n1 << 23 for
+// n1 = n >> 1 and S << 23 is n << 23 (the magic number's bits shift out), so
+// 2^n1 = (n1 << 23) + (127 << 23) and 2^(n - n1) = (n << 23) + (254 << 23) -
+// bits(2^n1); subnormal results are rounded once by the last product. NaN
+// passes the clamps and stays NaN through the polynomial and the products.
 // CHECK-LABEL: func.func @exp
 // CHECK-SAME: (%[[X:.*]]: f32)
 // CHECK-NOT: math.exp
@@ -20,19 +22,18 @@
 // CHECK: %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[MAGIC]] fastmath<contract> : f32
 // CHECK: arith.subf %[[SHIFTED]], %[[MAGIC]] : f32
 // CHECK: %[[BITS:.*]] = arith.bitcast %[[SHIFTED]] : f32 to i32
-// CHECK: %[[N:.*]] = arith.subi %[[BITS]], %c1262485504_i32 : i32
 // Range reduction (2 products and 2 differences) and the polynomial of
 // degree 6 (6 Horner steps of a product and a sum):
 // CHECK-COUNT-16: fastmath<contract> : f32
 // CHECK-NOT: fastmath<contract>
-// CHECK: %[[N1:.*]] = arith.shrsi %[[N]], %c1_i32 : i32
-// CHECK: %[[N2:.*]] = arith.subi %[[N]], %[[N1]] : i32
-// CHECK: %[[B1:.*]] = arith.addi %[[N1]], %c127_i32 : i32
-// CHECK: %[[S1:.*]] = arith.shli %[[B1]], %c23_i32 : i32
-// CHECK: %[[P1:.*]] = arith.bitcast %[[S1]] : i32 to f32
-// CHECK: %[[B2:.*]] = arith.addi %[[N2]], %c127_i32 : i32
-// CHECK: %[[S2:.*]] = arith.shli %[[B2]], %c23_i32 : i32
-// CHECK: %[[P2:.*]] = arith.bitcast %[[S2]] : i32 to f32
+// CHECK: %[[H:.*]] = arith.shrsi %[[BITS]], %c1_i32 : i32
+// CHECK: %[[N1:.*]] = arith.shli %[[H]], %c23_i32 : i32
+// CHECK: %[[P1BITS:.*]] = arith.addi %[[N1]], %c1065353216_i32 : i32
+// CHECK: %[[N:.*]] = arith.shli %[[BITS]], %c23_i32 : i32
+// CHECK: %[[T:.*]] = arith.addi %[[N]], %c2130706432_i32 : i32
+// CHECK: %[[P2BITS:.*]] = arith.subi %[[T]], %[[P1BITS]] : i32
+// CHECK: %[[P1:.*]] = arith.bitcast %[[P1BITS]] : i32 to f32
+// CHECK: %[[P2:.*]] = arith.bitcast %[[P2BITS]] : i32 to f32
 // CHECK: %[[A:.*]] = arith.mulf %{{.*}}, %[[P1]] : f32
 // CHECK: %[[B:.*]] = arith.mulf %[[A]], %[[P2]] : f32
 // CHECK-NEXT: return %[[B]] : f32
