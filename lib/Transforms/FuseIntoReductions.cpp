@@ -60,7 +60,6 @@ std::optional<Candidate> match(linalg::GenericOp r) {
   if (!r.getMatchingIndexingMap(in).isIdentity()) return std::nullopt;
   Candidate c{nullptr, r, in->get().getDefiningOp<tensor::ExpandShapeOp>()};
   Value read = c.expand ? c.expand.getSrc() : in->get();
-  if (c.expand && !c.expand->hasOneUse()) return std::nullopt;
   c.producer = read.getDefiningOp<linalg::GenericOp>();
   linalg::GenericOp p = c.producer;
   if (!p || !p.hasPureTensorSemantics() || p.getNumReductionLoops() != 0 || p->getNumResults() != 1 ||
@@ -80,11 +79,16 @@ std::optional<Candidate> match(linalg::GenericOp r) {
     if (!elementwise && !scalar) return std::nullopt;
   }
   // Every other user of the value comes after the reduction, where the
-  // fused op will be.
-  for (Operation *user : p->getUsers()) {
-    if (user == r.getOperation() || user == c.expand.getOperation()) continue;
+  // fused op will be; so do the other readers of the expanded value (the
+  // blocked max beside a blocked sum of the same value).
+  SmallVector<Operation *> others;
+  for (Operation *user : p->getUsers())
+    if (user != r.getOperation() && user != c.expand.getOperation()) others.push_back(user);
+  if (c.expand)
+    for (Operation *user : c.expand->getUsers())
+      if (user != r.getOperation()) others.push_back(user);
+  for (Operation *user : others)
     if (user->getBlock() != r->getBlock() || !r->isBeforeInBlock(user)) return std::nullopt;
-  }
   return c;
 }
 
@@ -137,9 +141,12 @@ void fuse(RewriterBase &rw, Candidate c) {
   // it (logsumexp's exp is only summed), or if no input has the loops'
   // shape: then the value is the only operand that gives the loops their
   // bounds (the sum of a broadcast scalar).
-  bool store = llvm::any_of(p->getUsers(), [&](Operation *user) {
-                 return user != r.getOperation() && user != c.expand.getOperation();
-               }) ||
+  auto readsBesides = [&](Operation *def) {
+    return def && llvm::any_of(def->getUsers(), [&](Operation *user) {
+             return user != r.getOperation() && user != c.expand.getOperation();
+           });
+  };
+  bool store = readsBesides(p) || readsBesides(c.expand) ||
                llvm::all_of(inputs, [](Value v) { return cast<RankedTensorType>(v.getType()).getRank() == 0; });
   Value stored = p.getDpsInitOperand(0)->get();
   Value init = r.getDpsInitOperand(0)->get();
@@ -170,7 +177,17 @@ void fuse(RewriterBase &rw, Candidate c) {
       });
 
   rw.replaceOp(r, fused->getResults().back());
-  if (c.expand) rw.eraseOp(c.expand);
+  if (c.expand) {
+    // Other readers of the expanded value read the fused op's result,
+    // expanded again after it.
+    if (!c.expand->use_empty()) {
+      rw.setInsertionPointAfter(fused);
+      Value again = tensor::ExpandShapeOp::create(rw, loc, c.expand.getResultType(), fused.getResult(0),
+                                                  c.expand.getReassociationIndices());
+      rw.replaceAllUsesWith(c.expand.getResult(), again);
+    }
+    rw.eraseOp(c.expand);
+  }
   if (store) rw.replaceOp(p, fused.getResult(0));
   else rw.eraseOp(p);
 }

@@ -927,6 +927,7 @@ def _(ctx):
     xl = normal(rng, 1000000, scale=5.0)
     xld = f64(xl)
     xr = normal(rng, (100, 8))
+    xb = normal(rng, 8000)
     specs = [  # (function, input, result type, reference)
         ("row_sum", xf, "f32", np.sum(f64(xf), axis=1)),
         ("col_max", xf, "f32", np.max(xf, axis=0, keepdims=True)),
@@ -938,6 +939,7 @@ def _(ctx):
         ("sum_outer", x3, "f32", np.sum(f64(x3), axis=(0, 2), keepdims=True)),
         ("logsumexp", xl, "f32", np.log(np.sum(np.exp(xld - xld.max()))) + xld.max()),
         ("row_sum_and_max_of_exp", xr, "f32", np.exp(f64(xr)).sum(axis=1) + np.exp(f64(xr)).max(axis=1)),
+        ("sum_and_max_of_exp", xb, "f32", np.exp(f64(xb)).sum() + np.exp(f64(xb)).max()),
     ]
     return check_functions(ctx, "reductions.nx", "red", specs)
 

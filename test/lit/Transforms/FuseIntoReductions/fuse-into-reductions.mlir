@@ -145,6 +145,50 @@ func.func @only_summed(%x: tensor<1000000xf32>, %m: tensor<f32>) -> tensor<250xf
 
 // -----
 
+// A blocked sum and a blocked max read the same expanded value: exp is
+// computed in the sum (the first) and stored; the max reads the stored value
+// expanded again after the fused op.
+// CHECK-LABEL: func.func @sum_and_max
+// CHECK: %[[G:.*]]:2 = linalg.generic
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[G]]#0 {{\[\[}}0, 1]] output_shape [250, 4000]
+// CHECK: linalg.generic {{.*}} ins(%[[E]] : tensor<250x4000xf32>)
+// CHECK: arith.maximumf
+#id7 = affine_map<(d0) -> (d0)>
+#id8 = affine_map<(d0, d1) -> (d0, d1)>
+#row8 = affine_map<(d0, d1) -> (d0)>
+func.func @sum_and_max(%x: tensor<1000000xf32>) -> (tensor<250xf32>, tensor<250xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1000000xf32>
+  %exp = linalg.generic {indexing_maps = [#id7, #id7], iterator_types = ["parallel"]}
+      ins(%x : tensor<1000000xf32>) outs(%e : tensor<1000000xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<1000000xf32>
+  %blocks = tensor.expand_shape %exp [[0, 1]] output_shape [250, 4000] : tensor<1000000xf32> into tensor<250x4000xf32>
+  %b0 = tensor.empty() : tensor<250xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%b0 : tensor<250xf32>) -> tensor<250xf32>
+  %sums = linalg.generic {indexing_maps = [#id8, #row8], iterator_types = ["parallel", "reduction"]}
+      ins(%blocks : tensor<250x4000xf32>) outs(%z : tensor<250xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<250xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%b0 : tensor<250xf32>) -> tensor<250xf32>
+  %maxes = linalg.generic {indexing_maps = [#id8, #row8], iterator_types = ["parallel", "reduction"]}
+      ins(%blocks : tensor<250x4000xf32>) outs(%m0 : tensor<250xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.maximumf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<250xf32>
+  return %sums, %maxes : tensor<250xf32>, tensor<250xf32>
+}
+
+// -----
+
 // A sum of a broadcast scalar: the stored value is the only operand with the
 // loops' shape, so it stays (the fused op's loops take their bounds from it).
 // CHECK-LABEL: func.func @scalar_only
