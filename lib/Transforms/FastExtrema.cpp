@@ -142,18 +142,18 @@ void rewrite(Candidate c) {
   AffineMap id = b.getMultiDimIdentityMap(rank);
   AffineMap toScalar = AffineMap::get(rank, 0, {}, ctx);
   SmallVector<utils::IteratorType> all(rank, utils::IteratorType::reduction);
+  auto check = [&](OpBuilder &nb, Location nl, ValueRange args) {
+    Value m = args[0], s = args[1], seen = args[2];
+    Value nan = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, s, s);
+    Value zero = arith::ConstantOp::create(nb, nl, elem, nb.getFloatAttr(elem, 0.0));
+    Value zeroResult = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, m, zero);
+    // A select, not an or: the fast result is poison where an element is NaN.
+    Value yes = arith::ConstantOp::create(nb, nl, i1, nb.getBoolAttr(true));
+    Value bad = arith::SelectOp::create(nb, nl, nan, yes, zeroResult);
+    linalg::YieldOp::create(nb, nl, ValueRange{arith::OrIOp::create(nb, nl, seen, bad)});
+  };
   linalg::GenericOp::create(b, l, TypeRange{}, ValueRange{acc, sums}, ValueRange{flag},
-                            ArrayRef<AffineMap>{id, id, toScalar}, all,
-                            [&](OpBuilder &nb, Location nl, ValueRange args) {
-                              Value nan = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, args[1], args[1]);
-                              Value zeroResult = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, args[0],
-                                                                       arith::ConstantOp::create(nb, nl, elem, nb.getFloatAttr(elem, 0.0)));
-                              // A select, not an or: the fast result is
-                              // poison where an element is NaN.
-                              Value yes = arith::ConstantOp::create(nb, nl, i1, nb.getBoolAttr(true));
-                              Value bad = arith::SelectOp::create(nb, nl, nan, yes, zeroResult);
-                              linalg::YieldOp::create(nb, nl, ValueRange{arith::OrIOp::create(nb, nl, args[2], bad)});
-                            });
+                            ArrayRef<AffineMap>{id, id, toScalar}, all, check);
   Value redo = memref::LoadOp::create(b, l, flag, ValueRange{});
   auto ifOp = scf::IfOp::create(b, l, redo, /*withElseRegion=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();

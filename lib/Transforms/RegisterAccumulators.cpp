@@ -145,9 +145,10 @@ void lower(linalg::GenericOp g) {
     outerIvs.push_back(zero);
     IRMapping hoisted;
     for (OpOperand *in : g.getDpsInputOperands())
-      if (invariant(in) && isa<MemRefType>(in->get().getType()))
-        hoisted.map(g.getMatchingBlockArgument(in),
-                    memref::LoadOp::create(nb, nl, in->get(), indicesOf(nb, nl, g.getMatchingIndexingMap(in), outerIvs)));
+      if (invariant(in) && isa<MemRefType>(in->get().getType())) {
+        SmallVector<Value> at = indicesOf(nb, nl, g.getMatchingIndexingMap(in), outerIvs);
+        hoisted.map(g.getMatchingBlockArgument(in), memref::LoadOp::create(nb, nl, in->get(), at));
+      }
     SmallVector<OpOperand *> accumulators;
     SmallVector<Value> initial;
     for (OpOperand &init : g.getDpsInitsMutable())
