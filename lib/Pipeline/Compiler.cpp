@@ -78,10 +78,9 @@ std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores, b
                  "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
                  "allow-return-allocs-from-loops}},"
                  "canonicalize,"
-                 "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},canonicalize,"
+                 "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},canonicalize,{}"
                  "func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=256}}),"
                  "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
-                 "{}"
                  "nxc-outline-parallel-loops{{threads={} min-work={}}},canonicalize,"
                  "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize{}"),
       fastExtrema ? "func.func(nxc-fast-extrema)," : "", threads, minWork,

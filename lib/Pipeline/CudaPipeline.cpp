@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PipelineSupport.h"
+#include "nxc/Target/Artifacts.h"
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
@@ -279,14 +280,6 @@ struct TempFile {
   }
   ~TempFile() { llvm::sys::fs::remove(path); }
 };
-
-Status writeBytes(const std::string &path, const std::string &bytes) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) return error(Loc{}, fmt::format(FMT_STRING("cannot write {}: {}"), path, ec.message()));
-  os << bytes;
-  return okStatus();
-}
 
 Status runTool(const std::string &tool, const std::vector<std::string> &args) {
   std::vector<llvm::StringRef> argv = {tool};

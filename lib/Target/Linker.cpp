@@ -18,12 +18,19 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <map>
 
 LLD_HAS_DRIVER(elf)
 
 namespace nxc {
+
+Status writeBytes(const std::string &path, const std::string &bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) return error(Loc{}, fmt::format(FMT_STRING("cannot write {}: {}"), path, ec.message()));
+  os << bytes;
+  return okStatus();
+}
 
 std::vector<std::string> undefinedSymbols(const std::string &objectBytes) {
   std::vector<std::string> names;
@@ -82,12 +89,8 @@ Status writeStubLibrary(const NeededLibrary &lib, const std::string &triple, con
   std::string script;
   for (auto &[version, names] : nodes) script += version + " { global: " + names + "};\n";
   std::string objPath = path + ".o", scriptPath = path + ".map";
-  for (auto &[file, bytes] : {std::pair<const std::string &, const std::string &>{objPath, obj},
-                              std::pair<const std::string &, const std::string &>{scriptPath, script}}) {
-    std::ofstream out(file, std::ios::binary);
-    out.write(bytes.data(), (std::streamsize)bytes.size());
-    if (!out) return error(Loc{}, fmt::format(FMT_STRING("cannot write {}"), file));
-  }
+  NXC_CHECK(writeBytes(objPath, obj));
+  NXC_CHECK(writeBytes(scriptPath, script));
   std::string versionScript = "--version-script=" + scriptPath;
   std::vector<const char *> args = {"ld.lld", "-shared", "-soname", lib.soname.c_str(), "-o", path.c_str(),
                                     objPath.c_str()};

@@ -53,8 +53,6 @@ namespace {
 /// Fewer elements per result than this stay exact as they are: the check
 /// would cost more than it saves.
 constexpr int64_t kMinElements = 64;
-/// Buffers of the sums up to this size live on the stack.
-constexpr int64_t kStackBytes = 256;
 
 struct Candidate {
   linalg::GenericOp reduction;
@@ -96,14 +94,11 @@ std::optional<Candidate> match(linalg::GenericOp g) {
   return Candidate{g, fill, isMax};
 }
 
-/// A buffer of `type` for the whole function, at the start of its body.
+/// A temporary of `type` for the whole function, at the start of its body
+/// (the pipeline moves small ones to the stack, others to the workspace).
 Value functionBuffer(func::FuncOp fn, MemRefType type) {
   OpBuilder b(&fn.getBody().front(), fn.getBody().front().begin());
-  Location l = fn.getLoc();
-  int64_t bytes = type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-  IntegerAttr align = b.getI64IntegerAttr(64);
-  if (bytes <= kStackBytes) return memref::AllocaOp::create(b, l, type, ValueRange{}, align);
-  return memref::AllocOp::create(b, l, type, ValueRange{}, align);
+  return memref::AllocOp::create(b, fn.getLoc(), type, ValueRange{}, b.getI64IntegerAttr(64));
 }
 
 void rewrite(Candidate c) {
@@ -137,6 +132,7 @@ void rewrite(Candidate c) {
 
   // flag = any result whose sum is NaN or which is zero.
   Value no = arith::ConstantOp::create(b, l, i1, b.getBoolAttr(false));
+  Value yes = arith::ConstantOp::create(b, l, i1, b.getBoolAttr(true));
   linalg::FillOp::create(b, l, ValueRange{no}, ValueRange{flag});
   unsigned rank = accType.getRank();
   AffineMap id = b.getMultiDimIdentityMap(rank);
@@ -145,10 +141,8 @@ void rewrite(Candidate c) {
   auto check = [&](OpBuilder &nb, Location nl, ValueRange args) {
     Value m = args[0], s = args[1], seen = args[2];
     Value nan = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, s, s);
-    Value zero = arith::ConstantOp::create(nb, nl, elem, nb.getFloatAttr(elem, 0.0));
     Value zeroResult = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, m, zero);
     // A select, not an or: the fast result is poison where an element is NaN.
-    Value yes = arith::ConstantOp::create(nb, nl, i1, nb.getBoolAttr(true));
     Value bad = arith::SelectOp::create(nb, nl, nan, yes, zeroResult);
     linalg::YieldOp::create(nb, nl, ValueRange{arith::OrIOp::create(nb, nl, seen, bad)});
   };

@@ -48,6 +48,7 @@ namespace {
 struct Candidate {
   linalg::GenericOp producer, reduction;
   tensor::ExpandShapeOp expand;
+  bool otherReaders = false; ///< the value, or `expand`, has users besides `reduction`
 };
 
 bool usesIndices(linalg::GenericOp g) { return !g.getBody()->getOps<linalg::IndexOp>().empty(); }
@@ -89,6 +90,7 @@ std::optional<Candidate> match(linalg::GenericOp r) {
       if (user != r.getOperation()) others.push_back(user);
   for (Operation *user : others)
     if (user->getBlock() != r->getBlock() || !r->isBeforeInBlock(user)) return std::nullopt;
+  c.otherReaders = !others.empty();
   return c;
 }
 
@@ -141,12 +143,7 @@ void fuse(RewriterBase &rw, Candidate c) {
   // it (logsumexp's exp is only summed), or if no input has the loops'
   // shape: then the value is the only operand that gives the loops their
   // bounds (the sum of a broadcast scalar).
-  auto readsBesides = [&](Operation *def) {
-    return def && llvm::any_of(def->getUsers(), [&](Operation *user) {
-             return user != r.getOperation() && user != c.expand.getOperation();
-           });
-  };
-  bool store = readsBesides(p) || readsBesides(c.expand) ||
+  bool store = c.otherReaders ||
                llvm::all_of(inputs, [](Value v) { return cast<RankedTensorType>(v.getType()).getRank() == 0; });
   Value stored = p.getDpsInitOperand(0)->get();
   Value init = r.getDpsInitOperand(0)->get();
@@ -179,7 +176,7 @@ void fuse(RewriterBase &rw, Candidate c) {
   rw.replaceOp(r, fused->getResults().back());
   if (c.expand) {
     // Other readers of the expanded value read the fused op's result,
-    // expanded again after it.
+    // expanded again after it (only when `store`: they are other readers).
     if (!c.expand->use_empty()) {
       rw.setInsertionPointAfter(fused);
       Value again = tensor::ExpandShapeOp::create(rw, loc, c.expand.getResultType(), fused.getResult(0),

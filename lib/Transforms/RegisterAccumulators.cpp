@@ -28,6 +28,8 @@
 //===----------------------------------------------------------------------===//
 #include "nxc/Transforms/Passes.h"
 
+#include "Views.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -68,11 +70,11 @@ Extent extentOf(Value v) {
     if (source.size < 0 || !shift || size < 0) return {source.root};
     return {source.root, source.offset + *shift, size};
   }
+  // Reshapes cover the same bytes; other views (subviews, casts) some of
+  // their source's.
   if (auto e = v.getDefiningOp<memref::ExpandShapeOp>()) return extentOf(e.getSrc());
   if (auto c = v.getDefiningOp<memref::CollapseShapeOp>()) return extentOf(c.getSrc());
-  if (auto s = v.getDefiningOp<memref::SubViewOp>()) return {extentOf(s.getSource()).root};
-  if (auto c = v.getDefiningOp<memref::CastOp>()) return {extentOf(c.getSource()).root};
-  if (auto r = v.getDefiningOp<memref::ReinterpretCastOp>()) return {extentOf(r.getSource()).root};
+  if (isa_and_nonnull<ViewLikeOpInterface>(v.getDefiningOp())) return {viewRoot(v)};
   auto t = dyn_cast<MemRefType>(v.getType());
   return {v, 0, t ? bytesOf(t) : -1};
 }
@@ -96,16 +98,13 @@ bool qualifies(linalg::GenericOp g) {
   for (int64_t size : g.getStaticLoopRanges())
     if (ShapedType::isDynamic(size)) return false;
   unsigned inner = g.getNumLoops() - 1;
-  SmallVector<OpOperand *> operands;
-  for (OpOperand &o : g->getOpOperands()) operands.push_back(&o);
   bool sharedAccumulator = false;
-  for (OpOperand &init : g.getDpsInitsMutable()) {
-    OpOperand *w = &init;
-    bool accumulator = !g.getMatchingIndexingMap(w).isFunctionOfDim(inner);
-    Extent we = extentOf(w->get());
-    for (OpOperand *o : operands) {
-      if (o == w) continue;
-      Extent oe = extentOf(o->get());
+  for (OpOperand &w : g.getDpsInitsMutable()) {
+    bool accumulator = !g.getMatchingIndexingMap(&w).isFunctionOfDim(inner);
+    Extent we = extentOf(w.get());
+    for (OpOperand &o : g->getOpOperands()) {
+      if (&o == &w) continue;
+      Extent oe = extentOf(o.get());
       if (oe.root != we.root) continue;
       if (accumulator) sharedAccumulator = true;
       if (!disjoint(we, oe)) return false;

@@ -30,6 +30,8 @@
 //===----------------------------------------------------------------------===//
 #include "nxc/Transforms/Passes.h"
 
+#include "Views.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -50,16 +52,6 @@ namespace nxc {
 using namespace mlir;
 
 namespace {
-
-/// The buffer a view was taken of.
-Value viewRoot(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view) break;
-    v = view.getViewSource();
-  }
-  return v;
-}
 
 /// Whether every use of `v` is a view whose uses are the same, down to
 /// `writer`'s output operand: nothing else reads or writes the buffer.

@@ -1317,7 +1317,16 @@ def _(ctx):
                   "infinities": infinities, "minus_infinity": minus_infinity}
         calls = [Call(f"ex_{k}", [x], max_out(x)) for k, x in inputs.items()]
         calls.append(Call("ex_rows", [rows], min_out(rows)))
-    fns = [f"{k}=max_all(f32[1000])" for k in inputs] + ["rows=min_rows(f32[6,100])"]
+        # 100 rows: the rows' sums (400 bytes) live in the workspace, not on the stack.
+        many = normal(rng, (100, 70))
+        many[17, 3] = np.nan
+        many[40, :] = -np.abs(many[40, :])
+        many[40, [0, 69]] = [-0.0, 0.0]
+        calls.append(Call("ex_many_rows", [many], [
+            Out("f32", np.array([o[0].ref for o in map(max_out, many)])),
+            Out("f32", np.array([o[1].ref for o in map(max_out, many)]))]))
+    fns = [f"{k}=max_all(f32[1000])" for k in inputs] + ["rows=min_rows(f32[6,100])",
+                                                          "many_rows=max_rows(f32[100,70])"]
     return ctx.check_calls("extrema.nx", fns, "ex", calls)
 
 

@@ -54,6 +54,9 @@ std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undef
 Status linkSharedObject(const std::string &objectPath, const std::string &outputPath, const std::string &soname,
                         const std::string &triple, const std::vector<NeededLibrary> &needed);
 
+/// Writes `bytes` to the file `path` (created or truncated).
+Status writeBytes(const std::string &path, const std::string &bytes);
+
 /// The undefined symbols of an object file.
 std::vector<std::string> undefinedSymbols(const std::string &objectBytes);
 

@@ -168,8 +168,8 @@ def StreamStoresPass : Pass<"nxc-stream-stores", "mlir::ModuleOp"> {
 def FastExtremaPass : Pass<"nxc-fast-extrema", "mlir::func::FuncOp"> {
   let summary = "Run float maxima and minima with the hardware's max, checked, and exactly only when needed";
   let description = [{
-    Runs on buffers, before temporaries move to the workspace. A
-    linalg.generic computing arith.maximumf or arith.minimumf over at least
+    Runs on buffers, before stack promotion and the workspace place the
+    temporaries it adds. A linalg.generic computing arith.maximumf or arith.minimumf over at least
     64 elements per result, right after the linalg.fill of its accumulator,
     becomes a reduction with maxnumf/minnumf (no NaNs, no signed zeros: one
     instruction per vector) that also sums the elements, a check that no sum

@@ -1,14 +1,16 @@
 // nxc-fast-extrema: a float maximum over 64 or more elements per result,
 // right after the fill of its accumulator, runs as maxnumf <nnan,nsz> with a
 // sum of the same elements beside it; a flag says whether any sum is NaN or
-// any result zero, and then the fill and the exact reduction run again.
+// any result zero, and then the fill and the exact reduction run again. The
+// sums and the flag are temporaries at the function's start (the pipeline's
+// stack promotion and workspace place them).
 // RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-fast-extrema))' | FileCheck %s
 
 // CHECK-LABEL: func.func @row_max
 // CHECK-SAME: (%[[X:.*]]: memref<8x100xf32>, %[[M:.*]]: memref<8xf32>)
 // CHECK-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK-DAG: %[[FLAG:.*]] = memref.alloca() {alignment = 64 : i64} : memref<i1>
-// CHECK-DAG: %[[SUMS:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8xf32>
+// CHECK-DAG: %[[FLAG:.*]] = memref.alloc() {alignment = 64 : i64} : memref<i1>
+// CHECK-DAG: %[[SUMS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
 // CHECK: linalg.fill ins(%[[NINF]] : f32) outs(%[[M]] : memref<8xf32>)
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[SUMS]] : memref<8xf32>)
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : memref<8x100xf32>) outs(%[[M]], %[[SUMS]] : memref<8xf32>, memref<8xf32>)
