@@ -159,9 +159,13 @@ def check(condition, message):
 
 @dataclass
 class Out:
-    """An expected result: its Nx type and a reference value (float64 for floats)."""
+    """An expected result: its Nx type and a reference value (float64 for floats).
+    With `ulps`, a float result on the CPU must be within that many units in the
+    last place of the reference rounded to its type (subnormals included)
+    instead of the type's tolerances."""
     type: str
     ref: np.ndarray
+    ulps: float = None
 
     def __post_init__(self):
         self.ref = np.asarray(self.ref)
@@ -484,7 +488,18 @@ def check_manifest(module, calls):
 def compare(label, got, out):
     """Compares one output with its reference; returns the max abs error."""
     ref = out.ref
-    if out.type in TOLERANCES:
+    if out.type in TOLERANCES and out.ulps is not None and ARGS.device == "cpu":
+        ref = ref.astype(np.float64)
+        g64 = got.astype(np.float64)
+        err = np.abs(g64 - ref)
+        with np.errstate(over="ignore"):
+            rounded = ref.astype(got.dtype)
+        unit = np.abs(np.spacing(rounded)).astype(np.float64)
+        special = (np.isnan(g64) & np.isnan(ref)) | (np.isinf(rounded) & (got == rounded))
+        with np.errstate(invalid="ignore"):
+            bad = ~(err <= out.ulps * unit) & ~special
+        rule = f"within {out.ulps:g} ulp"
+    elif out.type in TOLERANCES:
         rtol, atol = (GPU_TOLERANCES if ARGS.device != "cpu" else TOLERANCES)[out.type]
         ref = ref.astype(np.float64)
         err = np.abs(got.astype(np.float64) - ref)
@@ -1328,6 +1343,41 @@ def _(ctx):
     fns = [f"{k}=max_all(f32[1000])" for k in inputs] + ["rows=min_rows(f32[6,100])",
                                                           "many_rows=max_rows(f32[100,70])"]
     return ctx.check_calls("extrema.nx", fns, "ex", calls)
+
+
+@case("exp_outside_normal_range")
+def _(ctx):
+    # Loops over exp run a short form for arguments in [-87, 87] and check it
+    # (nxc-fast-exp); these arguments make the check fail, and the loop runs
+    # again exactly, from the same state (a row's sum is put back first).
+    rng = ctx.rng()
+    plain = uniform(rng, 1000, -80.0, 80.0)
+    special = plain.copy()
+    special[[3, 100, 200, 300, 400, 500, 600, 700, 800, 900, 999]] = [
+        np.nan, np.inf, -np.inf, -100.0, -87.5, 88.0, 88.7, 89.0, 1e10, -1e10, -103.5]
+    rows = uniform(rng, (4, 300), -3.0, 3.0)
+    rows[1, 17] = -100.0  # a subnormal term
+    rows[2, :] = uniform(rng, 300, -150.0, 0.0)
+    rows[3, 5] = 88.0  # near the largest float
+    wide = uniform(rng, (3, 200), -3.0, 3.0)
+    wide[1, :] = uniform(rng, 200, -200.0, 0.0)
+    wide[2, 7] = np.nan
+
+    def exp_ref(x):  # infinite where the f32 result overflows
+        with np.errstate(over="ignore"):
+            r = np.exp(f64(x))
+            return np.where(np.isinf(r.astype(np.float32)), np.inf, r)
+
+    def softmax_ref(x):
+        e = exp_ref(x - np.max(f64(x), axis=1, keepdims=True))
+        return e / np.sum(e, axis=1, keepdims=True)
+
+    calls = [Call("er_plain", [plain], [Out("f32", exp_ref(plain), ulps=1)]),
+             Call("er_special", [special], [Out("f32", exp_ref(special), ulps=1)]),
+             Call("er_sum_exp", [rows], [Out("f32", np.sum(exp_ref(rows), axis=1))]),
+             Call("er_softmax_rows", [wide], [Out("f32", softmax_ref(wide))])]
+    fns = ["plain=exp(f32[1000])", "special=exp(f32[1000])", "sum_exp(f32[4,300])", "softmax_rows(f32[3,200])"]
+    return ctx.check_calls("exp_range.nx", fns, "er", calls)
 
 
 @case("dot_baked_weights")
