@@ -105,17 +105,11 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     auto f = [&](double v) -> Value { return arith::ConstantOp::create(rw, l, f32, rw.getF32FloatAttr((float)v)); };
     auto i = [&](int v) -> Value { return arith::ConstantOp::create(rw, l, i32, rw.getI32IntegerAttr(v)); };
     auto mul = [&](Value a, Value b) -> Value { return arith::MulFOp::create(rw, l, a, b); };
-    // An argument known to be within [-87, 87] (or NaN) needs neither the
-    // clamp nor the two-step scaling: 2^n is one normal power of two.
-    bool normalRange = op->hasAttr(kAssumeNormalRangeAttr);
     // Clamped with compares (maxnum/minnum are libm calls on some targets);
     // NaN passes them.
-    Value xc = x;
-    if (!normalRange) {
-      Value lo = f(-110.0), hi = f(100.0);
-      xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, x, lo), lo, x);
-      xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OGT, xc, hi), hi, xc);
-    }
+    Value lo = f(-110.0), hi = f(100.0);
+    Value xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, x, lo), lo, x);
+    xc = arith::SelectOp::create(rw, l, arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OGT, xc, hi), hi, xc);
     // No call below creates two ops in its arguments: the order of creation
     // (and so of the printed IR) must not depend on the C++ compiler's order
     // of evaluating arguments.
@@ -152,15 +146,7 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     // (S >> 1) << 23 = n1 << 23 and S << 23 = n << 23. With B = 127 << 23,
     // 2^n1 has the bits (n1 << 23) + B and 2^n2 the bits (n << 23) + 2B -
     // bits(2^n1): six integer operations.
-    Value shift = i(23), bias = i(127 << 23);
-    if (normalRange) {
-      // S << 23 = n << 23, and (n << 23) + B the bits of 2^n (n in [-126,
-      // 126]): p 2^n is rounded once, as p 2^n1 2^n2 is. NaN stays NaN.
-      Value pnBits = arith::AddIOp::create(rw, l, arith::ShLIOp::create(rw, l, shiftedBits, shift), bias);
-      rw.replaceOp(op, mul(p, arith::BitcastOp::create(rw, l, f32, pnBits)));
-      return success();
-    }
-    Value one = i(1), twoBiases = i(254 << 23);
+    Value one = i(1), shift = i(23), bias = i(127 << 23), twoBiases = i(254 << 23);
     Value n1Bits = arith::ShLIOp::create(rw, l, arith::ShRSIOp::create(rw, l, shiftedBits, one), shift);
     Value p1Bits = arith::AddIOp::create(rw, l, n1Bits, bias);
     Value nBits = arith::ShLIOp::create(rw, l, shiftedBits, shift);

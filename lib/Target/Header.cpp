@@ -103,8 +103,6 @@ bool checksFastExtrema(const std::string &triple) {
   return arch == llvm::Triple::x86_64 || arch == llvm::Triple::x86;
 }
 
-bool checksFastExp(const std::string &triple) { return llvm::Triple(triple).getOS() != llvm::Triple::UnknownOS; }
-
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
                         const std::vector<std::string> &libraries, bool bareMetal,

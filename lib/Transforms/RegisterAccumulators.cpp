@@ -49,6 +49,44 @@ using namespace mlir;
 
 namespace {
 
+/// The bytes a buffer covers: a range of `root` (a function argument or an
+/// allocation), or all of it when `size` is unknown (-1).
+struct Extent {
+  Value root;
+  int64_t offset = 0;
+  int64_t size = -1;
+};
+
+int64_t bytesOf(MemRefType t) {
+  if (!t.hasStaticShape() || !t.getLayout().isIdentity()) return -1;
+  return t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8);
+}
+
+Extent extentOf(Value v) {
+  if (auto view = v.getDefiningOp<memref::ViewOp>()) {
+    Extent source = extentOf(view.getSource());
+    std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+    int64_t size = bytesOf(view.getType());
+    if (source.size < 0 || !shift || size < 0) return {source.root};
+    return {source.root, source.offset + *shift, size};
+  }
+  // Reshapes cover the same bytes; other views (subviews, casts) some of
+  // their source's.
+  if (auto e = v.getDefiningOp<memref::ExpandShapeOp>()) return extentOf(e.getSrc());
+  if (auto c = v.getDefiningOp<memref::CollapseShapeOp>()) return extentOf(c.getSrc());
+  if (isa_and_nonnull<ViewLikeOpInterface>(v.getDefiningOp())) return {viewRoot(v)};
+  auto t = dyn_cast<MemRefType>(v.getType());
+  return {v, 0, t ? bytesOf(t) : -1};
+}
+
+/// Whether two buffers are known not to overlap. Different roots are
+/// different arguments (which the kernels declare noalias) or allocations.
+bool disjoint(const Extent &a, const Extent &b) {
+  if (a.root != b.root) return true;
+  if (a.size < 0 || b.size < 0) return false;
+  return a.offset + a.size <= b.offset || b.offset + b.size <= a.offset;
+}
+
 /// The generics this pass lowers: the innermost loop a reduction, at least
 /// one output it does not move along (an accumulator) sharing its root buffer
 /// with another operand (what LLVM cannot tell apart), and every written

@@ -1345,11 +1345,12 @@ def _(ctx):
     return ctx.check_calls("extrema.nx", fns, "ex", calls)
 
 
-@case("exp_outside_normal_range")
+@case("exp_special_arguments")
 def _(ctx):
-    # Loops over exp run a short form for arguments in [-87, 87] and check it
-    # (nxc-fast-exp); these arguments make the check fail, and the loop runs
-    # again exactly, from the same state (a row's sum is put back first).
+    # exp within 1 ulp in loops long enough to be vectorized, at arguments
+    # that need the clamp and the two-step scaling (huge, infinite, NaN,
+    # subnormal and overflowing results), in element-wise loops, in a row's
+    # sum and in a row softmax with rows spread over 200 and masked entries.
     rng = ctx.rng()
     plain = uniform(rng, 1000, -80.0, 80.0)
     special = plain.copy()
@@ -1359,9 +1360,10 @@ def _(ctx):
     rows[1, 17] = -100.0  # a subnormal term
     rows[2, :] = uniform(rng, 300, -150.0, 0.0)
     rows[3, 5] = 88.0  # near the largest float
-    wide = uniform(rng, (3, 200), -3.0, 3.0)
+    wide = uniform(rng, (4, 200), -3.0, 3.0)
     wide[1, :] = uniform(rng, 200, -200.0, 0.0)
     wide[2, 7] = np.nan
+    wide[3, ::2] = np.finfo(np.float32).min  # masked, as attention masks do
 
     def exp_ref(x):  # infinite where the f32 result overflows
         with np.errstate(over="ignore"):
@@ -1376,8 +1378,8 @@ def _(ctx):
              Call("er_special", [special], [Out("f32", exp_ref(special), ulps=1)]),
              Call("er_sum_exp", [rows], [Out("f32", np.sum(exp_ref(rows), axis=1))]),
              Call("er_softmax_rows", [wide], [Out("f32", softmax_ref(wide))])]
-    fns = ["plain=exp(f32[1000])", "special=exp(f32[1000])", "sum_exp(f32[4,300])", "softmax_rows(f32[3,200])"]
-    return ctx.check_calls("exp_range.nx", fns, "er", calls)
+    fns = ["plain=exp(f32[1000])", "special=exp(f32[1000])", "sum_exp(f32[4,300])", "softmax_rows(f32[4,200])"]
+    return ctx.check_calls("exp_special.nx", fns, "er", calls)
 
 
 @case("dot_baked_weights")

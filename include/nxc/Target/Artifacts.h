@@ -95,11 +95,6 @@ bool streamsLargeOutputs(const std::string &triple);
 /// instructions there; AArch64's and ARM's fmax and fmin are Nx's already.
 bool checksFastExtrema(const std::string &triple);
 
-/// Whether code for `triple` runs loops over f32 exp with its short form,
-/// checked (nxc-fast-exp): everywhere but bare metal, where the loop's second
-/// copy costs more flash than its speed is worth.
-bool checksFastExp(const std::string &triple);
-
 /// The generated C header for a module.
 /// `libraries`: what the static library needs at link time besides libnxrt.a ("m").
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,

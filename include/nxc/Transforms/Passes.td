@@ -181,23 +181,6 @@ def FastExtremaPass : Pass<"nxc-fast-extrema", "mlir::func::FuncOp"> {
                            "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
 
-def FastExpPass : Pass<"nxc-fast-exp", "mlir::func::FuncOp"> {
-  let summary = "Run innermost loops with the short f32 exp, checked, and exactly only when an argument needs it";
-  let description = [{
-    Runs on loops, after convert-linalg-to-loops and before nxc-expand-math.
-    An innermost scf.for computing f32 math.exp (8 or more iterations, or
-    a trip count not known) gets a version whose exps are marked
-    nxc.assume_normal_range (no clamp, one-step scaling in nxc-expand-math)
-    and which computes the largest argument magnitude beside them; when an
-    argument was outside [-87, 87] or NaN, the original loop runs again,
-    after accumulators it reads back (stores to one location the iteration
-    does not change) are given their values from before the loop. Loops
-    that read back anything else they write, or contain anything but
-    loads, stores and ops without memory effects, are left alone.
-  }];
-  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
-}
-
 def RegisterAccumulatorsPass : Pass<"nxc-register-accumulators", "mlir::func::FuncOp"> {
   let summary = "Lower reductions whose accumulators share a buffer with other operands to loops carrying them";
   let description = [{

@@ -42,29 +42,6 @@ func.func @exp(%x: f32) -> f32 {
   return %0 : f32
 }
 
-// exp marked nxc.assume_normal_range (by nxc-fast-exp, whose loop checks
-// that the argument is within [-87, 87] or NaN): no clamp, and 2^n in one
-// step, (S << 23) + (127 << 23).
-// CHECK-LABEL: func.func @exp_normal_range
-// CHECK-SAME: (%[[X:.*]]: f32)
-// CHECK-NOT: arith.cmpf
-// CHECK-NOT: arith.select
-// CHECK: %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
-// CHECK: %[[SCALED:.*]] = arith.mulf %[[X]], %{{.*}} fastmath<contract> : f32
-// CHECK: %[[SHIFTED:.*]] = arith.addf %[[SCALED]], %[[MAGIC]] fastmath<contract> : f32
-// CHECK: %[[BITS:.*]] = arith.bitcast %[[SHIFTED]] : f32 to i32
-// CHECK-COUNT-16: fastmath<contract> : f32
-// CHECK-NOT: arith.shrsi
-// CHECK: %[[N:.*]] = arith.shli %[[BITS]], %c23_i32 : i32
-// CHECK: %[[PBITS:.*]] = arith.addi %[[N]], %c1065353216_i32 : i32
-// CHECK: %[[P:.*]] = arith.bitcast %[[PBITS]] : i32 to f32
-// CHECK: %[[R:.*]] = arith.mulf %{{.*}}, %[[P]] : f32
-// CHECK-NEXT: return %[[R]] : f32
-func.func @exp_normal_range(%x: f32) -> f32 {
-  %r = math.exp %x {nxc.assume_normal_range} : f32
-  return %r : f32
-}
-
 // floor(x) = t - 1 where t = trunc(x) > x; |x| >= 2^23 is already integral
 // and passes through, as do NaN and infinities; copysign keeps -0.
 // CHECK-LABEL: func.func @floor
