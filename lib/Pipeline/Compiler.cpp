@@ -74,7 +74,7 @@ std::string toLinalgPipeline(bool gpu) {
 /// for aligned outputs of calls whose data exceeds the cache.
 std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores, bool fastExtrema) {
   return fmt::format(
-      FMT_STRING("func.func(nxc-distinct-results),"
+      FMT_STRING("func.func(nxc-distinct-results,nxc-separate-empty-tensors),"
                  "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
                  "allow-return-allocs-from-loops}},"
                  "canonicalize,"

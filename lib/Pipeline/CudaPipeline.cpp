@@ -59,7 +59,7 @@ namespace detail {
 /// host stack is not device memory), and no bytes shared between temporaries
 /// (a fused kernel runs the ops of many rows at once).
 const char *const kBufferizeForGpu =
-    "func.func(nxc-distinct-results),"
+    "func.func(nxc-distinct-results,nxc-separate-empty-tensors),"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"
     "canonicalize,"

@@ -1592,6 +1592,9 @@ def main():
     if ARGS.list:
         print("\n".join(name for name, _ in cases))
         return 0
+    if not cases:
+        print(f"no case matches {' or '.join(ARGS.filter)} (--list shows them)", file=sys.stderr)
+        return 2
     ctx = Context(os.path.abspath(ARGS.nxc), os.path.abspath(ARGS.work))
     global WORK
     WORK = ctx.work

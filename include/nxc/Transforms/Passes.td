@@ -216,6 +216,17 @@ def DistinctResultsPass : Pass<"nxc-distinct-results", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def SeparateEmptyTensorsPass : Pass<"nxc-separate-empty-tensors", "mlir::func::FuncOp"> {
+  let summary = "Give every use of a tensor.empty an empty tensor of its own";
+  let description = [{
+    Runs right before bufferization. A tensor.empty that CSE made the
+    destination of many ops (more than 8) would make one-shot bufferization
+    analyze them all as writers of one tensor, in time quadratic in their
+    number; each use gets its own tensor.empty, made right before it.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def MapToGpuPass : Pass<"nxc-map-to-gpu", "mlir::ModuleOp"> {
   let summary = "Map the structured ops of bufferized functions to gpu.launch";
   let description = [{
