@@ -348,3 +348,49 @@ func.func @layer_norm_shape(%x: tensor<4x8xf32>, %sum: tensor<4x1xf32>, %var0: t
   } -> tensor<4x8xf32>
   return %v, %y : tensor<4xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A scalar broadcast to a shape (a body that only yields a constant) is
+// copied into all of its users, however many: no buffer of one repeated
+// value is stored and read back.
+// CHECK-LABEL: func.func @broadcast_constant
+// CHECK-NOT: ins(%{{.*}}, %{{.*}} :
+// CHECK-COUNT-5: arith.mulf %{{.*}}, %cst : f32
+// CHECK: return
+// GPU-LABEL: func.func @broadcast_constant
+#bc = affine_map<(d0) -> (d0)>
+func.func @broadcast_constant(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %c = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %k = linalg.generic {indexing_maps = [#bc], iterator_types = ["parallel"]} outs(%e : tensor<8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %c : f32
+  } -> tensor<8xf32>
+  %r0 = linalg.generic {indexing_maps = [#bc, #bc, #bc], iterator_types = ["parallel"]} ins(%x, %k : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %r1 = linalg.generic {indexing_maps = [#bc, #bc, #bc], iterator_types = ["parallel"]} ins(%r0, %k : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %r2 = linalg.generic {indexing_maps = [#bc, #bc, #bc], iterator_types = ["parallel"]} ins(%r1, %k : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %r3 = linalg.generic {indexing_maps = [#bc, #bc, #bc], iterator_types = ["parallel"]} ins(%r2, %k : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %r4 = linalg.generic {indexing_maps = [#bc, #bc, #bc], iterator_types = ["parallel"]} ins(%r3, %k : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  return %r0, %r1, %r2, %r3, %r4 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
