@@ -5,6 +5,7 @@
  * Prints the median time per call of each variant and its ratio to nxc.
  */
 #define _POSIX_C_SOURCE 199309L
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ static double max_rel_err(const float *x, const float *y, int n) {
 static void run(int n, int (*gen)(const float *, float *, int), int reps, int inner, int masked) {
   float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
   srand(42);
-  for (int i = 0; i < n; i++) x[i] = masked && i % 2 == 0 ? -3.40282347e38f : (float)rand() / RAND_MAX * 10.0f - 5.0f;
+  for (int i = 0; i < n; i++) x[i] = masked && i % 2 == 0 ? -FLT_MAX : (float)rand() / RAND_MAX * 10.0f - 5.0f;
   gen(x, y, n);
   double err = max_rel_err(x, y, n);
   double tn = time_variant(NULL, gen, x, y, n, reps, inner);

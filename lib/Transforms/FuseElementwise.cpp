@@ -73,11 +73,10 @@ bool shouldFuse(OpOperand *fused, bool recomputeExpensive) {
     if (hasExpensiveOp(producer)) return false;
   }
   if (producer->hasOneUse()) return true;
-  // A body that only yields what it was given (a scalar broadcast to a
-  // shape) costs nothing to copy into every user, however many there are:
-  // storing it would make each user read a buffer of one repeated value.
-  if (producer.getNumDpsInputs() == 0 && producer.getNumReductionLoops() == 0 &&
-      producer.getRegion().front().getOperations().size() == 1)
+  // A fill (a scalar broadcast to a shape, yielded from outside the body)
+  // costs nothing to copy into every user, however many there are: storing
+  // it would make each user read a buffer of one repeated value.
+  if (producer.getNumDpsInputs() == 0 && linalg::isaFillOpInterface(producer))
     return llvm::all_of(producer->getUsers(), [](Operation *u) { return isa<linalg::GenericOp>(u); });
   if (producer.getNumReductionLoops() != 0) return false;
   // An expensive body (a transcendental function, a division) is computed

@@ -34,8 +34,7 @@ struct SeparateEmptyTensorsPass : impl::SeparateEmptyTensorsPassBase<SeparateEmp
   void runOnOperation() override {
     SmallVector<tensor::EmptyOp> shared;
     getOperation().walk([&](tensor::EmptyOp e) {
-      if (!e.getResult().hasNUsesOrMore(kMaxSharedUses + 1)) return;
-      shared.push_back(e);
+      if (e.getResult().hasNUsesOrMore(kMaxSharedUses + 1)) shared.push_back(e);
     });
     for (tensor::EmptyOp e : shared) {
       for (OpOperand &use : llvm::make_early_inc_range(e->getUses())) {
