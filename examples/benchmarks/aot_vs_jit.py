@@ -11,7 +11,7 @@ ran it slower than fresh pages.) Runs
 alternate (AOT, JIT, AOT, JIT, ...) and each side keeps its best median, so
 that a burst of load on this shared machine hits both alike.
 
-Usage: /usr/bin/python3 examples/benchmarks/aot_vs_jit.py [path/to/nxc] [--rounds N] [--threads N]
+Usage: /usr/bin/python3 examples/benchmarks/aot_vs_jit.py [path/to/nxc] [--rounds N] [--threads N] [-k W3]
 """
 import argparse
 import json
@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=1, help="nxc's --threads for both")
+    ap.add_argument("-k", dest="only", default="", help="only the workloads whose name contains this")
     args = ap.parse_args()
     nxc = os.path.abspath(args.nxc)
     rng = np.random.default_rng(7)
@@ -110,6 +111,8 @@ def main():
     print("| workload | aot | jit | jit / aot |\n|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work:
         for name, source, aot_fn, jit_fn, shapes in WORKLOADS:
+            if args.only not in name:
+                continue
             d = os.path.join(work, str(abs(hash(name))))
             os.makedirs(d)
             threads = ["--threads", str(args.threads)]

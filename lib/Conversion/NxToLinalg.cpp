@@ -276,26 +276,46 @@ Value erfInv(OpBuilder &b, Location l, Value x) {
   return t == f64 ? r : (Value)arith::TruncFOp::create(b, l, t, r);
 }
 
+/// An integer below 2^52 as f64, exactly: its bits below the exponent field
+/// of 2^52, less 2^52. Two vector instructions where the conversion of a
+/// 64-bit integer has none (x86 before AVX-512).
+Value smallIntegerToF64(OpBuilder &b, Location l, Value u) {
+  Type i64 = b.getI64Type(), f64 = b.getF64Type();
+  Value biased = arith::OrIOp::create(b, l, u, iconst(b, l, i64, 0x4330000000000000ll));
+  return fsub(b, l, arith::BitcastOp::create(b, l, f64, biased), fconst(b, l, f64, 0x1p52));
+}
+
 /// x * 2/pi = k + f (|f| <= 1/2) for f32 values |x| >= 2^22, exactly: x is
 /// m * 2^E with a 24-bit integer m, and only the bits of 2/pi from 2^-(E-1)
 /// on matter modulo 4, so m times a 128-bit window of 2/pi (two integer bits,
 /// 126 fraction bits) gives k mod 4 and f to far more than f32 needs (the
-/// Payne-Hanek reduction, in 64-bit integer arithmetic, vectorizable). Returns
-/// k mod 4 and f * pi/2 in f64, for |x| (the caller flips signs).
+/// Payne-Hanek reduction). Returns k mod 4 and f * pi/2 in f64, for |x| (the
+/// caller flips signs).
+///
+/// Only operations that AVX2 has for 64-bit lanes: the products are of
+/// 32-bit halves (vpmuludq), the conversions to f64 of integers below 2^32
+/// (smallIntegerToF64). Each lane pays for this reduction, so it must
+/// vectorize: 128-bit products and 64-bit conversions were split into
+/// scalar code for every lane (a sin took ~6.7 ns per element and its code
+/// ~2.4 KB of instructions per use).
 std::pair<Value, Value> payneHanek(OpBuilder &b, Location l, Value absX32) {
   Type i64 = b.getI64Type(), i32 = b.getI32Type(), f64 = b.getF64Type();
   // 2/pi * 2^256, most significant word first.
   static const uint64_t kTwoOverPi[4] = {0xa2f9836e4e441529ull, 0xfc2757d1f534ddc0ull, 0xdb6295993c439041ull,
                                          0xfe5163abdebbc561ull};
   auto c = [&](uint64_t v) { return arith::ConstantOp::create(b, l, i64, b.getIntegerAttr(i64, (int64_t)v)); };
+  auto shr = [&](Value v, int n) -> Value { return arith::ShRUIOp::create(b, l, v, c(n)); };
+  auto shl = [&](Value v, int n) -> Value { return arith::ShLIOp::create(b, l, v, c(n)); };
+  auto add = [&](Value x, Value y) -> Value { return arith::AddIOp::create(b, l, x, y); };
+  auto low32 = [&](Value v) -> Value { return arith::AndIOp::create(b, l, v, c(0xffffffffull)); };
   Value bits = arith::ExtUIOp::create(b, l, i64, arith::BitcastOp::create(b, l, i32, absX32));
-  Value biased = arith::ShRUIOp::create(b, l, bits, c(23));
+  Value biased = shr(bits, 23);
   Value m = arith::OrIOp::create(b, l, arith::AndIOp::create(b, l, bits, c(0x7fffff)), c(0x800000));
   // The window starts at bit E - 2 of 2/pi (E = biased - 150), counted here
   // from a zero word put in front (bit E + 62), and clamped for the |x|
   // whose result the caller does not use.
   Value start = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, arith::SubIOp::create(b, l, biased, c(88)), c(0)), c(166));
-  Value word = arith::ShRUIOp::create(b, l, start, c(6));
+  Value word = shr(start, 6);
   auto pickWord = [&](int offset) -> Value {
     // words[word + offset] of {0, kTwoOverPi[0..3]}, word in 0..2.
     auto w = [&](int i) { return i == 0 ? c(0) : c(kTwoOverPi[i - 1]); };
@@ -311,33 +331,43 @@ std::pair<Value, Value> payneHanek(OpBuilder &b, Location l, Value absX32) {
     return arith::OrIOp::create(b, l, arith::ShLIOp::create(b, l, hi, o), spill);
   };
   Value fHi = funnel(w0, w1), fLo = funnel(w1, w2);
-  // m * (fHi * 2^64 + fLo) = W2:W1:W0; the point sits between bits 126 and 125.
-  auto lo0hi0 = arith::MulUIExtendedOp::create(b, l, m, fLo);
-  auto lo1hi1 = arith::MulUIExtendedOp::create(b, l, m, fHi);
-  Value w0p = lo0hi0.getLow();
-  Value w1p = arith::AddIOp::create(b, l, lo1hi1.getLow(), lo0hi0.getHigh());
-  Value k = arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, w1p, c(62)), c(3));
+  // m * (fHi * 2^64 + fLo) = W2:W1:W0; the point sits between bits 126 and
+  // 125. With m < 2^24, each product of m and a 32-bit half is below 2^56.
+  auto mul = [&](Value half) -> Value { return arith::MulIOp::create(b, l, m, half); };
+  Value a = mul(shr(fLo, 32)), d = mul(low32(fLo));
+  Value middle = add(shr(d, 32), low32(a));                          // < 2^33
+  Value w0p = arith::OrIOp::create(b, l, low32(d), shl(middle, 32)); // W0
+  Value carry = add(shr(a, 32), shr(middle, 32));                    // m * fLo >> 64
+  Value w1p = add(add(shl(mul(shr(fHi, 32)), 32), mul(low32(fHi))), carry); // W1 (mod 2^64)
+  Value k = arith::AndIOp::create(b, l, shr(w1p, 62), c(3));
+  // f = (W1 mod 2^62) * 2^-62 + W0 * 2^-126, each term from two exact 31- and
+  // 32-bit parts, so that each sum rounds once.
   Value fracHigh = arith::AndIOp::create(b, l, w1p, c((1ull << 62) - 1));
-  Value f = fadd(b, l, fmul(b, l, arith::SIToFPOp::create(b, l, f64, fracHigh), fconst(b, l, f64, 0x1p-62)),
-                 fmul(b, l, arith::SIToFPOp::create(b, l, f64, arith::ShRUIOp::create(b, l, w0p, c(1))), fconst(b, l, f64, 0x1p-125)));
+  auto scaled = [&](Value v, double scale) { return fmul(b, l, smallIntegerToF64(b, l, v), fconst(b, l, f64, scale)); };
+  Value high = fadd(b, l, scaled(shr(fracHigh, 31), 0x1p-31), scaled(arith::AndIOp::create(b, l, fracHigh, c(0x7fffffff)), 0x1p-62));
+  Value low = fadd(b, l, scaled(shr(w0p, 32), 0x1p-94), scaled(low32(w0p), 0x1p-126));
+  Value f = fadd(b, l, high, low);
   Value up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, f, fconst(b, l, f64, 0.5));
   f = arith::SelectOp::create(b, l, up, fsub(b, l, f, fconst(b, l, f64, 1.0)), f);
-  k = arith::AndIOp::create(b, l, arith::SelectOp::create(b, l, up, arith::AddIOp::create(b, l, k, c(1)), k), c(3));
+  k = arith::AndIOp::create(b, l, arith::SelectOp::create(b, l, up, add(k, c(1)), k), c(3));
   return {k, fmul(b, l, f, fconst(b, l, f64, M_PI_2))};
 }
 
 /// sin/cos/tan of f32 (and narrower) values with the range reduction done in
-/// f64: r = x - k * pi/2 with k = round(x * 2/pi), pi/2 in two parts (the
-/// first of 31 bits, so k * hi is exact) for |x| < 2^22; above, exactly
-/// (payneHanek). The polynomials then only see
-/// |r| <= pi/4, and the quadrant k mod 4 picks +-sin or +-cos.
+/// f64: r = x - k * pi/2 with k = x * 2/pi rounded to the nearest integer (by
+/// adding and taking off 1.5 * 2^52, whose ulp is 1: the low bits of the sum
+/// are k mod 4), pi/2 in two parts (the first of 31 bits, so k * hi is
+/// exact) for |x| < 2^22; above, exactly (payneHanek). The polynomials then
+/// only see |r| <= pi/4, and the quadrant k mod 4 picks +-sin or +-cos.
 Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
   Type t = x.getType(), f64 = b.getF64Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
   Value xd = arith::ExtFOp::create(b, l, f64, x);
-  Value kf = math::FloorOp::create(b, l, fadd(b, l, fmul(b, l, xd, fconst(b, l, f64, 2.0 / M_PI)), fconst(b, l, f64, 0.5)));
+  Value shifter = fconst(b, l, f64, 0x1.8p52);
+  Value kShifted = fadd(b, l, fmul(b, l, xd, fconst(b, l, f64, 2.0 / M_PI)), shifter);
+  Value kf = fsub(b, l, kShifted, shifter);
   const double hi = 1.5707963267341256, lo = 6.077100506506192e-11; // pi/2 = hi + lo
   Value rd = fsub(b, l, fsub(b, l, xd, fmul(b, l, kf, fconst(b, l, f64, hi))), fmul(b, l, kf, fconst(b, l, f64, lo)));
-  Value q = arith::AndIOp::create(b, l, arith::FPToSIOp::create(b, l, i64, kf), iconst(b, l, i64, 3));
+  Value q = arith::AndIOp::create(b, l, arith::BitcastOp::create(b, l, i64, kShifted), iconst(b, l, i64, 3));
   // f32 only: f16 and bf16 are computed as f32 (scalarOp).
   Value ax = math::AbsFOp::create(b, l, x);
   auto [kBig, rBig] = payneHanek(b, l, ax);
