@@ -34,7 +34,9 @@ Func vectorReduce(const std::string &name, Func f, Expr n, bool isMax, std::vect
   return acc;
 }
 
-void softmax(const std::string &out, const std::string &name, const Target &t, bool parallel) {
+/// `divide`: y = e / s, the division Nx's softmax has (correctly rounded),
+/// instead of the usual schedule's multiplication by 1 / s.
+void softmax(const std::string &out, const std::string &name, const Target &t, bool parallel, bool divide = false) {
   ImageParam x(Float(32), 1, "x");
   Var i("i");
   Func in("in");
@@ -44,7 +46,10 @@ void softmax(const std::string &out, const std::string &name, const Target &t, b
   e(i) = exp(x(i) - mx());
   Func s = vectorReduce("s", e, x.width(), false);
   Func y("softmax");
-  y(i) = e(i) * (1.0f / s());
+  if (divide)
+    y(i) = e(i) / s();
+  else
+    y(i) = e(i) * (1.0f / s());
   mx.compute_root();
   s.compute_root();
   Var io("io"), ii("ii");
@@ -93,6 +98,7 @@ int main(int argc, char **argv) {
   softmax(out, "halide_softmax", t, false);
   Target rest = t.with_feature(Target::NoRuntime);
   softmax(out, "halide_softmax_par", rest, true);
+  softmax(out, "halide_softmax_div", rest, false, true);
   layerNorm(out, "halide_layer_norm", rest, false);
   layerNorm(out, "halide_layer_norm_par", rest, true);
   return 0;
