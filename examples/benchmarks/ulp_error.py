@@ -1,14 +1,16 @@
 #!/usr/bin/python3
-"""Error of nxc's f32 exp, sigmoid, sin, cos or tan in ulps of the correctly rounded result.
+"""Error of nxc's f32 exp, sigmoid, sin, cos, tan or erf in ulps of the correctly rounded result.
 
   /usr/bin/python3 examples/benchmarks/ulp_error.py exp -104 88.7 build/tools/nxc/nxc
   /usr/bin/python3 examples/benchmarks/ulp_error.py sigmoid -110 30 build/tools/nxc/nxc
   /usr/bin/python3 examples/benchmarks/ulp_error.py sin -1e6 1e6 build/tools/nxc/nxc
+  /usr/bin/python3 examples/benchmarks/ulp_error.py erf -5 5 build/tools/nxc/nxc
 
 Draws 3,000,000 f32 inputs uniformly in [LO, HI], runs them through `nxc jit` and compares with
 the float64 result (within 2^-29 of the true value: enough to tell the correctly rounded f32 except
 at near-ties). Prints the largest error in ulps and the share of correctly rounded results.
 """
+import math
 import subprocess
 import sys
 import tempfile
@@ -18,13 +20,15 @@ import numpy as np
 
 np.seterr(all="ignore")
 
-# The float64 references (numpy's sin, cos and tan reduce huge arguments exactly).
+# The float64 references (numpy's sin, cos and tan reduce huge arguments exactly;
+# Python's math.erf is the C library's).
 REFERENCE = {
     "exp": np.exp,
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
     "sin": np.sin,
     "cos": np.cos,
     "tan": np.tan,
+    "erf": np.vectorize(math.erf, otypes=[np.float64]),
 }
 
 
