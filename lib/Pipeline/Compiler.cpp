@@ -12,6 +12,7 @@
 #include "CpuVariants.h"
 #include "ParallelDispatch.h"
 #include "PipelineSupport.h"
+#include "StackOffset.h"
 #include "nxc/Conversion/GraphToNx.h"
 #include "nxc/Conversion/Passes.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
@@ -33,7 +34,6 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -172,58 +172,6 @@ namespace {
 
 using namespace detail;
 
-/// Where a kernel's stack frame lies relative to its constants, modulo the
-/// 4 KB page: a load whose address matches an earlier store's in its low 12
-/// bits waits for that store (4K aliasing), so a kernel that spills vectors
-/// to the stack and reloads constants in the same loop (wide f64 polynomials:
-/// sin, erf, tanh) ran up to 1.7x slower at some depths of its caller's
-/// stack (tanh f32[1e6]: 1.9 ms at most depths, 3.2 ms at some; `nxc jit
-/// --bench` happened to call it at one of those, 4.0 ms). On x86-64 with an
-/// OS the entry points move the stack pointer, before calling the kernel, to
-/// the page offset half a page past a constant that sits among the
-/// kernel's constant pools (`.rodata.cst32`), so that frames below 2 KB
-/// never alias the constants, whatever the caller's depth. It costs at most
-/// 4 KB of stack and a few instructions per call.
-constexpr uint64_t kPageBytes = 4096;
-
-/// The constant the entry points place the kernel's frame against: 32 bytes
-/// with unnamed_addr, which LLVM puts in `.rodata.cst32`, where the vector
-/// constants of the kernels go. Null where the frame is left where it is.
-llvm::GlobalVariable *constantsAnchor(llvm::Module &m, const llvm::Triple &triple) {
-  if (!triple.isX86() || triple.getOS() == llvm::Triple::UnknownOS) return nullptr;
-  llvm::LLVMContext &ctx = m.getContext();
-  auto *type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), 32);
-  auto *anchor = new llvm::GlobalVariable(m, type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
-                                          llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<uint8_t>(std::vector<uint8_t>(32, 0x5a))),
-                                          "__nxc_constants_anchor");
-  anchor->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  anchor->setAlignment(llvm::Align(32));
-  return anchor;
-}
-
-/// Calls `callee` with the stack pointer at the anchor's page offset plus
-/// half a page (see constantsAnchor), or plainly without an anchor.
-void callAtStackOffset(llvm::IRBuilder<> &b, llvm::Function *callee, llvm::ArrayRef<llvm::Value *> args,
-                       llvm::GlobalVariable *anchor) {
-  if (!anchor) {
-    b.CreateCall(callee, args);
-    return;
-  }
-  llvm::Type *i64 = b.getInt64Ty();
-  llvm::Value *saved = b.CreateStackSave();
-  llvm::Value *sp = b.CreatePtrToInt(saved, i64);
-  llvm::Value *target = b.CreateAdd(b.CreatePtrToInt(anchor, i64), b.getInt64(kPageBytes / 2));
-  llvm::Value *pad = b.CreateAnd(b.CreateSub(sp, target), b.getInt64(kPageBytes - 1));
-  llvm::AllocaInst *gap = b.CreateAlloca(b.getInt8Ty(), pad);
-  gap->setAlignment(llvm::Align(16));
-  // An unused alloca would be deleted: an empty asm statement "uses" it.
-  auto *use = llvm::InlineAsm::get(llvm::FunctionType::get(b.getVoidTy(), {gap->getType()}, false), "", "r",
-                                   /*hasSideEffects=*/true);
-  b.CreateCall(use, {gap});
-  b.CreateCall(callee, args);
-  b.CreateStackRestore(saved);
-}
-
 /// Renames each kernel `symbol(inputs..., outputs..., workspace)` to an
 /// internal symbol and exports the C entry points around it:
 ///   int32_t symbol_with_workspace(inputs..., outputs..., void *workspace)
@@ -235,7 +183,8 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
                       const llvm::Triple &triple, int64_t stackLimit, bool packed) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *sizeTy = dl.getIntPtrType(ctx);
-  llvm::GlobalVariable *anchor = constantsAnchor(m, triple);
+  // Kernels are called with their frame away from their constants (StackOffset.cpp).
+  llvm::GlobalVariable *anchor = addConstantsAnchor(m, triple);
   for (auto &e : entries) {
     llvm::Function *kernel = m.getFunction(e.symbol);
     if (!kernel) continue;

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ParallelDispatch.h"
+#include "StackOffset.h"
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
@@ -58,7 +59,8 @@ llvm::Function *makeTask(llvm::Function &body, llvm::StructType *context, int64_
       v = b.CreateGEP(b.getInt8Ty(), v, b.CreateMul(b.CreateZExt(task->getArg(3), i64), b.getInt64(threadWorkspace)));
     args.push_back(v);
   }
-  b.CreateCall(&body, args);
+  // On the worker's stack, away from the constants as the entry points do.
+  callAtStackOffset(b, &body, args, constantsAnchor(m));
   b.CreateRetVoid();
   return task;
 }
