@@ -301,17 +301,16 @@ Value erfF32(OpBuilder &b, Location l, Value x) {
                                   -0.0006680821838828473, 0.0009843904991349286,  -0.0010755448159951164,
                                   0.0008612457420247023,  -0.00048214167891285676, 0.0001696726192010053,
                                   0.9999716176826757};
-  auto horner = [&](llvm::ArrayRef<double> coeffs, Value u) { return polynomialF64(b, l, coeffs, u); };
   Value xd = arith::ExtFOp::create(b, l, f64, x);
   Value ax = math::AbsFOp::create(b, l, xd);
   Value one = fconst(b, l, f64, 1.0);
   // x^2 in [0, 4] onto [-1, 1]; |x| in [2, 3.92] onto [-1, 1].
   Value x2 = fmul(b, l, xd, xd);
-  Value g = horner(kSmall, fsub(b, l, fmul(b, l, x2, fconst(b, l, f64, 0.5)), one));
+  Value g = polynomialF64(b, l, kSmall, fsub(b, l, fmul(b, l, x2, fconst(b, l, f64, 0.5)), one));
   Value small = fmul(b, l, xd, fadd(b, l, fconst(b, l, f64, 2.0 / std::sqrt(M_PI)), fmul(b, l, x2, g)));
   Value uLarge = fsub(b, l, fmul(b, l, fsub(b, l, ax, fconst(b, l, f64, 2.0)), fconst(b, l, f64, 2.0 / 1.92)), one);
   Value large = arith::SelectOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f64, 3.92)),
-                                        one, horner(kLarge, uLarge));
+                                        one, polynomialF64(b, l, kLarge, uLarge));
   // NaN fails the comparison and takes x * P(x^2), which is NaN.
   Value useLarge = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f64, 2.0));
   Value r = arith::SelectOp::create(b, l, useLarge, math::CopySignOp::create(b, l, large, xd), small);
