@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -164,10 +165,47 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
   }
 };
 
+/// pow(x, n) of an f32 (or narrower) x widened to f64, for a constant
+/// integer n in [-4, 4] other than 0 and 1, as products (and a quotient) in
+/// f64: x^2 is exact there, x^3 and x^4 round once at 2^-53, 1 / x^n once
+/// more, so the f32 result is the one libm's pow gives but for rare double
+/// roundings at f32 midpoints, as with pow itself. Signed zeros, infinities
+/// and NaN come out as pow's. A call per element otherwise (x ** 3: ~15 ns).
+struct SmallIntegerPowerOfNarrow : OpRewritePattern<math::PowFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::PowFOp op, PatternRewriter &rw) const override {
+    auto ext = op.getLhs().getDefiningOp<arith::ExtFOp>();
+    if (!ext || getElementTypeOrSelf(ext.getIn().getType()).getIntOrFloatBitWidth() > 32) return failure();
+    FloatAttr exponent;
+    Attribute attr;
+    if (!matchPattern(op.getRhs(), m_Constant(&attr))) return failure();
+    if (auto splat = llvm::dyn_cast<SplatElementsAttr>(attr)) attr = splat.getSplatValue<Attribute>();
+    if (!(exponent = llvm::dyn_cast<FloatAttr>(attr))) return failure();
+    double n = exponent.getValueAsDouble();
+    if (n != std::trunc(n) || std::fabs(n) > 4 || n == 0 || n == 1) return failure();
+    Location l = op.getLoc();
+    Value x = op.getLhs();
+    int k = (int)std::fabs(n);
+    Value x2 = arith::MulFOp::create(rw, l, x, x);
+    Value p = k == 1 ? x : k == 2 ? x2 : k == 3 ? (Value)arith::MulFOp::create(rw, l, x2, x) : (Value)arith::MulFOp::create(rw, l, x2, x2);
+    if (n < 0) {
+      Type t = op.getType();
+      FloatAttr oneAttr = rw.getFloatAttr(getElementTypeOrSelf(t), 1.0);
+      auto vt = llvm::dyn_cast<VectorType>(t);
+      Value one = vt ? arith::ConstantOp::create(rw, l, vt, SplatElementsAttr::get(vt, oneAttr)).getResult()
+                     : arith::ConstantOp::create(rw, l, t, oneAttr).getResult();
+      p = arith::DivFOp::create(rw, l, one, p);
+    }
+    rw.replaceOp(op, p);
+    return success();
+  }
+};
+
 /// nxc's rounding expansions take precedence over MLIR's (which do not keep
 /// NaN and infinities for ceil).
 void addRoundingPatterns(RewritePatternSet &p) {
-  p.add<TruncToInteger, FloorToInteger, CeilToInteger, RoundHalfAway, ExpF32>(p.getContext(), PatternBenefit(10));
+  p.add<TruncToInteger, FloorToInteger, CeilToInteger, RoundHalfAway, ExpF32, SmallIntegerPowerOfNarrow>(
+      p.getContext(), PatternBenefit(10));
 }
 
 struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleOp>> {
