@@ -10,6 +10,7 @@
 #include "nxc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -175,35 +176,31 @@ struct SmallIntegerPowerOfNarrow : OpRewritePattern<math::PowFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::PowFOp op, PatternRewriter &rw) const override {
     auto ext = op.getLhs().getDefiningOp<arith::ExtFOp>();
-    if (!ext || getElementTypeOrSelf(ext.getIn().getType()).getIntOrFloatBitWidth() > 32) return failure();
-    FloatAttr exponent;
+    if (!ext || !getElementTypeOrSelf(op.getType()).isF64() ||
+        getElementTypeOrSelf(ext.getIn().getType()).getIntOrFloatBitWidth() > 32)
+      return failure();
     Attribute attr;
     if (!matchPattern(op.getRhs(), m_Constant(&attr))) return failure();
     if (auto splat = llvm::dyn_cast<SplatElementsAttr>(attr)) attr = splat.getSplatValue<Attribute>();
-    if (!(exponent = llvm::dyn_cast<FloatAttr>(attr))) return failure();
+    auto exponent = llvm::dyn_cast<FloatAttr>(attr);
+    if (!exponent) return failure();
     double n = exponent.getValueAsDouble();
     if (n != std::trunc(n) || std::fabs(n) > 4 || n == 0 || n == 1) return failure();
     Location l = op.getLoc();
-    Value x = op.getLhs();
-    int k = (int)std::fabs(n);
-    Value x2 = arith::MulFOp::create(rw, l, x, x);
-    Value p = k == 1 ? x : k == 2 ? x2 : k == 3 ? (Value)arith::MulFOp::create(rw, l, x2, x) : (Value)arith::MulFOp::create(rw, l, x2, x2);
-    if (n < 0) {
-      Type t = op.getType();
-      FloatAttr oneAttr = rw.getFloatAttr(getElementTypeOrSelf(t), 1.0);
-      auto vt = llvm::dyn_cast<VectorType>(t);
-      Value one = vt ? arith::ConstantOp::create(rw, l, vt, SplatElementsAttr::get(vt, oneAttr)).getResult()
-                     : arith::ConstantOp::create(rw, l, t, oneAttr).getResult();
-      p = arith::DivFOp::create(rw, l, one, p);
+    Value x = op.getLhs(), p = x;
+    if (int k = (int)std::fabs(n); k >= 2) {
+      Value x2 = arith::MulFOp::create(rw, l, x, x);
+      p = k == 2 ? x2 : arith::MulFOp::create(rw, l, x2, k == 3 ? x : x2).getResult();
     }
+    if (n < 0) p = arith::DivFOp::create(rw, l, createScalarOrSplatConstant(rw, l, op.getType(), APFloat(1.0)), p);
     rw.replaceOp(op, p);
     return success();
   }
 };
 
-/// nxc's rounding expansions take precedence over MLIR's (which do not keep
-/// NaN and infinities for ceil).
-void addRoundingPatterns(RewritePatternSet &p) {
+/// nxc's own expansions (rounding, f32 exp, small integer powers) take
+/// precedence over MLIR's (which do not keep NaN and infinities for ceil).
+void addOwnExpansions(RewritePatternSet &p) {
   p.add<TruncToInteger, FloorToInteger, CeilToInteger, RoundHalfAway, ExpF32, SmallIntegerPowerOfNarrow>(
       p.getContext(), PatternBenefit(10));
 }
@@ -225,7 +222,7 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
       // (tanh, expm1, ... keep theirs: their textbook expansions cancel
       // near 0).
       RewritePatternSet p(&getContext());
-      addRoundingPatterns(p);
+      addOwnExpansions(p);
       math::populateExpansionPatterns(p, {"tan", "cosh", "fpowi", "exp2", "roundeven", "rsqrt"});
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }
@@ -238,7 +235,7 @@ struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleO
       // The approximations introduce floor/round; expand those too, and the
       // rounding ops that some targets can only do with a libm call.
       RewritePatternSet p(&getContext());
-      addRoundingPatterns(p);
+      addOwnExpansions(p);
       math::populateExpansionPatterns(p, {"fma", "roundeven", "exp2"});
       if (failed(applyPatternsGreedily(getOperation(), std::move(p), config))) return signalPassFailure();
     }

@@ -452,13 +452,8 @@ Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
   // omitted terms are below 2^-36 relative), so the result is rounded once,
   // also where it is tiny (near multiples of pi).
   Value r2 = fmul(b, l, rd, rd);
-  auto horner = [&](std::initializer_list<double> coeffs) {
-    Value acc;
-    for (double k : coeffs) acc = acc ? fadd(b, l, fmul(b, l, acc, r2), fconst(b, l, f64, k)) : fconst(b, l, f64, k);
-    return acc;
-  };
-  Value s = fmul(b, l, rd, horner({-1.0 / 39916800, 1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1.0}));
-  Value c = horner({1.0 / 479001600, -1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -0.5, 1.0});
+  Value s = fmul(b, l, rd, polynomialF64(b, l, {-1.0 / 39916800, 1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1.0}, r2));
+  Value c = polynomialF64(b, l, {1.0 / 479001600, -1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -0.5, 1.0}, r2);
   auto quadrant = [&](int k) { return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, q, iconst(b, l, i64, k)); };
   Value ns = arith::NegFOp::create(b, l, s), nc = arith::NegFOp::create(b, l, c);
   // sin(x) for quadrants 0..3: s, c, -s, -c; cos(x): c, -s, -c, s.

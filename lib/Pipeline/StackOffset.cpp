@@ -35,7 +35,6 @@ constexpr uint64_t kPageBytes = 4096;
 
 llvm::GlobalVariable *addConstantsAnchor(llvm::Module &m, const llvm::Triple &triple) {
   if (!triple.isX86() || triple.getOS() == llvm::Triple::UnknownOS) return nullptr;
-  if (llvm::GlobalVariable *existing = constantsAnchor(m)) return existing;
   llvm::LLVMContext &ctx = m.getContext();
   // 32 bytes with unnamed_addr: LLVM puts it in .rodata.cst32.
   auto *anchor = new llvm::GlobalVariable(

@@ -2,7 +2,8 @@
 // libm call: exp (nxc's own) and tanh become polynomials, floor/ceil/round go through an
 // integer conversion, tan is expanded first. Only absf and copysign (LLVM
 // intrinsics, no libm), powf (nx lowers pow to the C library's f64 pow, for
-// accuracy) and f64 transcendental functions remain.
+// accuracy; small integer powers become products: small-integer-pow.mlir)
+// and f64 transcendental functions remain.
 // RUN: nxc-opt %s -nxc-expand-math | FileCheck %s
 
 // exp: range reduction (n = round(x log2 e) by adding and subtracting
