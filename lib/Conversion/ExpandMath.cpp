@@ -2,12 +2,14 @@
 //
 // Rewrites math dialect ops into arith: first the expansions (f32 exp by
 // nxc's own polynomial, floor/ceil/round via integer conversion, ...), then
-// MLIR's polynomial approximations of log, tanh, erf and friends.
-// After this pass f32 code calls no libm function, so a generated shared
-// object depends on nothing beyond the C library.
+// MLIR's polynomial approximations of log, tanh, erf and friends, and pow
+// of f32 values computed in f64 (ScalarMath.h). After this pass f32 code
+// calls no libm function but for those that nx-to-linalg computes in f64
+// with libm's (cbrt, sinh, the inverse hyperbolic functions, erfc).
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/Passes.h"
+#include "ScalarMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -198,11 +200,40 @@ struct SmallIntegerPowerOfNarrow : OpRewritePattern<math::PowFOp> {
   }
 };
 
-/// nxc's own expansions (rounding, f32 exp, small integer powers) take
+/// pow of f32 (or narrower) values computed in f64 and rounded back, as
+/// nx-to-linalg writes it: 2^(y log2|x|) from nxc's own f64 polynomials
+/// (powOfNarrowInF64) instead of libm's pow per element. The f64 result
+/// must only be rounded to a narrow type: it is not an f64 pow.
+struct PowOfNarrow : OpRewritePattern<math::PowFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::PowFOp op, PatternRewriter &rw) const override {
+    if (!op.getType().isF64()) return failure();
+    auto narrow = [](Value v) {
+      if (auto ext = v.getDefiningOp<arith::ExtFOp>()) return ext.getIn().getType().getIntOrFloatBitWidth() <= 32;
+      // A constant operand (folded from a widened one) must be an f32 value.
+      FloatAttr c;
+      if (!matchPattern(v, m_Constant(&c))) return false;
+      bool lost = false;
+      APFloat f = c.getValue();
+      f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+      return !lost;
+    };
+    if (!narrow(op.getLhs()) || !narrow(op.getRhs())) return failure();
+    for (Operation *user : op->getUsers()) {
+      auto trunc = llvm::dyn_cast<arith::TruncFOp>(user);
+      if (!trunc || trunc.getType().getIntOrFloatBitWidth() > 32) return failure();
+    }
+    rw.replaceOp(op, powOfNarrowInF64(rw, op.getLoc(), op.getLhs(), op.getRhs()));
+    return success();
+  }
+};
+
+/// nxc's own expansions (rounding, f32 exp, powers of narrow values) take
 /// precedence over MLIR's (which do not keep NaN and infinities for ceil).
 void addOwnExpansions(RewritePatternSet &p) {
   p.add<TruncToInteger, FloorToInteger, CeilToInteger, RoundHalfAway, ExpF32, SmallIntegerPowerOfNarrow>(
       p.getContext(), PatternBenefit(10));
+  p.add<PowOfNarrow>(p.getContext(), PatternBenefit(9));
 }
 
 struct ExpandMathPass : public PassWrapper<ExpandMathPass, OperationPass<ModuleOp>> {

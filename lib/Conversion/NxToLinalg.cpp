@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/Passes.h"
+#include "ScalarMath.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -56,28 +57,16 @@ arith::FastMathFlagsAttr fm(OpBuilder &b) {
   return arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
 }
 
-Value fconst(OpBuilder &b, Location loc, Type t, double v) {
-  return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
-}
-Value iconst(OpBuilder &b, Location loc, Type t, int64_t v) {
-  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
-}
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  return llvm::isa<FloatType>(t) ? fconst(b, loc, t, 0.0) : iconst(b, loc, t, 0);
-}
 
 //===----------------------------------------------------------------------===//
 // Scalar bodies
 //===----------------------------------------------------------------------===//
 
-/// Float arithmetic. Element-wise ops are exact IEEE operations: fusion may
-/// recompute a value in several consumers, and every copy must agree (so
-/// `x - reduce_max(x)` is never positive). Reductions and dot accumulate with
-/// `reassoc contract` (the `Fast` variants), which lets LLVM vectorize them.
-Value fadd(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y); }
-Value fsub(OpBuilder &b, Location l, Value x, Value y) { return arith::SubFOp::create(b, l, x, y); }
-Value fmul(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y); }
-Value fdiv(OpBuilder &b, Location l, Value x, Value y) { return arith::DivFOp::create(b, l, x, y); }
+/// Float arithmetic (fadd, fmul, ... in ScalarMath.h) is exact IEEE
+/// operations: fusion may recompute a value in several consumers, and every
+/// copy must agree (so `x - reduce_max(x)` is never positive). Reductions and
+/// dot accumulate with `reassoc contract` (the `Fast` variants), which lets
+/// LLVM vectorize them.
 Value faddFast(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y, fm(b)); }
 Value fmulFast(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y, fm(b)); }
 
@@ -177,337 +166,6 @@ Value shift(OpBuilder &b, Location l, Value x, Value y, bool uns, bool left) {
   return arith::SelectOp::create(b, l, inRange, shifted, fill);
 }
 
-/// atan2 with IEEE signed zeros: for y = +-0, the result is +-0 when x is
-/// +0 or positive and +-pi when x is -0 or negative (NaN x stays NaN).
-Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
-  Type t = x.getType();
-  Value zero = zeroOf(b, l, t), one = fconst(b, l, t, 1.0);
-  Value r = math::Atan2Op::create(b, l, y, x);
-  Value yZero = arith::AndIOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, y, zero),
-                                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, x, x));
-  Value xNegative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::CopySignOp::create(b, l, one, x), zero);
-  Value magnitude = arith::SelectOp::create(b, l, xNegative, fconst(b, l, t, M_PI), zero);
-  return arith::SelectOp::create(b, l, yZero, math::CopySignOp::create(b, l, magnitude, y), r);
-}
-
-/// A function of f32 (or narrower) values computed in f64 and rounded once.
-/// The C library's f64 functions are within an ulp of the exact result, so
-/// the narrow result is correctly rounded but for rare double roundings.
-/// For functions whose f32 polynomials are several ulp off (atan: 40, erf: 5,
-/// erfc: relative error unbounded in its tail) or that have none (pow, cbrt).
-Value inF64(OpBuilder &b, Location l, ValueRange xs, function_ref<Value(ValueRange)> f) {
-  Type t = xs[0].getType(), f64 = b.getF64Type();
-  if (t == f64) return f(xs);
-  SmallVector<Value> wide;
-  for (Value x : xs) wide.push_back(arith::ExtFOp::create(b, l, f64, x));
-  return arith::TruncFOp::create(b, l, t, f(wide));
-}
-
-/// log, log2 of f32 (f16 and bf16 reach it as f32): the polynomial needs a
-/// normal argument, so subnormals are scaled by 2^23 first and the logarithm
-/// of 2^23 taken off again.
-Value logOfSubnormals(OpBuilder &b, Location l, Value x, bool base2) {
-  Type t = x.getType();
-  auto make = [&](Value v) -> Value {
-    return base2 ? (Value)math::Log2Op::create(b, l, v) : (Value)math::LogOp::create(b, l, v);
-  };
-  if (!t.isF32()) return make(x);
-  Value sub = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, t, 0x1p-126));
-  Value scaled = arith::SelectOp::create(b, l, sub, fmul(b, l, x, fconst(b, l, t, 0x1p23)), x);
-  Value r = make(scaled);
-  Value shift = fconst(b, l, t, base2 ? 23.0 : 23.0 * M_LN2);
-  return arith::SelectOp::create(b, l, sub, fsub(b, l, r, shift), r);
-}
-
-/// sum(coeffs[i] * u^(n-1-i)) (highest power first) in f64 as four
-/// interleaved Horner chains in u^4, P0(u^4) + u P1(u^4) + u^2 P2(u^4) +
-/// u^3 P3(u^4), multiply-then-add: a quarter of the dependent steps of one
-/// chain, which left long polynomials waiting on latency (erf's two
-/// 16-coefficient chains: 5.7 ns per element, 4.3 with this).
-Value polynomialF64(OpBuilder &b, Location l, llvm::ArrayRef<double> coeffs, Value u) {
-  Type f64 = b.getF64Type();
-  size_t n = coeffs.size();
-  if (n < 8) {
-    Value acc = fconst(b, l, f64, coeffs[0]);
-    for (double k : coeffs.drop_front()) acc = fadd(b, l, fmul(b, l, acc, u), fconst(b, l, f64, k));
-    return acc;
-  }
-  Value u2 = fmul(b, l, u, u), u4 = fmul(b, l, u2, u2);
-  Value part[4];
-  for (size_t j = 0; j < 4; ++j) {
-    // The coefficients of u^(4m + j), highest m first.
-    Value acc;
-    for (size_t i = (n - 1 - j) / 4 * 4 + j + 1; i-- > 0;) {
-      if (i % 4 != j) continue;
-      Value c = fconst(b, l, f64, coeffs[n - 1 - i]);
-      acc = acc ? fadd(b, l, fmul(b, l, acc, u4), c) : c;
-    }
-    part[j] = acc;
-  }
-  return fadd(b, l, fadd(b, l, part[0], fmul(b, l, u, part[1])),
-              fmul(b, l, u2, fadd(b, l, part[2], fmul(b, l, u, part[3]))));
-}
-
-/// tanh of f32 (and narrower, computed in f32): below 0.625 its Taylor series
-/// to x^23 in f64 (2e-10 relative at 0.625); above, sign(x) * (1 - 2 /
-/// (exp(2|x|) + 1)), where the rounding error of the exp term stays below an
-/// ulp of the result, and which reaches 1.0 where tanh rounds to 1.0.
-Value tanhAccurate(OpBuilder &b, Location l, Value x) {
-  Type t = x.getType();
-  if (t.isF64()) return math::TanhOp::create(b, l, x);
-  Value ax = math::AbsFOp::create(b, l, x);
-  Value one = fconst(b, l, t, 1.0);
-  // exp(2|x|) overflows to Inf above ~44, which gives exactly 1.
-  Value e = math::ExpOp::create(b, l, fmul(b, l, ax, fconst(b, l, t, 2.0)));
-  Value big = fsub(b, l, one, fdiv(b, l, fconst(b, l, t, 2.0), fadd(b, l, e, one)));
-  Type f64 = b.getF64Type();
-  Value xd = arith::ExtFOp::create(b, l, f64, x);
-  Value x2 = fmul(b, l, xd, xd);
-  Value series = polynomialF64(b, l,
-                               {-3.927832388331683e-05, 9.691537956929451e-05, -0.00023912911424355248,
-                                0.000590027440945586, -0.0014558343870513183, 0.003592128036572481,
-                                -0.008863235529902197, 0.021869488536155203, -0.05396825396825397,
-                                0.13333333333333333, -0.3333333333333333, 1.0},
-                               x2);
-  Value small = arith::TruncFOp::create(b, l, t, fmul(b, l, series, xd));
-  // NaN fails the comparison and takes the series; it is passed through
-  // explicitly all the same.
-  Value useBig = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, t, 0.625));
-  Value r = arith::SelectOp::create(b, l, useBig, math::CopySignOp::create(b, l, big, x), small);
-  Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
-  return arith::SelectOp::create(b, l, isNan, x, r);
-}
-
-/// erf of f32 (and narrower, computed in f32) as two f64 polynomials, rounded
-/// once: below 2, x * P(x^2) (erf(x) / x to 4e-13 relative); from 2 to 3.92,
-/// where erf rounds to 1.0 in f32 from 3.83 on, Q(|x|) (to 5e-12); above, +-1.
-/// Each is a least-squares Chebyshev fit on its interval, in the variable
-/// mapped onto [-1, 1] (monomial coefficients below 1 in magnitude), and
-/// evaluated multiply-then-add, so that every CPU variant gives the same bits.
-/// Vectorizes (libm's erf was a call per element: 17.6 ns per element, and
-/// GELU takes an erf per activation).
-Value erfF32(OpBuilder &b, Location l, Value x) {
-  Type t = x.getType(), f64 = b.getF64Type();
-  // erf(x) / x = 2/sqrt(pi) + x^2 G(x^2): the leading term exact, so that
-  // the error vanishes with x (tiny arguments round correctly).
-  static const double kSmall[] = {6.796589582941789e-10,  -5.2293329865188795e-09, 3.550699579636828e-08,
-                                  -2.3744450446756226e-07, 1.4757421672063271e-06,  -8.449083426593834e-06,
-                                  4.43493376702082e-05,    -0.00021192103795107501, 0.0009144668312627003,
-                                  -0.003531904759331735,   0.01209607703259145,     -0.03642746575665293,
-                                  0.09616703506230638,     -0.22672296552791357};
-  static const double kLarge[] = {5.2551735299224326e-08, -2.853991390653624e-07, 3.0250871235599933e-07,
-                                  1.7214856650546814e-06, -7.857604867040784e-06, 1.3797150323410077e-05,
-                                  4.646870786326195e-06,  -9.996453848274928e-05, 0.0003263994984602607,
-                                  -0.0006680821838828473, 0.0009843904991349286,  -0.0010755448159951164,
-                                  0.0008612457420247023,  -0.00048214167891285676, 0.0001696726192010053,
-                                  0.9999716176826757};
-  Value xd = arith::ExtFOp::create(b, l, f64, x);
-  Value ax = math::AbsFOp::create(b, l, xd);
-  Value one = fconst(b, l, f64, 1.0);
-  // x^2 in [0, 4] onto [-1, 1]; |x| in [2, 3.92] onto [-1, 1].
-  Value x2 = fmul(b, l, xd, xd);
-  Value g = polynomialF64(b, l, kSmall, fsub(b, l, fmul(b, l, x2, fconst(b, l, f64, 0.5)), one));
-  Value small = fmul(b, l, xd, fadd(b, l, fconst(b, l, f64, 2.0 / std::sqrt(M_PI)), fmul(b, l, x2, g)));
-  Value uLarge = fsub(b, l, fmul(b, l, fsub(b, l, ax, fconst(b, l, f64, 2.0)), fconst(b, l, f64, 2.0 / 1.92)), one);
-  Value large = arith::SelectOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f64, 3.92)),
-                                        one, polynomialF64(b, l, kLarge, uLarge));
-  // NaN fails the comparison and takes x * P(x^2), which is NaN.
-  Value useLarge = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f64, 2.0));
-  Value r = arith::SelectOp::create(b, l, useLarge, math::CopySignOp::create(b, l, large, xd), small);
-  return arith::TruncFOp::create(b, l, t, r);
-}
-
-/// erf_inv as Nx's reference backend computes it: Giles' single-precision
-/// polynomials evaluated in f64 (multiply, then add), rounded once.
-Value erfInv(OpBuilder &b, Location l, Value x) {
-  Type t = x.getType(), f64 = b.getF64Type();
-  Value z = t == f64 ? x : (Value)arith::ExtFOp::create(b, l, f64, x);
-  Value one = fconst(b, l, f64, 1.0);
-  Value w = arith::NegFOp::create(b, l, math::LogOp::create(b, l, fmul(b, l, fsub(b, l, one, z), fadd(b, l, one, z))));
-  auto poly = [&](Value v, std::initializer_list<double> cs) {
-    auto it = cs.begin();
-    Value acc = fconst(b, l, f64, *it++);
-    for (; it != cs.end(); ++it) acc = fadd(b, l, fmul(b, l, acc, v), fconst(b, l, f64, *it));
-    return acc;
-  };
-  Value small = poly(fsub(b, l, w, fconst(b, l, f64, 2.5)),
-                     {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                      -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
-  Value large = poly(fsub(b, l, math::SqrtOp::create(b, l, w), fconst(b, l, f64, 3.0)),
-                     {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                      -0.0076224613, 0.00943887047, 1.00167406, 2.83297682});
-  Value isSmall = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, w, fconst(b, l, f64, 5.0));
-  Value r = fmul(b, l, arith::SelectOp::create(b, l, isSmall, small, large), z);
-  auto eq = [&](double c) { return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, z, fconst(b, l, f64, c)); };
-  r = arith::SelectOp::create(b, l, eq(1.0), fconst(b, l, f64, INFINITY), r);
-  r = arith::SelectOp::create(b, l, eq(-1.0), fconst(b, l, f64, -INFINITY), r);
-  r = arith::SelectOp::create(b, l, eq(0.0), z, r);
-  return t == f64 ? r : (Value)arith::TruncFOp::create(b, l, t, r);
-}
-
-/// An integer below 2^52 as f64, exactly: its bits below the exponent field
-/// of 2^52, less 2^52. Two vector instructions where the conversion of a
-/// 64-bit integer has none (x86 before AVX-512).
-Value smallIntegerToF64(OpBuilder &b, Location l, Value u) {
-  Type i64 = b.getI64Type(), f64 = b.getF64Type();
-  Value biased = arith::OrIOp::create(b, l, u, iconst(b, l, i64, 0x4330000000000000ll));
-  return fsub(b, l, arith::BitcastOp::create(b, l, f64, biased), fconst(b, l, f64, 0x1p52));
-}
-
-/// x * 2/pi = k + f (|f| <= 1/2) for f32 values |x| >= 2^22, exactly: x is
-/// m * 2^E with a 24-bit integer m, and only the bits of 2/pi from 2^-(E-1)
-/// on matter modulo 4, so m times a 128-bit window of 2/pi (two integer bits,
-/// 126 fraction bits) gives k mod 4 and f to far more than f32 needs (the
-/// Payne-Hanek reduction). Returns k mod 4 and f * pi/2 in f64, for |x| (the
-/// caller flips signs).
-///
-/// Only operations that AVX2 has for 64-bit lanes: the products are of
-/// 32-bit halves (vpmuludq), the conversions to f64 of integers below 2^32
-/// (smallIntegerToF64). Each lane pays for this reduction, so it must
-/// vectorize: 128-bit products and 64-bit conversions were split into
-/// scalar code for every lane (a sin took ~6.7 ns per element and its code
-/// ~2.4 KB of instructions per use).
-std::pair<Value, Value> payneHanek(OpBuilder &b, Location l, Value absX32) {
-  Type i64 = b.getI64Type(), i32 = b.getI32Type(), f64 = b.getF64Type();
-  // 2/pi * 2^256, most significant word first.
-  static const uint64_t kTwoOverPi[4] = {0xa2f9836e4e441529ull, 0xfc2757d1f534ddc0ull, 0xdb6295993c439041ull,
-                                         0xfe5163abdebbc561ull};
-  auto c = [&](uint64_t v) { return arith::ConstantOp::create(b, l, i64, b.getIntegerAttr(i64, (int64_t)v)); };
-  auto shr = [&](Value v, int n) -> Value { return arith::ShRUIOp::create(b, l, v, c(n)); };
-  auto shl = [&](Value v, int n) -> Value { return arith::ShLIOp::create(b, l, v, c(n)); };
-  auto add = [&](Value x, Value y) -> Value { return arith::AddIOp::create(b, l, x, y); };
-  auto low32 = [&](Value v) -> Value { return arith::AndIOp::create(b, l, v, c(0xffffffffull)); };
-  Value bits = arith::ExtUIOp::create(b, l, i64, arith::BitcastOp::create(b, l, i32, absX32));
-  Value biased = shr(bits, 23);
-  Value m = arith::OrIOp::create(b, l, arith::AndIOp::create(b, l, bits, c(0x7fffff)), c(0x800000));
-  // The window starts at bit E - 2 of 2/pi (E = biased - 150), counted here
-  // from a zero word put in front (bit E + 62), and clamped for the |x|
-  // whose result the caller does not use.
-  Value start = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, arith::SubIOp::create(b, l, biased, c(88)), c(0)), c(166));
-  Value word = shr(start, 6);
-  auto pickWord = [&](int offset) -> Value {
-    // words[word + offset] of {0, kTwoOverPi[0..3]}, word in 0..2.
-    auto w = [&](int i) { return i == 0 ? c(0) : c(kTwoOverPi[i - 1]); };
-    Value v = arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, word, c(1)), w(1 + offset), w(2 + offset));
-    return arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, word, c(0)), w(offset), v);
-  };
-  Value w0 = pickWord(0), w1 = pickWord(1), w2 = pickWord(2);
-  Value o = arith::AndIOp::create(b, l, start, c(63));
-  Value o0 = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, o, c(0));
-  Value back = arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, c(64), o), c(63));
-  auto funnel = [&](Value hi, Value lo) -> Value {
-    Value spill = arith::SelectOp::create(b, l, o0, c(0), arith::ShRUIOp::create(b, l, lo, back));
-    return arith::OrIOp::create(b, l, arith::ShLIOp::create(b, l, hi, o), spill);
-  };
-  Value fHi = funnel(w0, w1), fLo = funnel(w1, w2);
-  // m * (fHi * 2^64 + fLo) = W2:W1:W0; the point sits between bits 126 and
-  // 125. With m < 2^24, each product of m and a 32-bit half is below 2^56.
-  auto mul = [&](Value half) -> Value { return arith::MulIOp::create(b, l, m, half); };
-  Value a = mul(shr(fLo, 32)), d = mul(low32(fLo));
-  Value middle = add(shr(d, 32), low32(a));                          // < 2^33
-  Value w0p = arith::OrIOp::create(b, l, low32(d), shl(middle, 32)); // W0
-  Value carry = add(shr(a, 32), shr(middle, 32));                    // m * fLo >> 64
-  Value w1p = add(add(shl(mul(shr(fHi, 32)), 32), mul(low32(fHi))), carry); // W1 (mod 2^64)
-  Value k = arith::AndIOp::create(b, l, shr(w1p, 62), c(3));
-  // f = (W1 mod 2^62) * 2^-62 + W0 * 2^-126, each term from two exact 31- and
-  // 32-bit parts, so that each sum rounds once.
-  Value fracHigh = arith::AndIOp::create(b, l, w1p, c((1ull << 62) - 1));
-  auto scaled = [&](Value v, double scale) { return fmul(b, l, smallIntegerToF64(b, l, v), fconst(b, l, f64, scale)); };
-  Value high = fadd(b, l, scaled(shr(fracHigh, 31), 0x1p-31), scaled(arith::AndIOp::create(b, l, fracHigh, c(0x7fffffff)), 0x1p-62));
-  Value low = fadd(b, l, scaled(shr(w0p, 32), 0x1p-94), scaled(low32(w0p), 0x1p-126));
-  Value f = fadd(b, l, high, low);
-  Value up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, f, fconst(b, l, f64, 0.5));
-  f = arith::SelectOp::create(b, l, up, fsub(b, l, f, fconst(b, l, f64, 1.0)), f);
-  k = arith::AndIOp::create(b, l, arith::SelectOp::create(b, l, up, add(k, c(1)), k), c(3));
-  return {k, fmul(b, l, f, fconst(b, l, f64, M_PI_2))};
-}
-
-/// sin/cos/tan of f32 (and narrower) values with the range reduction done in
-/// f64: r = x - k * pi/2 with k = x * 2/pi rounded to the nearest integer (by
-/// adding and taking off 1.5 * 2^52, whose ulp is 1: the low bits of the sum
-/// are k mod 4), pi/2 in two parts (the first of 31 bits, so k * hi is
-/// exact) for |x| < 2^22; above, exactly (payneHanek). The polynomials then
-/// only see |r| <= pi/4, and the quadrant k mod 4 picks +-sin or +-cos.
-Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
-  Type t = x.getType(), f64 = b.getF64Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
-  Value xd = arith::ExtFOp::create(b, l, f64, x);
-  Value shifter = fconst(b, l, f64, 0x1.8p52);
-  Value kShifted = fadd(b, l, fmul(b, l, xd, fconst(b, l, f64, 2.0 / M_PI)), shifter);
-  Value kf = fsub(b, l, kShifted, shifter);
-  const double hi = 1.5707963267341256, lo = 6.077100506506192e-11; // pi/2 = hi + lo
-  Value rd = fsub(b, l, fsub(b, l, xd, fmul(b, l, kf, fconst(b, l, f64, hi))), fmul(b, l, kf, fconst(b, l, f64, lo)));
-  Value q = arith::AndIOp::create(b, l, arith::BitcastOp::create(b, l, i64, kShifted), iconst(b, l, i64, 3));
-  // f32 only: f16 and bf16 are computed as f32 (scalarOp).
-  Value ax = math::AbsFOp::create(b, l, x);
-  auto [kBig, rBig] = payneHanek(b, l, ax);
-  // x < 0: x = -(k pi/2 + r) = (-k) pi/2 + (-r).
-  Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, f32, 0.0));
-  kBig = arith::SelectOp::create(b, l, negative,
-                                 arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, iconst(b, l, i64, 4), kBig), iconst(b, l, i64, 3)), kBig);
-  rBig = arith::SelectOp::create(b, l, negative, arith::NegFOp::create(b, l, rBig), rBig);
-  Value big = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f32, 0x1p22));
-  q = arith::SelectOp::create(b, l, big, kBig, q);
-  rd = arith::SelectOp::create(b, l, big, rBig, rd);
-  // sin and cos of |r| <= pi/4 as Taylor polynomials in f64 (the first
-  // omitted terms are below 2^-36 relative), so the result is rounded once,
-  // also where it is tiny (near multiples of pi).
-  Value r2 = fmul(b, l, rd, rd);
-  Value s = fmul(b, l, rd, polynomialF64(b, l, {-1.0 / 39916800, 1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1.0}, r2));
-  Value c = polynomialF64(b, l, {1.0 / 479001600, -1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -0.5, 1.0}, r2);
-  auto quadrant = [&](int k) { return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, q, iconst(b, l, i64, k)); };
-  Value ns = arith::NegFOp::create(b, l, s), nc = arith::NegFOp::create(b, l, c);
-  // sin(x) for quadrants 0..3: s, c, -s, -c; cos(x): c, -s, -c, s.
-  auto pick = [&](Value q0, Value q1, Value q2, Value q3) -> Value {
-    Value v = arith::SelectOp::create(b, l, quadrant(2), q2, q3);
-    v = arith::SelectOp::create(b, l, quadrant(1), q1, v);
-    return arith::SelectOp::create(b, l, quadrant(0), q0, v);
-  };
-  Value sinX = pick(s, c, ns, nc), cosX = pick(c, ns, nc, s);
-  Value result = arith::TruncFOp::create(b, l, t, name == "sin" ? sinX : name == "cos" ? cosX : fdiv(b, l, sinX, cosX));
-  // Inf and NaN give NaN (the f64 reduction of Inf would be NaN anyway).
-  Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x), fconst(b, l, t, INFINITY));
-  return arith::SelectOp::create(b, l, finite, result, fconst(b, l, t, NAN));
-}
-
-/// fmod for f32 and narrower, exact and without libm. In f64, |x| is
-/// reduced by |y| * 2^s, with s chosen so that each quotient stays below
-/// 2^27: q * (|y| * 2^s) then needs at most 27 + 24 bits and every step is
-/// exact. Twelve steps cover the whole f32 exponent range.
-Value exactNarrowFmod(OpBuilder &b, Location l, Value x, Value y) {
-  Type t = x.getType(), f64 = b.getF64Type(), i64 = b.getI64Type();
-  Value xd = arith::ExtFOp::create(b, l, f64, x), yd = arith::ExtFOp::create(b, l, f64, y);
-  Value a = math::AbsFOp::create(b, l, xd), d = math::AbsFOp::create(b, l, yd);
-  Value zero = fconst(b, l, f64, 0.0);
-  auto exponent = [&](Value v) -> Value {
-    Value bits = arith::BitcastOp::create(b, l, i64, v);
-    return arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, bits, iconst(b, l, i64, 52)), iconst(b, l, i64, 0x7ff));
-  };
-  Value ed = exponent(d);
-  for (int step = 0; step < 12; ++step) {
-    Value shift = arith::MaxSIOp::create(b, l, arith::SubIOp::create(b, l, arith::SubIOp::create(b, l, exponent(a), ed),
-                                                                    iconst(b, l, i64, 26)),
-                                         iconst(b, l, i64, 0));
-    // 2^shift, built from its exponent bits.
-    Value scale = arith::BitcastOp::create(
-        b, l, f64, arith::ShLIOp::create(b, l, arith::AddIOp::create(b, l, shift, iconst(b, l, i64, 1023)), iconst(b, l, i64, 52)));
-    Value ds = arith::MulFOp::create(b, l, d, scale);
-    Value q = math::TruncOp::create(b, l, arith::DivFOp::create(b, l, a, ds));
-    Value r = arith::SubFOp::create(b, l, a, arith::MulFOp::create(b, l, q, ds));
-    // The division may round q up by one: then r < 0 and one ds is given back.
-    Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, r, zero);
-    a = arith::SelectOp::create(b, l, negative, arith::AddFOp::create(b, l, r, ds), r);
-  }
-  Value r = math::CopySignOp::create(b, l, a, xd);
-  // fmod(x, 0), fmod(+-Inf, y) and NaNs give NaN; fmod(x, +-Inf) is x.
-  Value xFinite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, xd), fconst(b, l, f64, INFINITY));
-  Value yInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, d, fconst(b, l, f64, INFINITY));
-  Value yOk = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ONE, d, zero); // false for 0 and NaN
-  r = arith::SelectOp::create(b, l, yInf, xd, r);
-  Value valid = arith::AndIOp::create(b, l, xFinite, yOk);
-  r = arith::SelectOp::create(b, l, valid, r, fconst(b, l, f64, NAN));
-  return arith::TruncFOp::create(b, l, t, r);
-}
-
 /// The scalar computation of element-wise op `name` on signless `args`.
 /// `in` is the nx element type of the (first) operand.
 FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in) {
@@ -537,7 +195,9 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "multiply") return isF ? fmul(b, l, x, y) : (Value)arith::MulIOp::create(b, l, x, y);
   if (name == "divide") return fdiv(b, l, x, y);
   if (name == "pow") {
-    // The C library's pow (C's special cases are Nx's), in f64 for narrower types.
+    // C's pow (C's special cases are Nx's): f64 pow of f64 values, a libm
+    // call; of narrower values, expanded by nxc-expand-math (after constants
+    // reach it: small integer powers are products).
     if (isF) return inF64(b, l, {x, y}, [&](ValueRange v) -> Value { return math::PowFOp::create(b, l, v[0], v[1]); });
     return (Value)math::IPowIOp::create(b, l, x, y);
   }
@@ -548,8 +208,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
     return exactNarrowFmod(b, l, x, y);
   }
   if (name == "quotient") return safeIntDivision(b, l, x, y, uns, /*remainder=*/false);
-  if (name == "atan2")
-    return inF64(b, l, {x, y}, [&](ValueRange v) -> Value { return atan2WithZeros(b, l, v[0], v[1]); });
+  if (name == "atan2" && t.isF32()) return atan2F32(b, l, x, y);
+  if (name == "atan2") return atan2WithZeros(b, l, x, y);
   if (name == "max") return isF ? (Value)arith::MaximumFOp::create(b, l, x, y)
                               : uns ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
   if (name == "min") return isF ? (Value)arith::MinimumFOp::create(b, l, x, y)
@@ -630,9 +290,9 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "sinh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::SinhOp::create(b, l, v[0]); });
   if (name == "cosh") return (Value)math::CoshOp::create(b, l, x);
   if (name == "tanh") return tanhAccurate(b, l, x);
-  if (name == "asin") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AsinOp::create(b, l, v[0]); });
-  if (name == "acos") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AcosOp::create(b, l, v[0]); });
-  if (name == "atan") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AtanOp::create(b, l, v[0]); });
+  if (name == "asin") return t.isF32() ? asinF32(b, l, x) : (Value)math::AsinOp::create(b, l, x);
+  if (name == "acos") return t.isF32() ? acosF32(b, l, x) : (Value)math::AcosOp::create(b, l, x);
+  if (name == "atan") return t.isF32() ? atanF32(b, l, x) : (Value)math::AtanOp::create(b, l, x);
   // The C library's inverse hyperbolic functions (the textbook formulas
   // cancel near 1: acosh was 500 ulp off there).
   if (name == "asinh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AsinhOp::create(b, l, v[0]); });

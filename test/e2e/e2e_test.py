@@ -1382,6 +1382,36 @@ def _(ctx):
     return ctx.check_calls("exp_special.nx", fns, "er", calls)
 
 
+@case("inverse_trig_and_pow")
+def _(ctx):
+    """atan, asin, acos, atan2 and pow of f32 without libm: correctly rounded (to within the
+    float64 reference's own error) on random bit patterns (every exponent, subnormals, NaN,
+    infinities), uniform arguments and every pair of special values; pow's exact midpoints
+    (29^5, 31^5, 66049^1.5) round to even."""
+    rng = ctx.rng()
+    n = 4096
+    def bits(count):
+        return rng.integers(0, 2 ** 32, count, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0,
+                        2.5, 1e-45, -1e-45, 3.4e38, 0.99999994, -1.0000001, 0.41421357, 2.4142137,
+                        16777217.0, 8388609.0, -8388609.0, 29.0, 31.0, 5.0, 1.5, 66049.0, 0.33333334,
+                        127.0, -150.0], dtype=np.float32)
+    k = len(special)
+    unary = np.concatenate([bits(n - 1024 - k), uniform(rng, 1024, -1.0, 1.0), special])
+    y = np.concatenate([bits(n - 1024 - k * k), uniform(rng, 1024, -10.0, 10.0), np.repeat(special, k)])
+    x = np.concatenate([bits(n - 1024 - k * k), uniform(rng, 1024, -10.0, 10.0), np.tile(special, k)])
+    tight = 0.5 + 1e-6  # ulps: correctly rounded but for ties within the reference's error
+    with np.errstate(all="ignore"):
+        calls = [Call("inv_atan", [unary], [Out("f32", np.arctan(f64(unary)), ulps=tight)]),
+                 Call("inv_asin", [unary], [Out("f32", np.arcsin(f64(unary)), ulps=tight)]),
+                 Call("inv_acos", [unary], [Out("f32", np.arccos(f64(unary)), ulps=tight)]),
+                 Call("inv_atan2", [y, x], [Out("f32", np.arctan2(f64(y), f64(x)), ulps=tight)]),
+                 Call("inv_pow", [x, y], [Out("f32", np.power(f64(x), f64(y)), ulps=tight)])]
+    fns = [f"atan(f32[{n}])", f"asin(f32[{n}])", f"acos(f32[{n}])", f"atan2(f32[{n}], f32[{n}])",
+           f"pow(f32[{n}], f32[{n}])"]
+    return ctx.check_calls("inverse.nx", fns, "inv", calls)
+
+
 @case("dot_baked_weights")
 def _(ctx):
     # Few output columns and a long contraction: the weights are used as

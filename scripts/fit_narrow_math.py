@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Coefficients of the f64 polynomials behind nxc's f32 atan family and pow
+(lib/Conversion/NarrowMath.cpp): least-squares fits at Chebyshev nodes of the
+interval, against values computed to 40 digits with Python's decimal module,
+printed highest power first with the largest relative error of the fit.
+
+    /usr/bin/python3 scripts/fit_narrow_math.py
+"""
+from decimal import Decimal, getcontext
+
+getcontext().prec = 40
+
+
+def series_atan_tail(v):
+    # (atan(u) - u) / (u v), v = u^2: sum over k >= 1 of (-1)^k v^(k-1) / (2k + 1)
+    total, term, k = Decimal(0), Decimal(1), 1
+    while True:
+        t = term / (2 * k + 1) * (-1 if k % 2 else 1)
+        total += t
+        if abs(t) < Decimal(10) ** -38:
+            return total
+        term *= v
+        k += 1
+
+
+def series_log2_ratio(v):
+    # log2(m) / s with s = (m - 1) / (m + 1), v = s^2: (2 / ln 2) sum over k >= 0 of v^k / (2k + 1)
+    total, term, k = Decimal(0), Decimal(1), 0
+    while True:
+        t = term / (2 * k + 1)
+        total += t
+        if t < Decimal(10) ** -38:
+            return 2 * total / Decimal(2).ln()
+        term *= v
+        k += 1
+
+
+def exp2(f):
+    return (f * Decimal(2).ln()).exp()
+
+
+def fit(name, func, lo, hi, degree):
+    """Chebyshev projection at n nodes (a near-minimax fit), in 40-digit
+    arithmetic, then monomials in x, rounded to f64 once."""
+    n = 200
+    lo_d, hi_d = Decimal(lo), Decimal(hi)
+    pi = Decimal("3.141592653589793238462643383279502884197")
+    theta = [pi * (Decimal(j) + Decimal("0.5")) / n for j in range(n)]
+
+    def cos(t):  # Taylor series, |t| <= pi * degree
+        t = t % (2 * pi)
+        total, term, k = Decimal(0), Decimal(1), 0
+        while abs(term) > Decimal(10) ** -45:
+            total += term
+            term = -term * t * t / ((2 * k + 1) * (2 * k + 2))
+            k += 1
+        return total
+
+    w = [cos(t) for t in theta]
+    y = [func(lo_d + (wj + 1) * (hi_d - lo_d) / 2) for wj in w]
+    cheb = []
+    for k in range(degree + 1):
+        ck = 2 * sum(yj * cos(k * t) for yj, t in zip(y, theta)) / n
+        cheb.append(ck / 2 if k == 0 else ck)
+    # T_k(w) as monomials in w, then w = a x + b.
+    tk = [[Decimal(1)], [Decimal(0), Decimal(1)]]
+    while len(tk) <= degree:
+        prev, cur = tk[-2], tk[-1]
+        nxt = [Decimal(0)] + [2 * c for c in cur]
+        for i, c in enumerate(prev):
+            nxt[i] -= c
+        tk.append(nxt)
+    in_w = [Decimal(0)] * (degree + 1)
+    for k, ck in enumerate(cheb):
+        for i, c in enumerate(tk[k]):
+            in_w[i] += ck * c
+    a, b = 2 / (hi_d - lo_d), -(lo_d + hi_d) / (hi_d - lo_d)
+    coeffs = [Decimal(0)] * (degree + 1)
+    power = [Decimal(1)]  # (a x + b)^i
+    for i, c in enumerate(in_w):
+        for j, pj in enumerate(power):
+            coeffs[j] += c * pj
+        power = [b * power[0]] + [b * power[j] + a * power[j - 1] for j in range(1, len(power))] + [a * power[-1]]
+    coeffs = [float(c) for c in coeffs]
+    worst = 0.0
+    for i in range(2001):
+        t = Decimal(float(lo_d + (hi_d - lo_d) * i / 2000))
+        exact = func(t)
+        got = Decimal(0)
+        for c in coeffs[::-1]:
+            got = got * t + Decimal(c)
+        worst = max(worst, float(abs((got - exact) / exact)))
+    print(f"{name} on [{lo:.17g}, {hi:.17g}], degree {degree}: max relative error {worst:.2e}")
+    print("  {" + ", ".join(repr(c) for c in coeffs[::-1]) + "}")
+
+
+if __name__ == "__main__":
+    t8 = (2 ** 0.5 - 1) ** 2
+    fit("atan: (atan(u) - u) / (u v), v = u^2", series_atan_tail, 0.0, t8, 9)
+    s2 = ((2 ** 0.5 - 1) / (2 ** 0.5 + 1)) ** 2
+    fit("log2(m) / s, v = s^2", series_log2_ratio, 0.0, s2, 6)
+    fit("2^f", exp2, -0.5, 0.5, 10)
