@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Coefficients of the f64 polynomials behind nxc's f32 atan family and pow
+"""Coefficients of the f64 polynomials behind nxc's f32 atan family, pow and sinh
 (lib/Conversion/NarrowMath.cpp): least-squares fits at Chebyshev nodes of the
 interval, against values computed to 40 digits with Python's decimal module,
 printed highest power first with the largest relative error of the fit.
@@ -33,6 +33,16 @@ def series_log2_ratio(v):
             return 2 * total / Decimal(2).ln()
         term *= v
         k += 1
+
+
+def series_sinh_tail(v):
+    # (sinh(x) / x - 1) / v, v = x^2: sum over k >= 1 of v^(k-1) / (2k + 1)!
+    total, term, k = Decimal(0), Decimal(1) / 6, 1
+    while term > Decimal(10) ** -40:
+        total += term
+        term = term * v / ((2 * k + 2) * (2 * k + 3))
+        k += 1
+    return total
 
 
 def exp2(f):
@@ -100,3 +110,4 @@ if __name__ == "__main__":
     s2 = ((2 ** 0.5 - 1) / (2 ** 0.5 + 1)) ** 2
     fit("log2(m) / s, v = s^2", series_log2_ratio, 0.0, s2, 6)
     fit("2^f", exp2, -0.5, 0.5, 10)
+    fit("sinh: (sinh(x) / x - 1) / v, v = x^2", series_sinh_tail, 0.0, 0.25, 4)

@@ -287,20 +287,21 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "sin") return (Value)math::SinOp::create(b, l, x);
   if (name == "cos") return (Value)math::CosOp::create(b, l, x);
   if (name == "tan") return (Value)math::TanOp::create(b, l, x);
-  if (name == "sinh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::SinhOp::create(b, l, v[0]); });
+  if (name == "sinh") return t.isF32() ? sinhF32(b, l, x) : (Value)math::SinhOp::create(b, l, x);
   if (name == "cosh") return (Value)math::CoshOp::create(b, l, x);
   if (name == "tanh") return tanhAccurate(b, l, x);
   if (name == "asin") return t.isF32() ? asinF32(b, l, x) : (Value)math::AsinOp::create(b, l, x);
   if (name == "acos") return t.isF32() ? acosF32(b, l, x) : (Value)math::AcosOp::create(b, l, x);
   if (name == "atan") return t.isF32() ? atanF32(b, l, x) : (Value)math::AtanOp::create(b, l, x);
-  // The C library's inverse hyperbolic functions (the textbook formulas
-  // cancel near 1: acosh was 500 ulp off there).
-  if (name == "asinh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AsinhOp::create(b, l, v[0]); });
-  if (name == "acosh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AcoshOp::create(b, l, v[0]); });
-  if (name == "atanh") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::AtanhOp::create(b, l, v[0]); });
+  // The inverse hyperbolic functions of f32 as ln(1 + d) with d computed
+  // so that nothing cancels (the textbook formulas in f32 were 500 ulp off
+  // near 1); of f64, the C library's.
+  if (name == "asinh") return t.isF32() ? asinhF32(b, l, x) : (Value)math::AsinhOp::create(b, l, x);
+  if (name == "acosh") return t.isF32() ? acoshF32(b, l, x) : (Value)math::AcoshOp::create(b, l, x);
+  if (name == "atanh") return t.isF32() ? atanhF32(b, l, x) : (Value)math::AtanhOp::create(b, l, x);
   if (name == "sqrt") return (Value)math::SqrtOp::create(b, l, x);
   if (name == "rsqrt") return (Value)math::RsqrtOp::create(b, l, x);
-  if (name == "cbrt") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::CbrtOp::create(b, l, v[0]); });
+  if (name == "cbrt") return t.isF32() ? cbrtF32(b, l, x) : (Value)math::CbrtOp::create(b, l, x);
   if (name == "erf" && t.isF32()) return erfF32(b, l, x);
   if (name == "erf") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::ErfOp::create(b, l, v[0]); });
   if (name == "erfc") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::ErfcOp::create(b, l, v[0]); });

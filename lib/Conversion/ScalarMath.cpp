@@ -367,6 +367,10 @@ const double kExp2[] = {7.074194562613105e-09, 1.020869083593037e-07, 1.32154325
                         0.00015403530463727982, 0.0013333558230170627, 0.009618129107587253, 0.05550410866444768,
                         0.24022650695910158, 0.69314718055995, 1.0};
 
+// (sinh(x) / x - 1) / x^2 for x^2 <= 1/4: 1.9e-15.
+const double kSinhTail[] = {2.5152674812936568e-08, 2.755709909089446e-06, 0.00019841270037881568,
+                            0.00833333333327188, 0.16666666666666696};
+
 Value cmpf(OpBuilder &b, Location l, arith::CmpFPredicate p, Value x, Value y) {
   return arith::CmpFOp::create(b, l, p, x, y);
 }
@@ -410,6 +414,63 @@ Value cosOfAsin(OpBuilder &b, Location l, Value xd) {
   return math::SqrtOp::create(b, l, fmul(b, l, fsub(b, l, one, xd), fadd(b, l, one, xd)));
 }
 
+
+/// log2(a) of an f64 a >= 0 (+0 gives -inf, inf and NaN themselves): a = m 2^e with m
+/// in [sqrt(2)/2, sqrt(2)), from the bits (f32 values, subnormal ones
+/// included, are normal f64 values), and log2(m) = s L(s^2) with s = (m - 1)
+/// / (m + 1): within ~2^-52 of log2(a), absolutely.
+Value log2OfNormal(OpBuilder &b, Location l, Value a) {
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  using P = arith::CmpFPredicate;
+  Value one = fconst(b, l, f64, 1.0);
+  Value bits = arith::BitcastOp::create(b, l, i64, a);
+  Value mantissa = arith::BitcastOp::create(
+      b, l, f64,
+      arith::OrIOp::create(b, l, arith::AndIOp::create(b, l, bits, iconst(b, l, i64, (1ll << 52) - 1)),
+                           iconst(b, l, i64, 0x3ff0000000000000ll)));
+  Value halve = cmpf(b, l, P::OGT, mantissa, fconst(b, l, f64, M_SQRT2));
+  Value m = select(b, l, halve, fmul(b, l, mantissa, fconst(b, l, f64, 0.5)), mantissa);
+  Value e = fsub(b, l, smallIntegerToF64(b, l, arith::ShRUIOp::create(b, l, bits, iconst(b, l, i64, 52))),
+                 select(b, l, halve, fconst(b, l, f64, 1022.0), fconst(b, l, f64, 1023.0)));
+  Value s = fdiv(b, l, fsub(b, l, m, one), fadd(b, l, m, one));
+  Value r = fadd(b, l, e, fmul(b, l, s, polynomialF64(b, l, kLog2OverS, fmul(b, l, s, s))));
+  r = select(b, l, cmpf(b, l, P::OEQ, a, fconst(b, l, f64, 0.0)), fconst(b, l, f64, -INFINITY), r);
+  // Inf and NaN are their own logarithms.
+  return select(b, l, cmpf(b, l, P::UEQ, a, fconst(b, l, f64, INFINITY)), a, r);
+}
+
+/// ln(1 + d) in f64 for d >= 0 (NaN below -1): where 1 + d < sqrt(2), as
+/// 2 atanh(s) with s = d / (2 + d) taken from d itself, so that small d lose
+/// nothing to the rounding of 1 + d; above, log2(1 + d) ln 2.
+Value lnOnePlus(OpBuilder &b, Location l, Value d) {
+  Type f64 = b.getF64Type();
+  using P = arith::CmpFPredicate;
+  Value s = fdiv(b, l, d, fadd(b, l, fconst(b, l, f64, 2.0), d));
+  Value near = fmul(b, l, s, polynomialF64(b, l, kLog2OverS, fmul(b, l, s, s)));
+  Value onePlus = fadd(b, l, fconst(b, l, f64, 1.0), d);
+  Value far = log2OfNormal(b, l, onePlus);
+  Value useNear = cmpf(b, l, P::OLT, d, fconst(b, l, f64, M_SQRT2 - 1));
+  Value r = fmul(b, l, select(b, l, useNear, near, far), fconst(b, l, f64, M_LN2));
+  return select(b, l, cmpf(b, l, P::OLT, onePlus, fconst(b, l, f64, 0.0)), fconst(b, l, f64, NAN), r);
+}
+
+/// 2^t in f64 for t clamped to [-200, 200] (beyond f32's range either way;
+/// NaN passes): n + f with n = round(t), by adding and taking off 1.5 * 2^52
+/// (the sum's low bits are n), 2^n from its exponent bits, 2^f a polynomial.
+Value exp2Clamped(OpBuilder &b, Location l, Value t) {
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  using P = arith::CmpFPredicate;
+  Value lo = fconst(b, l, f64, -200.0), hi = fconst(b, l, f64, 200.0);
+  t = select(b, l, cmpf(b, l, P::OLT, t, lo), lo, t);
+  t = select(b, l, cmpf(b, l, P::OGT, t, hi), hi, t);
+  Value shifter = fconst(b, l, f64, 0x1.8p52);
+  Value shifted = fadd(b, l, t, shifter);
+  Value f = fsub(b, l, t, fsub(b, l, shifted, shifter));
+  Value scaleBits = arith::AddIOp::create(
+      b, l, arith::ShLIOp::create(b, l, arith::BitcastOp::create(b, l, i64, shifted), iconst(b, l, i64, 52)),
+      iconst(b, l, i64, 1023ll << 52));
+  return fmul(b, l, polynomialF64(b, l, kExp2, f), arith::BitcastOp::create(b, l, f64, scaleBits));
+}
 } // namespace
 
 Value atanF32(OpBuilder &b, Location l, Value x) {
@@ -450,34 +511,12 @@ Value powOfNarrowInF64(OpBuilder &b, Location l, Value xd, Value yd) {
   auto c = [&](double v) { return fconst(b, l, f64, v); };
   auto ic = [&](int64_t v) { return iconst(b, l, i64, v); };
   Value ax = absF(b, l, xd), ay = absF(b, l, yd);
-  // log2|x| = e + log2(m), |x| = m 2^e, m in [sqrt(2)/2, sqrt(2)), from the
-  // bits (f32 values, subnormal ones included, are normal f64 values).
-  Value bits = arith::BitcastOp::create(b, l, i64, ax);
-  Value mantissa = arith::BitcastOp::create(
-      b, l, f64, arith::OrIOp::create(b, l, arith::AndIOp::create(b, l, bits, ic((1ll << 52) - 1)), ic(0x3ff0000000000000ll)));
-  Value halve = cmpf(b, l, P::OGT, mantissa, c(M_SQRT2));
-  Value m = select(b, l, halve, fmul(b, l, mantissa, c(0.5)), mantissa);
-  Value e = fsub(b, l, smallIntegerToF64(b, l, arith::ShRUIOp::create(b, l, bits, ic(52))),
-                 select(b, l, halve, c(1022.0), c(1023.0)));
   Value one = c(1.0);
-  Value s = fdiv(b, l, fsub(b, l, m, one), fadd(b, l, m, one));
-  Value log2x = fadd(b, l, e, fmul(b, l, s, polynomialF64(b, l, kLog2OverS, fmul(b, l, s, s))));
-  log2x = select(b, l, cmpf(b, l, P::OEQ, ax, c(0.0)), c(-INFINITY), log2x);
-  log2x = select(b, l, cmpf(b, l, P::OEQ, ax, c(INFINITY)), c(INFINITY), log2x);
-  // 2^(y log2|x|), the exponent clamped to [-200, 200] (beyond f32's range
-  // either way; NaN passes): n + f with n = round(t), by adding and taking
-  // off 1.5 * 2^52 (the sum's low bits are n), 2^n from its exponent bits.
-  Value t = fmul(b, l, yd, log2x);
-  t = select(b, l, cmpf(b, l, P::OLT, t, c(-200.0)), c(-200.0), t);
-  t = select(b, l, cmpf(b, l, P::OGT, t, c(200.0)), c(200.0), t);
+  Value r = exp2Clamped(b, l, fmul(b, l, yd, log2OfNormal(b, l, ax)));
   Value shifter = c(0x1.8p52);
-  Value shifted = fadd(b, l, t, shifter);
-  Value f = fsub(b, l, t, fsub(b, l, shifted, shifter));
-  Value scaleBits = arith::AddIOp::create(
-      b, l, arith::ShLIOp::create(b, l, arith::BitcastOp::create(b, l, i64, shifted), ic(52)), ic(1023ll << 52));
-  Value r = fmul(b, l, polynomialF64(b, l, kExp2, f), arith::BitcastOp::create(b, l, f64, scaleBits));
   // y's parity (f32 values from 2^24 on are even integers): a fraction if
-  // rounding (as above) changes it, odd if not but rounding y / 2 does.
+  // rounding it to an integer (adding and taking off 1.5 * 2^52) changes it,
+  // odd if not but rounding y / 2 does.
   auto rounded = [&](Value v) { return fsub(b, l, fadd(b, l, v, shifter), shifter); };
   Value ySmall = cmpf(b, l, P::OLT, ay, c(0x1p24));
   Value yFraction = both(b, l, ySmall, cmpf(b, l, P::UNE, rounded(ay), ay));
@@ -512,6 +551,64 @@ Value powOfNarrowInF64(OpBuilder &b, Location l, Value xd, Value yd) {
                        either(b, l, cmpf(b, l, P::OEQ, xd, one),
                               both(b, l, cmpf(b, l, P::OEQ, ax, one), cmpf(b, l, P::OEQ, ay, c(INFINITY)))));
   return select(b, l, isOne, one, r);
+}
+
+Value sinhF32(OpBuilder &b, Location l, Value x) {
+  Value xd = toF64(b, l, x);
+  Type f64 = xd.getType();
+  Value ax = absF(b, l, xd), v = fmul(b, l, ax, ax);
+  // Below 1/2, x (1 + x^2 S(x^2)), where (e^x - e^-x) / 2 would cancel.
+  Value small = fmul(b, l, ax, fadd(b, l, fconst(b, l, f64, 1.0), fmul(b, l, v, polynomialF64(b, l, kSinhTail, v))));
+  Value e = exp2Clamped(b, l, fmul(b, l, ax, fconst(b, l, f64, M_LOG2E)));
+  Value large = fmul(b, l, fsub(b, l, e, fdiv(b, l, fconst(b, l, f64, 1.0), e)), fconst(b, l, f64, 0.5));
+  Value r = select(b, l, cmpf(b, l, arith::CmpFPredicate::OLT, ax, fconst(b, l, f64, 0.5)), small, large);
+  return arith::TruncFOp::create(b, l, x.getType(), math::CopySignOp::create(b, l, r, xd));
+}
+
+Value asinhF32(OpBuilder &b, Location l, Value x) {
+  Value xd = toF64(b, l, x);
+  Type f64 = xd.getType();
+  Value one = fconst(b, l, f64, 1.0);
+  Value ax = absF(b, l, xd), x2 = fmul(b, l, ax, ax);
+  // asinh|x| = ln(1 + d), d = |x| + x^2 / (1 + sqrt(1 + x^2)).
+  Value d = fadd(b, l, ax, fdiv(b, l, x2, fadd(b, l, one, math::SqrtOp::create(b, l, fadd(b, l, one, x2)))));
+  Value r = lnOnePlus(b, l, d);
+  r = select(b, l, cmpf(b, l, arith::CmpFPredicate::OEQ, ax, fconst(b, l, f64, INFINITY)), ax, r);
+  return arith::TruncFOp::create(b, l, x.getType(), math::CopySignOp::create(b, l, r, xd));
+}
+
+Value acoshF32(OpBuilder &b, Location l, Value x) {
+  Value xd = toF64(b, l, x);
+  Type f64 = xd.getType();
+  Value one = fconst(b, l, f64, 1.0);
+  // acosh x = ln(1 + d), d = (x - 1) + sqrt((x - 1)(x + 1)); NaN below 1.
+  Value below = fsub(b, l, xd, one);
+  Value d = fadd(b, l, below, math::SqrtOp::create(b, l, fmul(b, l, below, fadd(b, l, xd, one))));
+  Value r = select(b, l, cmpf(b, l, arith::CmpFPredicate::OLT, xd, one), fconst(b, l, f64, NAN), lnOnePlus(b, l, d));
+  return arith::TruncFOp::create(b, l, x.getType(), r);
+}
+
+Value atanhF32(OpBuilder &b, Location l, Value x) {
+  Value xd = toF64(b, l, x);
+  Type f64 = xd.getType();
+  Value ax = absF(b, l, xd);
+  // atanh|x| = ln(1 + d) / 2, d = 2|x| / (1 - |x|): Inf at 1, NaN above.
+  Value d = fdiv(b, l, fmul(b, l, ax, fconst(b, l, f64, 2.0)), fsub(b, l, fconst(b, l, f64, 1.0), ax));
+  Value r = fmul(b, l, lnOnePlus(b, l, d), fconst(b, l, f64, 0.5));
+  return arith::TruncFOp::create(b, l, x.getType(), math::CopySignOp::create(b, l, r, xd));
+}
+
+Value cbrtF32(OpBuilder &b, Location l, Value x) {
+  Value xd = toF64(b, l, x);
+  Type f64 = xd.getType();
+  using P = arith::CmpFPredicate;
+  Value ax = absF(b, l, xd);
+  // 2^(log2|x| / 3); 0, Inf and NaN are their own cube roots.
+  Value r = exp2Clamped(b, l, fdiv(b, l, log2OfNormal(b, l, ax), fconst(b, l, f64, 3.0)));
+  Value same = either(b, l, cmpf(b, l, P::OEQ, ax, fconst(b, l, f64, 0.0)),
+                      cmpf(b, l, P::UEQ, ax, fconst(b, l, f64, INFINITY)));
+  r = select(b, l, same, ax, r);
+  return arith::TruncFOp::create(b, l, x.getType(), math::CopySignOp::create(b, l, r, xd));
 }
 
 } // namespace nxc

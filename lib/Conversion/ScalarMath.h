@@ -63,6 +63,11 @@ mlir::Value atanF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
 mlir::Value atan2F32(mlir::OpBuilder &b, mlir::Location l, mlir::Value y, mlir::Value x);
 mlir::Value asinF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
 mlir::Value acosF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
+mlir::Value sinhF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
+mlir::Value asinhF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
+mlir::Value acoshF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
+mlir::Value atanhF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
+mlir::Value cbrtF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
 
 /// x^y as C's pow for f64 x and y that are f32 (or narrower) values, to be
 /// rounded to f32: 2^(y log2|x|) from f64 polynomials (within ~2^-44 of the
