@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Coefficients of the f64 polynomials behind nxc's f32 atan family, pow and sinh
+"""Coefficients of the f64 polynomials behind nxc's f32 atan family, pow, sinh and erfc
 (lib/Conversion/NarrowMath.cpp): least-squares fits at Chebyshev nodes of the
 interval, against values computed to 40 digits with Python's decimal module,
 printed highest power first with the largest relative error of the fit.
 
     /usr/bin/python3 scripts/fit_narrow_math.py
 """
-from decimal import Decimal, getcontext
+from decimal import Decimal, getcontext, localcontext
 
 getcontext().prec = 40
 
@@ -43,6 +43,41 @@ def series_sinh_tail(v):
         term = term * v / ((2 * k + 2) * (2 * k + 3))
         k += 1
     return total
+
+
+PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459230781640628620899"
+             "862803482534211706798214808651328230664709384460955058223172535940812848111745")
+SQRT_PI = PI.sqrt()
+
+
+def erf_over_x(v):
+    # erf(x) / x, v = x^2: 2/sqrt(pi) sum over n of (-1)^n v^n / (n! (2n + 1))
+    total, term, n = Decimal(0), Decimal(1), 0
+    while abs(term) > Decimal(10) ** -40:
+        total += term / (2 * n + 1)
+        n += 1
+        term = -term * v / n
+    return 2 * total / SQRT_PI
+
+
+ERFC_SHIFT, ERFC_LO, ERFC_HI = 3, Decimal("0.5"), Decimal(11)
+ERFC_T0, ERFC_T1 = 1 / (ERFC_HI + ERFC_SHIFT), 1 / (ERFC_LO + ERFC_SHIFT)
+
+
+def erfc_scaled_in_w(w):
+    # erfc(x) e^(x^2) at t = 1 / (x + 3) = t0 + (w + 1)(t1 - t0) / 2, w in [-1, 1]:
+    # (e^(x^2) - 2/sqrt(pi) sum 2^n x^(2n+1) / (2n+1)!!), in 110 digits (it cancels).
+    with localcontext() as ctx:
+        ctx.prec = 110
+        t = ERFC_T0 + (Decimal(w) + 1) * (ERFC_T1 - ERFC_T0) / 2
+        x = 1 / t - ERFC_SHIFT
+        total, term, n = Decimal(0), x, 0
+        while term > total * Decimal(10) ** -105:
+            total += term
+            n += 1
+            term = term * 2 * x * x / (2 * n + 1)
+        r = (x * x).exp() - 2 * total / PI.sqrt()
+    return +r
 
 
 def exp2(f):
@@ -111,3 +146,5 @@ if __name__ == "__main__":
     fit("log2(m) / s, v = s^2", series_log2_ratio, 0.0, s2, 6)
     fit("2^f", exp2, -0.5, 0.5, 10)
     fit("sinh: (sinh(x) / x - 1) / v, v = x^2", series_sinh_tail, 0.0, 0.25, 4)
+    fit("erf(x) / x, v = x^2", erf_over_x, 0.0, 0.25, 7)
+    fit("erfc(x) e^(x^2), x in [0.5, 11], in w (t = 1 / (x + 3) onto [-1, 1])", erfc_scaled_in_w, -1.0, 1.0, 16)

@@ -4,8 +4,9 @@
 // nxc's own polynomial, floor/ceil/round via integer conversion, ...), then
 // MLIR's polynomial approximations of log, tanh, erf and friends, and pow
 // of f32 values computed in f64 (ScalarMath.h). After this pass f32 code
-// calls no libm function but for those that nx-to-linalg computes in f64
-// with libm's (cbrt, sinh, the inverse hyperbolic functions, erfc).
+// calls no libm function (erf_inv and Nx.Random.gumbel aside: they take
+// f64 logarithms), so a generated shared object depends on nothing beyond
+// the C library.
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/Passes.h"

@@ -302,9 +302,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "sqrt") return (Value)math::SqrtOp::create(b, l, x);
   if (name == "rsqrt") return (Value)math::RsqrtOp::create(b, l, x);
   if (name == "cbrt") return t.isF32() ? cbrtF32(b, l, x) : (Value)math::CbrtOp::create(b, l, x);
-  if (name == "erf" && t.isF32()) return erfF32(b, l, x);
-  if (name == "erf") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::ErfOp::create(b, l, v[0]); });
-  if (name == "erfc") return inF64(b, l, {x}, [&](ValueRange v) -> Value { return math::ErfcOp::create(b, l, v[0]); });
+  if (name == "erf") return t.isF32() ? erfF32(b, l, x) : (Value)math::ErfOp::create(b, l, x);
+  if (name == "erfc") return t.isF32() ? erfcF32(b, l, x) : (Value)math::ErfcOp::create(b, l, x);
   if (name == "erf_inv") return erfInv(b, l, x);
   return failure();
 }

@@ -137,11 +137,8 @@ Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
   return arith::SelectOp::create(b, l, yZero, math::CopySignOp::create(b, l, magnitude, y), r);
 }
 
-/// A function of f32 (or narrower) values computed in f64 and rounded once.
-/// The C library's f64 functions are within an ulp of the exact result, so
-/// the narrow result is correctly rounded but for rare double roundings.
-/// For functions whose f32 polynomials are several ulp off (atan: 40, erf: 5,
-/// erfc: relative error unbounded in its tail) or that have none (pow, cbrt).
+/// A function of f32 (or narrower) values computed in f64 and rounded once
+/// (pow: nxc-expand-math then expands the f64 pow of narrow values).
 Value inF64(OpBuilder &b, Location l, ValueRange xs, function_ref<Value(ValueRange)> f) {
   Type t = xs[0].getType(), f64 = b.getF64Type();
   if (t == f64) return f(xs);
@@ -370,6 +367,19 @@ const double kExp2[] = {7.074194562613105e-09, 1.020869083593037e-07, 1.32154325
 // (sinh(x) / x - 1) / x^2 for x^2 <= 1/4: 1.9e-15.
 const double kSinhTail[] = {2.5152674812936568e-08, 2.755709909089446e-06, 0.00019841270037881568,
                             0.00833333333327188, 0.16666666666666696};
+
+// erf(x) / x for x^2 <= 1/4: 6.6e-16.
+const double kErfOverX[] = {-1.3373262728374132e-05, 0.00011993511297302649, -0.0008547032249660566,
+                            0.00522396254289657,     -0.02686616968915273,   0.11283791667976181,
+                            -0.37612638903148365,    1.128379167095512};
+// erfc(x) e^(x^2) for x in [1/2, 11], in w in [-1, 1] from t = 1 / (x + 3)
+// in [1/14, 1/3.5]: 8.9e-16.
+const double kErfcScaled[] = {-1.4814280915258171e-10, 6.65612114577914e-11,   2.8335273905279807e-09,
+                              -2.4896476917266835e-09, -4.637853913150135e-08, 4.153193650508196e-08,
+                              8.592778978280235e-07,   6.436568675994508e-08,  -1.7815641238346697e-05,
+                              -4.78388601935655e-05,   0.0002702500492087997,  0.002869314799946785,
+                              0.013781590846112848,    0.045659951678631405,   0.11573738127997121,
+                              0.23382334362449722,     0.2036132473567093};
 
 Value cmpf(OpBuilder &b, Location l, arith::CmpFPredicate p, Value x, Value y) {
   return arith::CmpFOp::create(b, l, p, x, y);
@@ -609,6 +619,25 @@ Value cbrtF32(OpBuilder &b, Location l, Value x) {
                       cmpf(b, l, P::UEQ, ax, fconst(b, l, f64, INFINITY)));
   r = select(b, l, same, ax, r);
   return arith::TruncFOp::create(b, l, x.getType(), math::CopySignOp::create(b, l, r, xd));
+}
+
+Value erfcF32(OpBuilder &b, Location l, Value x) {
+  Value xd = toF64(b, l, x);
+  Type f64 = xd.getType();
+  using P = arith::CmpFPredicate;
+  auto c = [&](double v) { return fconst(b, l, f64, v); };
+  Value ax = absF(b, l, xd);
+  // Below 1/2: 1 - x E(x^2).
+  Value small = fsub(b, l, c(1.0), fmul(b, l, xd, polynomialF64(b, l, kErfOverX, fmul(b, l, xd, xd))));
+  // From 1/2 on: e^(-x^2) R(x), |x| taken as 11 above (erfc(11) is 0 in
+  // f32); for negative x, 2 - erfc|x|.
+  Value a = select(b, l, cmpf(b, l, P::OGT, ax, c(11.0)), c(11.0), ax);
+  Value t = fdiv(b, l, c(1.0), fadd(b, l, a, c(3.0)));
+  Value w = fsub(b, l, fmul(b, l, fsub(b, l, t, c(1.0 / 14)), c(2.0 / (1.0 / 3.5 - 1.0 / 14))), c(1.0));
+  Value tail = fmul(b, l, exp2Clamped(b, l, fmul(b, l, fmul(b, l, a, a), c(-M_LOG2E))), polynomialF64(b, l, kErfcScaled, w));
+  Value large = select(b, l, cmpf(b, l, P::OGT, xd, c(0.0)), tail, fsub(b, l, c(2.0), tail));
+  Value r = select(b, l, cmpf(b, l, P::OLT, ax, c(0.5)), small, large);
+  return arith::TruncFOp::create(b, l, x.getType(), r);
 }
 
 } // namespace nxc
