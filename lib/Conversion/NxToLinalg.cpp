@@ -57,12 +57,11 @@ arith::FastMathFlagsAttr fm(OpBuilder &b) {
   return arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
 }
 
-
 //===----------------------------------------------------------------------===//
 // Scalar bodies
 //===----------------------------------------------------------------------===//
 
-/// Float arithmetic (fadd, fmul, ... in ScalarMath.h) is exact IEEE
+/// Float arithmetic (fadd, fmul, ... in ScalarMath.h) consists of exact IEEE
 /// operations: fusion may recompute a value in several consumers, and every
 /// copy must agree (so `x - reduce_max(x)` is never positive). Reductions and
 /// dot accumulate with `reassoc contract` (the `Fast` variants), which lets

@@ -424,11 +424,11 @@ Value cosOfAsin(OpBuilder &b, Location l, Value xd) {
   return math::SqrtOp::create(b, l, fmul(b, l, fsub(b, l, one, xd), fadd(b, l, one, xd)));
 }
 
-
-/// log2(a) of an f64 a >= 0 (+0 gives -inf, inf and NaN themselves): a = m 2^e with m
-/// in [sqrt(2)/2, sqrt(2)), from the bits (f32 values, subnormal ones
-/// included, are normal f64 values), and log2(m) = s L(s^2) with s = (m - 1)
-/// / (m + 1): within ~2^-52 of log2(a), absolutely.
+/// log2(a) of an f64 a that is 0, normal or not finite (+0 gives -inf, Inf
+/// and NaN themselves): a = m 2^e with m in [sqrt(2)/2, sqrt(2)), from the
+/// bits (f32 values, subnormal ones included, are normal f64 values), and
+/// log2(m) = s L(s^2) with s = (m - 1) / (m + 1): within ~2^-52 of log2(a),
+/// absolutely.
 Value log2OfNormal(OpBuilder &b, Location l, Value a) {
   Type f64 = b.getF64Type(), i64 = b.getI64Type();
   using P = arith::CmpFPredicate;
@@ -449,7 +449,7 @@ Value log2OfNormal(OpBuilder &b, Location l, Value a) {
   return select(b, l, cmpf(b, l, P::UEQ, a, fconst(b, l, f64, INFINITY)), a, r);
 }
 
-/// ln(1 + d) in f64 for d >= 0 (NaN below -1): where 1 + d < sqrt(2), as
+/// ln(1 + d) in f64 for d >= 0 (NaN where 1 + d < 0): where 1 + d < sqrt(2), as
 /// 2 atanh(s) with s = d / (2 + d) taken from d itself, so that small d lose
 /// nothing to the rounding of 1 + d; above, log2(1 + d) ln 2.
 Value lnOnePlus(OpBuilder &b, Location l, Value d) {
@@ -481,6 +481,7 @@ Value exp2Clamped(OpBuilder &b, Location l, Value t) {
       iconst(b, l, i64, 1023ll << 52));
   return fmul(b, l, polynomialF64(b, l, kExp2, f), arith::BitcastOp::create(b, l, f64, scaleBits));
 }
+
 } // namespace
 
 Value atanF32(OpBuilder &b, Location l, Value x) {
