@@ -322,7 +322,7 @@ constexpr const char *kKeepLayoutAttr = "nxc.keep_layout";
 /// [1,784] x [784,10], the copy alone took longer than the whole "ikj" dot:
 /// 2.15 us against 1.27); otherwise the output columns run innermost ("ikj").
 constexpr int64_t kWideRows = 16;
-constexpr int64_t kLongContraction = 256;
+constexpr int64_t kLongContraction = 128;
 constexpr int64_t kCopyPaysRows = 2;
 
 /// f32 sums over more elements than this accumulate in f64.

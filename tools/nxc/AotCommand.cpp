@@ -239,13 +239,14 @@ int runAot(const AotOptions &o) {
     return report(error(Loc{}, "--name nxrt would overwrite the runtime's files (nxrt.h, libnxrt.a); choose another "
                                "module name"));
   // lib<module>.so beside the C library's own: `-lm` (which a module with f64
-  // math must link) or `-lpthread` would pick the module's library instead.
+  // math must link) or `-lpthread` would pick the module's library instead
+  // when linking with -L on the output directory. (--emit writes no library.)
   for (const char *system : {"c", "m", "dl", "rt", "pthread"})
-    if (module == system)
-      return report(error(Loc{}, fmt::format(FMT_STRING("module name '{0}' would write lib{0}.so and lib{0}.a, which "
-                                                        "-l{0} (the C library's) would find instead when linking "
-                                                        "with -L on the output directory; choose another with --name"),
-                                             module)));
+    if (module == system && o.emit.empty())
+      std::cerr << fmt::format(FMT_STRING("nxc: warning: module name '{0}' writes lib{0}.so and lib{0}.a, which -l{0} "
+                                          "would find instead of the C library's when linking with -L on the output "
+                                          "directory; link them by path, or choose another name with --name\n"),
+                               module);
   if (o.stackWorkspaceLimit < -1 || o.stackWorkspaceLimit > (int64_t(1) << 30))
     return report(error(Loc{}, fmt::format(FMT_STRING("--stack-workspace-limit {} is out of range: give 0 to {} bytes "
                                                       "(or leave it out for the target's default)"),

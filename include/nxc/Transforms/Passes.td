@@ -193,7 +193,10 @@ def RegisterAccumulatorsPass : Pass<"nxc-register-accumulators", "mlir::func::Fu
     before it too. LLVM cannot keep such an accumulator in a register itself,
     as it cannot tell the views apart. Only generics whose written buffers
     are provably disjoint from the other operands sharing their root (views
-    at constant offsets) are lowered.
+    at constant offsets, and subviews of them) are lowered. A reduction
+    followed by a small block of parallel loops (a register block of a dot,
+    at most 16 points) becomes one loop over the reduction that carries the
+    accumulators of every point, the block unrolled.
   }];
   let dependentDialects = ["mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];

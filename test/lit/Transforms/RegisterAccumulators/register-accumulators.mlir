@@ -102,3 +102,85 @@ func.func @own_buffer(%x: memref<4x64xf32>, %acc: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A register block of a dot (nxc-block-contractions: 3 rows by 2 columns,
+// the reduction first) whose operands are subviews of disjoint workspace
+// views: one loop over the reduction carries the block's 6 accumulators, the
+// block unrolled, loaded before it and stored after it.
+// CHECK-LABEL: func.func @dot_block
+// CHECK-NOT: linalg.generic
+// CHECK: %[[A0:.*]] = memref.load %[[C:.*]][%{{.*}}, %{{.*}}] : memref<3x2xf32
+// CHECK-COUNT-5: memref.load %[[C]]
+// CHECK: %[[R:.*]]:6 = scf.for %{{.*}} iter_args(%{{.*}} = %[[A0]], {{.*}}) -> (f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-6: arith.mulf
+// CHECK: scf.yield
+// CHECK-COUNT-6: memref.store %[[R]]#{{[0-5]}}, %[[C]]
+#lhs = affine_map<(d0, d1, d2) -> (d1, d0)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d0)>
+#out = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @dot_block(%ws: memref<21696xi8>, %i: index, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c15360 = arith.constant 15360 : index
+  %c20480 = arith.constant 20480 : index
+  %h = memref.view %ws[%c0][] : memref<21696xi8> to memref<30x128xf32>
+  %w = memref.view %ws[%c15360][] : memref<21696xi8> to memref<10x128xf32>
+  %o = memref.view %ws[%c20480][] : memref<21696xi8> to memref<30x10xf32>
+  %a = memref.subview %h[%i, 0] [3, 128] [1, 1] : memref<30x128xf32> to memref<3x128xf32, strided<[128, 1], offset: ?>>
+  %b = memref.subview %w[%j, 0] [2, 128] [1, 1] : memref<10x128xf32> to memref<2x128xf32, strided<[128, 1], offset: ?>>
+  %c = memref.subview %o[%i, %j] [3, 2] [1, 1] : memref<30x10xf32> to memref<3x2xf32, strided<[10, 1], offset: ?>>
+  linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%a, %b : memref<3x128xf32, strided<[128, 1], offset: ?>>, memref<2x128xf32, strided<[128, 1], offset: ?>>)
+      outs(%c : memref<3x2xf32, strided<[10, 1], offset: ?>>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %n = arith.addf %s, %p : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// A block whose accumulators are a subview of a view the inputs also read
+// from, and a block of more than 16 points: left alone.
+// CHECK-LABEL: func.func @block_overlapping
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @block_too_large
+// CHECK: linalg.generic
+#lhs2 = affine_map<(d0, d1, d2) -> (d1, d0)>
+#rhs2 = affine_map<(d0, d1, d2) -> (d2, d0)>
+#out2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @block_overlapping(%ws: memref<20480xi8>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %h = memref.view %ws[%c0][] : memref<20480xi8> to memref<30x128xf32>
+  %a = memref.subview %h[%i, 0] [3, 128] [1, 1] : memref<30x128xf32> to memref<3x128xf32, strided<[128, 1], offset: ?>>
+  %b = memref.subview %h[0, 0] [2, 128] [1, 1] : memref<30x128xf32> to memref<2x128xf32, strided<[128, 1]>>
+  %c = memref.subview %h[%i, 0] [3, 2] [1, 1] : memref<30x128xf32> to memref<3x2xf32, strided<[128, 1], offset: ?>>
+  linalg.generic {indexing_maps = [#lhs2, #rhs2, #out2], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%a, %b : memref<3x128xf32, strided<[128, 1], offset: ?>>, memref<2x128xf32, strided<[128, 1]>>)
+      outs(%c : memref<3x2xf32, strided<[128, 1], offset: ?>>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %n = arith.addf %s, %p : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+func.func @block_too_large(%ws: memref<40960xi8>) {
+  %c0 = arith.constant 0 : index
+  %c20480 = arith.constant 20480 : index
+  %c30720 = arith.constant 30720 : index
+  %h = memref.view %ws[%c0][] : memref<40960xi8> to memref<8x128xf32>
+  %w = memref.view %ws[%c20480][] : memref<40960xi8> to memref<4x128xf32>
+  %o = memref.view %ws[%c30720][] : memref<40960xi8> to memref<8x4xf32>
+  linalg.generic {indexing_maps = [#lhs2, #rhs2, #out2], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%h, %w : memref<8x128xf32>, memref<4x128xf32>) outs(%o : memref<8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %n = arith.addf %s, %p : f32
+    linalg.yield %n : f32
+  }
+  return
+}
