@@ -316,13 +316,13 @@ constexpr const char *kKeepLayoutAttr = "nxc.keep_layout";
 
 /// Dot runs the contraction innermost (as dot products of contiguous rows,
 /// rhs copied to [free, contracted] first) when the output has fewer columns
-/// than kWideRows and the contraction has at least kLongContraction elements,
+/// than kWideRows and the contraction has at least `longContraction` elements
+/// (a pass option: 256 by default, 128 where the CPU pipeline targets an OS),
 /// and either rhs is a constant (nxc-pack-constant-layouts does the copy at
 /// compile time) or the output has kCopyPaysRows rows or more (for one row,
 /// [1,784] x [784,10], the copy alone took longer than the whole "ikj" dot:
 /// 2.15 us against 1.27); otherwise the output columns run innermost ("ikj").
 constexpr int64_t kWideRows = 16;
-constexpr int64_t kLongContraction = 128;
 constexpr int64_t kCopyPaysRows = 2;
 
 /// f32 sums over more elements than this accumulate in f64.
@@ -440,7 +440,8 @@ Value reshapeTensor(OpBuilder &b, Location l, Value in, RankedTensorType outType
   return tensor::ExpandShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{all});
 }
 
-Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operands, RankedTensorType outType) {
+Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operands, RankedTensorType outType,
+                 int64_t longContraction) {
   auto ca = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_contract")).asArrayRef();
   auto ba = llvm::cast<DenseI64ArrayAttr>(op->getAttr("lhs_batch")).asArrayRef();
   SmallVector<int64_t> cb(llvm::cast<DenseI64ArrayAttr>(op->getAttr("rhs_contract")).asArrayRef());
@@ -465,7 +466,7 @@ Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operan
   for (int64_t d = 0; d < ta.getRank(); ++d)
     if (!llvm::is_contained(ca, d)) outRows *= ta.getDimSize(d);
   bool rhsConstant = (bool)operands[1].getDefiningOp<arith::ConstantOp>();
-  bool contractInner = rhsFree < kWideRows && contracted >= kLongContraction &&
+  bool contractInner = rhsFree < kWideRows && contracted >= longContraction &&
                        (rhsConstant || outRows >= kCopyPaysRows);
   if (contractInner && !cb.empty()) {
     // The contraction runs innermost: lay rhs out as [batch, free, contracted]
@@ -682,11 +683,16 @@ Value SimpleLowering<nx::ReshapeOp>::lower(nx::ReshapeOp op, ValueRange operands
   return reshapeTensor(rw, op.getLoc(), operands[0], outType);
 }
 
-template <>
-Value SimpleLowering<nx::DotOp>::lower(nx::DotOp op, ValueRange operands, ConversionPatternRewriter &rw,
-                                       RankedTensorType outType) {
-  return dotGeneric(rw, op.getLoc(), op, SmallVector<Value>(operands), outType);
-}
+struct DotLowering : public OpConversionPattern<nx::DotOp> {
+  DotLowering(const TypeConverter &tc, MLIRContext *ctx, int64_t longContraction)
+      : OpConversionPattern(tc, ctx), longContraction(longContraction) {}
+  LogicalResult matchAndRewrite(nx::DotOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    rw.replaceOp(op, dotGeneric(rw, op.getLoc(), op, SmallVector<Value>(adaptor.getOperands()),
+                                convertedResult(getTypeConverter(), op), longContraction));
+    return success();
+  }
+  int64_t longContraction;
+};
 
 /// A long reduction over trailing axes in two levels: blocks of 1024 to 4096
 /// elements (a divisor of the reduced extent) reduced first, then the
@@ -1453,6 +1459,11 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
                      "then the blocks' results (f32 block sums added in f64), the blocks a parallel loop (the CPU "
                      "pipeline); otherwise one reduction, f32 sums wholly in f64"),
       llvm::cl::init(false)};
+  Option<int64_t> longContraction{
+      *this, "long-contraction",
+      llvm::cl::desc("The shortest contraction that a dot with fewer than 16 columns runs innermost, as dot "
+                     "products of contiguous rows (the right operand laid out as [columns, contraction] first)"),
+      llvm::cl::init(256)};
   StringRef getArgument() const override { return "nxc-lower-nx-to-linalg"; }
   StringRef getDescription() const override { return "Lower the nx dialect to linalg, tensor, arith and math"; }
   void getDependentDialects(DialectRegistry &r) const override {
@@ -1480,11 +1491,11 @@ struct LowerNxToLinalgPass : public PassWrapper<LowerNxToLinalgPass, OperationPa
     RewritePatternSet patterns(ctx);
     patterns.add<ElementwiseLowering, SimpleLowering<nx::ConstantOp>, SimpleLowering<nx::BitcastOp>,
                  SimpleLowering<nx::AsTypeOp>, SimpleLowering<nx::SelectOp>, SimpleLowering<nx::BroadcastOp>,
-                 SimpleLowering<nx::TransposeOp>, SimpleLowering<nx::ReshapeOp>, SimpleLowering<nx::DotOp>,
-                 SimpleLowering<nx::IotaOp>, ReduceLowering<nx::ProductOp>, ReduceLowering<nx::AllOp>,
+                 SimpleLowering<nx::TransposeOp>, SimpleLowering<nx::ReshapeOp>, SimpleLowering<nx::IotaOp>, ReduceLowering<nx::ProductOp>, ReduceLowering<nx::AllOp>,
                  ReduceLowering<nx::AnyOp>>(tc, ctx);
     patterns.add<ReduceLowering<nx::SumOp>, ReduceLowering<nx::ReduceMaxOp>, ReduceLowering<nx::ReduceMinOp>>(
         tc, ctx, blockedReductions.getValue());
+    patterns.add<DotLowering>(tc, ctx, longContraction.getValue());
     patterns.add<CondLowering, WhileLowering, YieldLowering, SliceLowering, PutSliceLowering, ConcatenateLowering,
                  PadLowering, ReverseLowering, ArgReduceLowering<nx::ArgmaxOp, true>,
                  ArgReduceLowering<nx::ArgminOp, false>, ScanLowering<nx::CumulativeSumOp>,
