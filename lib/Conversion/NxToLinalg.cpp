@@ -18,6 +18,7 @@
 #include "ScalarMath.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -165,6 +166,27 @@ Value shift(OpBuilder &b, Location l, Value x, Value y, bool uns, bool left) {
   return arith::SelectOp::create(b, l, inRange, shifted, fill);
 }
 
+template <typename Op> Value mathOp(OpBuilder &b, Location l, Value x) { return Op::create(b, l, x); }
+
+/// Unary functions with an f32 computation of nxc's own (ScalarMath.h: in
+/// f64, rounded once, no libm; f16 and bf16 reach them as f32); f64 values
+/// take MLIR's math op, a libm call. The inverse hyperbolic
+/// functions are ln(1 + d) with d computed so that nothing cancels (the
+/// textbook formulas in f32 were 500 ulp off near 1).
+struct OwnF32Function {
+  Value (*f32)(OpBuilder &, Location, Value);
+  Value (*other)(OpBuilder &, Location, Value);
+};
+const llvm::StringMap<OwnF32Function> &ownF32Functions() {
+  static const llvm::StringMap<OwnF32Function> table = {
+      {"sinh", {sinhF32, mathOp<math::SinhOp>}},    {"asin", {asinF32, mathOp<math::AsinOp>}},
+      {"acos", {acosF32, mathOp<math::AcosOp>}},    {"atan", {atanF32, mathOp<math::AtanOp>}},
+      {"asinh", {asinhF32, mathOp<math::AsinhOp>}}, {"acosh", {acoshF32, mathOp<math::AcoshOp>}},
+      {"atanh", {atanhF32, mathOp<math::AtanhOp>}}, {"cbrt", {cbrtF32, mathOp<math::CbrtOp>}},
+      {"erf", {erfF32, mathOp<math::ErfOp>}},       {"erfc", {erfcF32, mathOp<math::ErfcOp>}}};
+  return table;
+}
+
 /// The scalar computation of element-wise op `name` on signless `args`.
 /// `in` is the nx element type of the (first) operand.
 FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in) {
@@ -286,23 +308,12 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange a
   if (name == "sin") return (Value)math::SinOp::create(b, l, x);
   if (name == "cos") return (Value)math::CosOp::create(b, l, x);
   if (name == "tan") return (Value)math::TanOp::create(b, l, x);
-  if (name == "sinh") return t.isF32() ? sinhF32(b, l, x) : (Value)math::SinhOp::create(b, l, x);
   if (name == "cosh") return (Value)math::CoshOp::create(b, l, x);
   if (name == "tanh") return tanhAccurate(b, l, x);
-  if (name == "asin") return t.isF32() ? asinF32(b, l, x) : (Value)math::AsinOp::create(b, l, x);
-  if (name == "acos") return t.isF32() ? acosF32(b, l, x) : (Value)math::AcosOp::create(b, l, x);
-  if (name == "atan") return t.isF32() ? atanF32(b, l, x) : (Value)math::AtanOp::create(b, l, x);
-  // The inverse hyperbolic functions of f32 as ln(1 + d) with d computed
-  // so that nothing cancels (the textbook formulas in f32 were 500 ulp off
-  // near 1); of f64, the C library's.
-  if (name == "asinh") return t.isF32() ? asinhF32(b, l, x) : (Value)math::AsinhOp::create(b, l, x);
-  if (name == "acosh") return t.isF32() ? acoshF32(b, l, x) : (Value)math::AcoshOp::create(b, l, x);
-  if (name == "atanh") return t.isF32() ? atanhF32(b, l, x) : (Value)math::AtanhOp::create(b, l, x);
   if (name == "sqrt") return (Value)math::SqrtOp::create(b, l, x);
   if (name == "rsqrt") return (Value)math::RsqrtOp::create(b, l, x);
-  if (name == "cbrt") return t.isF32() ? cbrtF32(b, l, x) : (Value)math::CbrtOp::create(b, l, x);
-  if (name == "erf") return t.isF32() ? erfF32(b, l, x) : (Value)math::ErfOp::create(b, l, x);
-  if (name == "erfc") return t.isF32() ? erfcF32(b, l, x) : (Value)math::ErfcOp::create(b, l, x);
+  if (auto own = ownF32Functions().find(name); own != ownF32Functions().end())
+    return t.isF32() ? own->second.f32(b, l, x) : own->second.other(b, l, x);
   if (name == "erf_inv") return erfInv(b, l, x);
   return failure();
 }

@@ -424,43 +424,58 @@ Value cosOfAsin(OpBuilder &b, Location l, Value xd) {
   return math::SqrtOp::create(b, l, fmul(b, l, fsub(b, l, one, xd), fadd(b, l, one, xd)));
 }
 
-/// log2(a) of an f64 a that is 0, normal or not finite (+0 gives -inf, Inf
-/// and NaN themselves): a = m 2^e with m in [sqrt(2)/2, sqrt(2)), from the
-/// bits (f32 values, subnormal ones included, are normal f64 values), and
-/// log2(m) = s L(s^2) with s = (m - 1) / (m + 1): within ~2^-52 of log2(a),
-/// absolutely.
-Value log2OfNormal(OpBuilder &b, Location l, Value a) {
+/// a = m 2^e with m in [sqrt(2)/2, sqrt(2)), for an f64 a that is normal
+/// (f32 values, subnormal ones included, are): m and e (as f64) from the bits.
+std::pair<Value, Value> mantissaAndExponent(OpBuilder &b, Location l, Value a) {
   Type f64 = b.getF64Type(), i64 = b.getI64Type();
-  using P = arith::CmpFPredicate;
-  Value one = fconst(b, l, f64, 1.0);
   Value bits = arith::BitcastOp::create(b, l, i64, a);
   Value mantissa = arith::BitcastOp::create(
       b, l, f64,
       arith::OrIOp::create(b, l, arith::AndIOp::create(b, l, bits, iconst(b, l, i64, (1ll << 52) - 1)),
                            iconst(b, l, i64, 0x3ff0000000000000ll)));
-  Value halve = cmpf(b, l, P::OGT, mantissa, fconst(b, l, f64, M_SQRT2));
+  Value halve = cmpf(b, l, arith::CmpFPredicate::OGT, mantissa, fconst(b, l, f64, M_SQRT2));
   Value m = select(b, l, halve, fmul(b, l, mantissa, fconst(b, l, f64, 0.5)), mantissa);
   Value e = fsub(b, l, smallIntegerToF64(b, l, arith::ShRUIOp::create(b, l, bits, iconst(b, l, i64, 52))),
                  select(b, l, halve, fconst(b, l, f64, 1022.0), fconst(b, l, f64, 1023.0)));
-  Value s = fdiv(b, l, fsub(b, l, m, one), fadd(b, l, m, one));
-  Value r = fadd(b, l, e, fmul(b, l, s, polynomialF64(b, l, kLog2OverS, fmul(b, l, s, s))));
+  return {m, e};
+}
+
+/// log2((1 + s) / (1 - s)) = s L(s^2) for |s| <= (sqrt(2) - 1) / (sqrt(2) + 1).
+Value log2OfRatio(OpBuilder &b, Location l, Value s) {
+  return fmul(b, l, s, polynomialF64(b, l, kLog2OverS, fmul(b, l, s, s)));
+}
+
+/// log2(a) of an f64 a that is 0, normal or not finite (+0 gives -inf, Inf
+/// and NaN themselves): e + log2(m) with s = (m - 1) / (m + 1), within
+/// ~2^-52 of log2(a), absolutely.
+Value log2OfNormal(OpBuilder &b, Location l, Value a) {
+  Type f64 = b.getF64Type();
+  using P = arith::CmpFPredicate;
+  Value one = fconst(b, l, f64, 1.0);
+  auto [m, e] = mantissaAndExponent(b, l, a);
+  Value r = fadd(b, l, e, log2OfRatio(b, l, fdiv(b, l, fsub(b, l, m, one), fadd(b, l, m, one))));
   r = select(b, l, cmpf(b, l, P::OEQ, a, fconst(b, l, f64, 0.0)), fconst(b, l, f64, -INFINITY), r);
   // Inf and NaN are their own logarithms.
   return select(b, l, cmpf(b, l, P::UEQ, a, fconst(b, l, f64, INFINITY)), a, r);
 }
 
-/// ln(1 + d) in f64 for d >= 0 (NaN where 1 + d < 0): where 1 + d < sqrt(2), as
-/// 2 atanh(s) with s = d / (2 + d) taken from d itself, so that small d lose
-/// nothing to the rounding of 1 + d; above, log2(1 + d) ln 2.
+/// ln(1 + d) in f64 for d >= 0 (NaN where 1 + d < 0): as log2(1 + d) ln 2,
+/// with s = d / (2 + d) taken from d itself where 1 + d < sqrt(2), so that
+/// small d lose nothing to the rounding of 1 + d, and s = (m - 1) / (m + 1)
+/// from 1 + d = m 2^e above: one division and one polynomial either way.
 Value lnOnePlus(OpBuilder &b, Location l, Value d) {
   Type f64 = b.getF64Type();
   using P = arith::CmpFPredicate;
-  Value s = fdiv(b, l, d, fadd(b, l, fconst(b, l, f64, 2.0), d));
-  Value near = fmul(b, l, s, polynomialF64(b, l, kLog2OverS, fmul(b, l, s, s)));
-  Value onePlus = fadd(b, l, fconst(b, l, f64, 1.0), d);
-  Value far = log2OfNormal(b, l, onePlus);
-  Value useNear = cmpf(b, l, P::OLT, d, fconst(b, l, f64, M_SQRT2 - 1));
-  Value r = fmul(b, l, select(b, l, useNear, near, far), fconst(b, l, f64, M_LN2));
+  Value one = fconst(b, l, f64, 1.0);
+  Value onePlus = fadd(b, l, one, d);
+  auto [m, e] = mantissaAndExponent(b, l, onePlus);
+  Value near = cmpf(b, l, P::OLT, d, fconst(b, l, f64, M_SQRT2 - 1));
+  Value s = fdiv(b, l, select(b, l, near, d, fsub(b, l, m, one)),
+                 select(b, l, near, fadd(b, l, fconst(b, l, f64, 2.0), d), fadd(b, l, m, one)));
+  Value log2 = fadd(b, l, select(b, l, near, fconst(b, l, f64, 0.0), e), log2OfRatio(b, l, s));
+  // Inf and NaN are their own logarithms (1 + d is 0 only where d is near).
+  log2 = select(b, l, cmpf(b, l, P::UEQ, onePlus, fconst(b, l, f64, INFINITY)), onePlus, log2);
+  Value r = fmul(b, l, log2, fconst(b, l, f64, M_LN2));
   return select(b, l, cmpf(b, l, P::OLT, onePlus, fconst(b, l, f64, 0.0)), fconst(b, l, f64, NAN), r);
 }
 
