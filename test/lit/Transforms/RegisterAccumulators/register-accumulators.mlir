@@ -144,10 +144,13 @@ func.func @dot_block(%ws: memref<21696xi8>, %i: index, %j: index) {
 // -----
 
 // A block whose accumulators are a subview of a view the inputs also read
-// from, and a block of more than 16 points: left alone.
+// from, a block of more than 16 points, and a block whose body has more
+// than 8 operations (each point copies it): left alone.
 // CHECK-LABEL: func.func @block_overlapping
 // CHECK: linalg.generic
 // CHECK-LABEL: func.func @block_too_large
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @block_body_too_large
 // CHECK: linalg.generic
 #lhs2 = affine_map<(d0, d1, d2) -> (d1, d0)>
 #rhs2 = affine_map<(d0, d1, d2) -> (d2, d0)>
@@ -180,6 +183,29 @@ func.func @block_too_large(%ws: memref<40960xi8>) {
   ^bb0(%x: f32, %y: f32, %s: f32):
     %p = arith.mulf %x, %y : f32
     %n = arith.addf %s, %p : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+func.func @block_body_too_large(%ws: memref<40960xi8>) {
+  %c0 = arith.constant 0 : index
+  %c20480 = arith.constant 20480 : index
+  %c30720 = arith.constant 30720 : index
+  %h = memref.view %ws[%c0][] : memref<40960xi8> to memref<2x128xf32>
+  %w = memref.view %ws[%c20480][] : memref<40960xi8> to memref<2x128xf32>
+  %o = memref.view %ws[%c30720][] : memref<40960xi8> to memref<2x2xf32>
+  linalg.generic {indexing_maps = [#lhs2, #rhs2, #out2], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%h, %w : memref<2x128xf32>, memref<2x128xf32>) outs(%o : memref<2x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %e1 = math.exp %p : f32
+    %e2 = math.exp %e1 : f32
+    %e3 = math.exp %e2 : f32
+    %e4 = math.exp %e3 : f32
+    %e5 = math.exp %e4 : f32
+    %e6 = math.exp %e5 : f32
+    %e7 = math.exp %e6 : f32
+    %n = arith.addf %s, %e7 : f32
     linalg.yield %n : f32
   }
   return
