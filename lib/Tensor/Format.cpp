@@ -33,6 +33,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 namespace nxc {
@@ -74,8 +75,11 @@ void chunk(const HostTensor &t, size_t axis, int64_t &index, Limit &limit, int64
     limit.take();
     return;
   }
-  int64_t stride = 1;
-  for (size_t a = axis + 1; a < shape.size(); ++a) stride *= shape[a];
+  // Elements per step along `axis`: none in an empty tensor, whose other
+  // extents may multiply beyond int64 (an .npy of shape (0, 3832, ...)).
+  bool empty = std::find(shape.begin(), shape.end(), int64_t(0)) != shape.end();
+  int64_t stride = empty ? 0 : 1;
+  for (size_t a = axis + 1; a < shape.size() && !empty; ++a) stride *= shape[a];
   bool innermost = axis + 1 == shape.size();
   int64_t end = index + shape[axis] * stride;
   out += '[';
