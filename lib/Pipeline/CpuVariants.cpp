@@ -11,7 +11,9 @@
 //
 // The choice compares the CPU's features (CPUID, with the OS's saved
 // register state; runtime/cpu_x86.c, linked in as bitcode) against each
-// variant's, as the table in runtime/cpu_x86.h names them.
+// variant's, as the table in runtime/cpu_x86.h names them. A variant that
+// $NXC_CPU_VARIANT names and the CPU can run comes first
+// (runtime/cpu_request.c): the tests run every variant the machine has.
 //
 //===----------------------------------------------------------------------===//
 #include "CpuVariants.h"
@@ -201,12 +203,19 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
   NXC_CHECK(linkInternalBitcode(m, arch->bitcode, "cpu_check.bc"));
   llvm::Function *features = m.getFunction(arch->check);
   features->addFnAttr("target-cpu", arch->baseline);
+  // A single variant has no choice to make beyond the feature check.
+  llvm::Function *requested = nullptr;
+  if (variants.size() > 1) {
+    NXC_CHECK(linkInternalBitcode(m, NXC_EMBEDDED(cpu_request_bc), "cpu_request.bc"));
+    requested = m.getFunction("nxc_cpu_variant_requested");
+    requested->addFnAttr("target-cpu", arch->baseline);
+  }
 
   // The functions to clone: everything defined except the entry points
   // (external) and the CPU check.
   std::vector<llvm::Function *> bodies, entries;
   for (llvm::Function &f : m) {
-    if (f.isDeclaration() || &f == features) continue;
+    if (f.isDeclaration() || &f == features || &f == requested) continue;
     (f.hasExternalLinkage() ? entries : bodies).push_back(&f);
   }
   std::vector<std::map<llvm::Function *, llvm::Function *>> clones(variants.size());
@@ -241,11 +250,26 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
   {
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", choose));
     llvm::Value *have = b.CreateCall(features);
-    for (size_t k = 0; k < variants.size(); ++k) {
+    auto fits = [&](size_t k) {
       llvm::Value *need = llvm::ConstantInt::get(i64, masks[k]);
+      return b.CreateICmpEQ(b.CreateAnd(have, need), need);
+    };
+    // The variant $NXC_CPU_VARIANT names, if the CPU can run it.
+    for (size_t k = 0; requested && k < variants.size(); ++k) {
+      llvm::Value *asked = b.CreateICmpNE(
+          b.CreateCall(requested, {b.CreateGlobalString(variants[k].cpu, "nxc_variant_request")}), b.getInt32(0));
+      llvm::BasicBlock *yes = llvm::BasicBlock::Create(ctx, "requested", choose),
+                       *no = llvm::BasicBlock::Create(ctx, "not_requested", choose);
+      b.CreateCondBr(b.CreateAnd(asked, fits(k)), yes, no);
+      b.SetInsertPoint(yes);
+      b.CreateAlignedStore(b.getInt32((int)k), choice, llvm::MaybeAlign(4))->setAtomic(llvm::AtomicOrdering::Monotonic);
+      b.CreateRet(b.getInt32((int)k));
+      b.SetInsertPoint(no);
+    }
+    for (size_t k = 0; k < variants.size(); ++k) {
       llvm::BasicBlock *yes = llvm::BasicBlock::Create(ctx, "fits", choose),
                        *no = llvm::BasicBlock::Create(ctx, "next", choose);
-      b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(have, need), need), yes, no);
+      b.CreateCondBr(fits(k), yes, no);
       b.SetInsertPoint(yes);
       b.CreateAlignedStore(b.getInt32((int)k), choice, llvm::MaybeAlign(4))->setAtomic(llvm::AtomicOrdering::Monotonic);
       b.CreateRet(b.getInt32((int)k));

@@ -22,8 +22,11 @@
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 
 #include <fmt/format.h>
 
@@ -65,6 +68,50 @@ llvm::Function *makeTask(llvm::Function &body, llvm::StructType *context, int64_
   return task;
 }
 
+/// Whether `loop` holds float arithmetic that LLVM may reassociate or
+/// contract (the reductions and dots of nx-to-linalg).
+bool mayReassociate(const llvm::Loop &loop) {
+  for (const llvm::BasicBlock *bb : loop.blocks())
+    for (const llvm::Instruction &i : *bb)
+      if (auto *fp = llvm::dyn_cast<llvm::FPMathOperator>(&i); fp && (fp->hasAllowReassoc() || fp->hasAllowContract()))
+        return true;
+  return false;
+}
+
+/// Makes every iteration of `body`'s chunk loop run the same instructions,
+/// whatever the chunk [lo, hi) around it. The loop over [lo, hi) is the
+/// body's outermost; once its inner loops are fully unrolled, LLVM may
+/// vectorize it, and the vector loop, its vector epilogue and its scalar
+/// remainder then associate a reduction differently (a product of five
+/// elements as one chain per lane in the vector loop, as a tree in the
+/// scalar one). Which iterations take which path depends on the chunk's
+/// length, so results would depend on the thread count and on whether the
+/// pool was busy (a busy pool runs the whole loop as one chunk). Such loops
+/// are neither vectorized nor unrolled: their inner loops, whose bounds do
+/// not depend on the chunk, are vectorized as before. Loops of exact IEEE
+/// operations (element-wise code) compute the same in every path and keep
+/// their vectorization.
+void keepIterationsAlike(llvm::Function &body) {
+  llvm::DominatorTree dt(body);
+  llvm::LoopInfo loops(dt);
+  llvm::LLVMContext &ctx = body.getContext();
+  for (llvm::Loop *loop : loops) {
+    if (!mayReassociate(*loop)) continue;
+    llvm::Metadata *vectorizeOff[] = {
+        llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
+        llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(ctx))};
+    llvm::Metadata *interleaveOne[] = {
+        llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
+        llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
+    llvm::Metadata *unrollOff[] = {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")};
+    llvm::SmallVector<llvm::Metadata *, 4> ops = {nullptr, llvm::MDNode::get(ctx, vectorizeOff),
+                                                  llvm::MDNode::get(ctx, interleaveOne), llvm::MDNode::get(ctx, unrollOff)};
+    llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
+    id->replaceOperandWith(0, id);
+    loop->setLoopID(id);
+  }
+}
+
 } // namespace
 
 Status addParallelDispatch(llvm::Module &m, int threads, const std::string &exportPrefix) {
@@ -84,6 +131,7 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
   for (llvm::Function *body : bodies) {
     int64_t threadWorkspace = intAttribute(*body, kThreadWorkspaceFnAttr);
     body->addFnAttr(llvm::Attribute::AlwaysInline);
+    keepIterationsAlike(*body);
     // Its pointers are distinct buffers (nxc-outline-parallel-loops passes
     // buffers, not views of them; temporaries sit in disjoint bytes of the
     // workspace), as the kernel's own arguments are.

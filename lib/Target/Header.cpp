@@ -124,7 +124,8 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
   if (!variants.empty()) {
     decls += "/* ISA variants, best first: every function is compiled once per variant and\n"
              " * runs the first one the CPU supports (chosen once, at load time). A CPU\n"
-             " * below all of them gets NXRT_ERROR_UNSUPPORTED_CPU.\n";
+             " * below all of them gets NXRT_ERROR_UNSUPPORTED_CPU. $NXC_CPU_VARIANT set\n"
+             " * to a variant's name runs that one instead, if the CPU supports it.\n";
     for (auto &v : variants)
       fmt::format_to(to, FMT_STRING(" *   {}: needs {}\n"), v.cpu,
                      v.features.empty() ? std::string("the baseline")

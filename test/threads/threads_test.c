@@ -4,12 +4,14 @@
  * same functions compiled without threads. Modes:
  *   threads_test check     every function, for thread counts 1..4 (and the
  *                          clamps), bit for bit equal to its results at one
- *                          thread, also from four application threads calling
+ *                          thread, also from eight application threads calling
  *                          at once, and in a child of fork(); at one thread,
  *                          close to the module without threads
  *   threads_test check-without-fork   the same but fork() (qemu-user cannot
  *                          fork a process with threads)
  *   threads_test count     prints thr_threads() (the count chosen at start)
+ *   threads_test variant   (x86-64 hosts) prints thr_cpu_variant() (the CPU variant in use;
+ *                          $NXC_CPU_VARIANT picks one the CPU can run)
  *   threads_test dlopen SO loads SO, runs it on the pool, unloads it and
  *                          goes on (the workers must be gone with it)
  */
@@ -39,10 +41,16 @@ static int failures;
     }                                                                                                                  \
   } while (0)
 
+/* $THREADS_TEST_SEED (the Python driver picks one per run and prints it):
+ * the inputs are random floats of [-1, 1) with all 24 bits of significand,
+ * whose products and sums round, so any change of association shows. */
+static uint32_t run_seed;
+
 static void fill(float *p, size_t n, uint32_t seed) {
+  seed ^= run_seed * 2654435761u;
   for (size_t i = 0; i < n; ++i) {
     seed = seed * 1664525u + 1013904223u;
-    p[i] = (float)((seed >> 8) % 20000) / 10000.0f - 1.0f;
+    p[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
   }
 }
 
@@ -55,12 +63,14 @@ static float *floats(size_t n, uint32_t seed) {
 static void *workspace(size_t bytes) { return aligned_alloc(64, bytes < 64 ? 64 : (bytes + 63) / 64 * 64); }
 
 /* Inputs. */
-static float *nx, *sx, *dx, *dw, *db, *ka, *kb, *cx;
+static float *nx, *sx, *dx, *dw, *db, *ka, *kb, *cx, *rx, *fa, *fb, *ta, *tb;
 
 /* Every function's results. */
 typedef struct {
   float norm[THR_NORM_RESULT_SIZE], softmax[THR_SOFTMAX_RESULT_SIZE], dense[THR_DENSE_RESULT_SIZE],
-      skinny[THR_SKINNY_RESULT_SIZE], sums[THR_COLUMNS_RESULT_0_SIZE], scan[THR_COLUMNS_RESULT_1_SIZE];
+      skinny[THR_SKINNY_RESULT_SIZE], sums[THR_COLUMNS_RESULT_0_SIZE], scan[THR_COLUMNS_RESULT_1_SIZE],
+      prod[THR_SHORT_ROWS_RESULT_0_SIZE], var[THR_SHORT_ROWS_RESULT_1_SIZE], first[THR_CONTRACT_FIRST_RESULT_SIZE],
+      small[THR_SMALL_DOT_RESULT_SIZE];
 } Results;
 
 /* A module's entry points: thr and one have the same signatures. */
@@ -70,19 +80,26 @@ typedef struct {
   int (*dense)(const float *, const float *, const float *, float *, void *);
   int (*skinny)(const float *, const float *, float *, void *);
   int (*columns)(const float *, float *, float *, void *);
+  int (*short_rows)(const float *, float *, float *, void *);
+  int (*contract_first)(const float *, const float *, float *, void *);
+  int (*small_dot)(const float *, const float *, float *, void *);
   size_t workspace;
 } Module;
 
 static Module module(int threaded) {
   if (threaded)
     return (Module){thr_norm_with_workspace, thr_softmax_with_workspace, thr_dense_with_workspace,
-                    thr_skinny_with_workspace, thr_columns_with_workspace,
+                    thr_skinny_with_workspace, thr_columns_with_workspace, thr_short_rows_with_workspace,
+                    thr_contract_first_with_workspace, thr_small_dot_with_workspace,
                     thr_norm_workspace_size() + thr_softmax_workspace_size() + thr_dense_workspace_size() +
-                        thr_skinny_workspace_size() + thr_columns_workspace_size()};
+                        thr_skinny_workspace_size() + thr_columns_workspace_size() + thr_short_rows_workspace_size() +
+                        thr_contract_first_workspace_size() + thr_small_dot_workspace_size()};
   return (Module){one_norm_with_workspace, one_softmax_with_workspace, one_dense_with_workspace,
-                  one_skinny_with_workspace, one_columns_with_workspace,
+                  one_skinny_with_workspace, one_columns_with_workspace, one_short_rows_with_workspace,
+                  one_contract_first_with_workspace, one_small_dot_with_workspace,
                   one_norm_workspace_size() + one_softmax_workspace_size() + one_dense_workspace_size() +
-                      one_skinny_workspace_size() + one_columns_workspace_size()};
+                      one_skinny_workspace_size() + one_columns_workspace_size() + one_short_rows_workspace_size() +
+                      one_contract_first_workspace_size() + one_small_dot_workspace_size()};
 }
 
 /* Runs every function of `m` into `r`; returns how many failed. */
@@ -90,7 +107,8 @@ static int run_all(Module m, Results *r) {
   void *ws = workspace(m.workspace);
   int failed = (m.norm(nx, r->norm, ws) != 0) + (m.softmax(sx, r->softmax, ws) != 0) +
                (m.dense(dx, dw, db, r->dense, ws) != 0) + (m.skinny(ka, kb, r->skinny, ws) != 0) +
-               (m.columns(cx, r->sums, r->scan, ws) != 0);
+               (m.columns(cx, r->sums, r->scan, ws) != 0) + (m.short_rows(rx, r->prod, r->var, ws) != 0) +
+               (m.contract_first(fa, fb, r->first, ws) != 0) + (m.small_dot(ta, tb, r->small, ws) != 0);
   free(ws);
   return failed;
 }
@@ -116,6 +134,9 @@ static int compare_all(const char *when) {
   bad += memcmp(r->dense, reference->dense, sizeof r->dense) != 0;
   bad += memcmp(r->skinny, reference->skinny, sizeof r->skinny) != 0;
   bad += memcmp(r->sums, reference->sums, sizeof r->sums) != 0 || memcmp(r->scan, reference->scan, sizeof r->scan) != 0;
+  bad += memcmp(r->prod, reference->prod, sizeof r->prod) != 0 || memcmp(r->var, reference->var, sizeof r->var) != 0;
+  bad += memcmp(r->first, reference->first, sizeof r->first) != 0;
+  bad += memcmp(r->small, reference->small, sizeof r->small) != 0;
   CHECK(bad == 0, "%s: %d functions differ from their results at one thread", when, bad);
   free(r);
   return bad;
@@ -132,6 +153,9 @@ static void check(int with_fork) {
   nx = floats(THR_NORM_X_SIZE, 1), sx = floats(THR_SOFTMAX_X_SIZE, 2);
   dx = floats(THR_DENSE_X_SIZE, 3), dw = floats(THR_DENSE_W_SIZE, 4), db = floats(THR_DENSE_B_SIZE, 5);
   ka = floats(THR_SKINNY_A_SIZE, 6), kb = floats(THR_SKINNY_B_SIZE, 7), cx = floats(THR_COLUMNS_X_SIZE, 8);
+  rx = floats(THR_SHORT_ROWS_X_SIZE, 9), fa = floats(THR_CONTRACT_FIRST_A_SIZE, 10);
+  fb = floats(THR_CONTRACT_FIRST_B_SIZE, 11), ta = floats(THR_SMALL_DOT_A_SIZE, 12);
+  tb = floats(THR_SMALL_DOT_B_SIZE, 13);
   /* The results at one thread... */
   CHECK(thr_set_threads(1) == 1, "thr_set_threads(1)");
   reference = malloc(sizeof(Results));
@@ -146,6 +170,10 @@ static void check(int with_fork) {
   close_to("skinny", unthreaded->skinny, reference->skinny, THR_SKINNY_RESULT_SIZE);
   close_to("columns.0", unthreaded->sums, reference->sums, THR_COLUMNS_RESULT_0_SIZE);
   close_to("columns.1", unthreaded->scan, reference->scan, THR_COLUMNS_RESULT_1_SIZE);
+  close_to("short_rows.0", unthreaded->prod, reference->prod, THR_SHORT_ROWS_RESULT_0_SIZE);
+  close_to("short_rows.1", unthreaded->var, reference->var, THR_SHORT_ROWS_RESULT_1_SIZE);
+  close_to("contract_first", unthreaded->first, reference->first, THR_CONTRACT_FIRST_RESULT_SIZE);
+  close_to("small_dot", unthreaded->small, reference->small, THR_SMALL_DOT_RESULT_SIZE);
   free(unthreaded);
   /* The per-thread temporaries are part of the workspace. */
   CHECK(thr_norm_workspace_size() > one_norm_workspace_size(), "thr_norm's workspace (%zu) holds no per-thread rows",
@@ -164,9 +192,9 @@ static void check(int with_fork) {
   compare_all("99 threads asked");
 
   /* Application threads calling at once: whoever finds the pool busy runs alone. */
-  pthread_t callers[4];
-  for (int i = 0; i < 4; ++i) pthread_create(&callers[i], 0, caller, 0);
-  for (int i = 0; i < 4; ++i) pthread_join(callers[i], 0);
+  pthread_t callers[8];
+  for (int i = 0; i < 8; ++i) pthread_create(&callers[i], 0, caller, 0);
+  for (int i = 0; i < 8; ++i) pthread_join(callers[i], 0);
 
   /* A child of fork() has none of the parent's workers; it starts its own. */
   if (with_fork) {
@@ -209,6 +237,11 @@ static int dlopen_mode(const char *path) {
 }
 
 int main(int argc, char **argv) {
+  const char *seed = getenv("THREADS_TEST_SEED");
+  run_seed = seed ? (uint32_t)strtoul(seed, 0, 10) : 0;
+#ifdef THREADS_TEST_VARIANTS
+  if (argc >= 2 && strcmp(argv[1], "variant") == 0) return printf("%s\n", thr_cpu_variant()), 0;
+#endif
   if (argc >= 2 && strcmp(argv[1], "count") == 0) return printf("%d\n", thr_threads()), 0;
   if (argc >= 3 && strcmp(argv[1], "dlopen") == 0) return dlopen_mode(argv[2]);
   if (argc >= 2 && (strcmp(argv[1], "check") == 0 || strcmp(argv[1], "check-without-fork") == 0)) {

@@ -5,12 +5,15 @@ Compiles test/threads/threads.nx twice, with --threads 4 --min-parallel-work 0
 (every parallel loop on the pool) and without threads, and builds
 threads_test.c against both. On the host it checks:
   - every function gives bit for bit its results at one thread at 2 to 4
-    threads, from four application threads at once, in a child of fork() and
+    threads, from eight application threads at once, in a child of fork() and
     in calls in a loop, also with 4 threads on one CPU (where the caller runs
     the chunks of workers that have not started), and at one thread it is close to the module without
     threads; MODULE_set_threads clamps to 1..4;
   - the count chosen at start: $NXC_NUM_THREADS, else the CPUs the process
     may use (taskset), at most 4;
+  - all of the above on random inputs (a new seed each run, printed) and in
+    every CPU variant of the module that this machine can run
+    ($NXC_CPU_VARIANT picks it);
   - MODULE_stop_threads joins the workers and the next call starts them
     again; dlclose of the shared object stops its workers;
   - the header declares the thread functions and says which functions use the
@@ -27,6 +30,7 @@ Usage: test/threads/threads_test.py --nxc build/tools/nxc/nxc --work DIR
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -35,7 +39,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 FNS = ["norm(f32[64,512])", "softmax(f32[100000])", "dense(f32[30,784], f32[784,128], f32[128])",
-       "skinny(f32[300,784], f32[784,10])", "columns(f32[96,80])"]
+       "skinny(f32[300,784], f32[784,10])", "columns(f32[96,80])", "short_rows(f32[37,5])",
+       "contract_first(f32[3,40], f32[3,5])", "small_dot(f32[45,3], f32[3,7])"]
 POOL_IMPORTS = {"pthread_create", "pthread_join", "pthread_mutex_lock", "pthread_mutex_unlock", "pthread_cond_wait",
                 "pthread_cond_broadcast", "sched_getaffinity", "getenv", "getpid", "memset", "memcpy", "memmove"}
 # name: (nxc --target, clang target, clang flags, qemu)
@@ -72,12 +77,33 @@ def host(args):
     build(args.nxc, out)
     exe = os.path.join(out, "threads_test")
     libs = [os.path.join(out, f) for f in ("libthr.a", "libone.a", "libnxrt.a")]
-    run(["cc", "-std=c11", "-O2", "-Wall", "-Werror", "-I", out, os.path.join(HERE, "threads_test.c"), *libs,
-         "-lpthread", "-ldl", "-lm", "-o", exe])
-    print(run([exe, "check"], timeout=120).strip())
-
-    env = dict(os.environ)
+    run(["cc", "-std=c11", "-O2", "-Wall", "-Werror", "-DTHREADS_TEST_VARIANTS", "-I", out,
+         os.path.join(HERE, "threads_test.c"), *libs, "-lpthread", "-ldl", "-lm", "-o", exe])
+    seed = random.randrange(1, 2**31)
+    env = dict(os.environ, THREADS_TEST_SEED=str(seed))
+    print(f"inputs from seed {seed} (THREADS_TEST_SEED={seed} repeats them)")
     env.pop("NXC_NUM_THREADS", None)
+    env.pop("NXC_CPU_VARIANT", None)
+    variants = [v["cpu"] for v in json.load(open(os.path.join(out, "thr.json")))["variants"]]
+    if len(variants) < 2:
+        raise Failure(f"thr.json lists the variants {variants}; a host build has several")
+    for variant in variants:
+        venv = dict(env, NXC_CPU_VARIANT=variant)
+        got = run([exe, "variant"], env=venv).strip()
+        if got != variant:
+            print(f"variant {variant}: not run (this CPU lacks its features; it runs {got})")
+            continue
+        print(f"variant {variant}:", run([exe, "check"], env=venv, timeout=120).strip())
+        if shutil.which("taskset"):
+            # Four threads on one CPU: a worker mostly cannot start its chunk
+            # before the caller has finished its own, so the caller runs the
+            # chunks no worker has claimed; the results must not change.
+            print(f"variant {variant}, one CPU, 4 threads:",
+                  run(["taskset", "-c", "0", exe, "check-without-fork"], env=dict(venv, NXC_NUM_THREADS="4"),
+                      timeout=300).strip())
+    if run([exe, "variant"], env=dict(env, NXC_CPU_VARIANT="no-such-cpu")).strip() not in variants:
+        raise Failure("NXC_CPU_VARIANT=no-such-cpu: thr_cpu_variant() names no variant of the module")
+
     cpus = len(os.sched_getaffinity(0))
     got = run([exe, "count"], env=env).strip()
     if got != str(min(4, cpus)):
@@ -86,11 +112,6 @@ def host(args):
         got = run(["taskset", "-c", "0", exe, "count"], env=env).strip()
         if got != "1":
             raise Failure(f"thr_threads() on one CPU (taskset -c 0) is {got}, expected 1")
-        # Four threads on one CPU: a worker mostly cannot start its chunk
-        # before the caller has finished its own, so the caller runs the
-        # chunks no worker has claimed; the results must not change.
-        print("one CPU, 4 threads:", run(["taskset", "-c", "0", exe, "check-without-fork"],
-                                         env=dict(env, NXC_NUM_THREADS="4"), timeout=300).strip())
     for value, want in (("3", "3"), ("9", "4"), ("junk", str(min(4, cpus)))):
         got = run([exe, "count"], env=dict(env, NXC_NUM_THREADS=value)).strip()
         if got != want:
@@ -173,7 +194,10 @@ def cross(args, name):
     run([os.path.join(LLVM_BIN, "clang"), f"--target={clang_target}", *flags, "-fuse-ld=lld", "-std=c11", "-O2",
          "-Wall", "-Werror", "-I", out, os.path.join(HERE, "threads_test.c"), *libs, "-lpthread", "-ldl", "-lm", "-o", exe])
     # qemu-user cannot fork a process that has threads.
-    print(run(qemu + [exe, "check-without-fork"], env=dict(os.environ, NXC_NUM_THREADS="4"), timeout=600).strip())
+    seed = random.randrange(1, 2**31)
+    print(f"inputs from seed {seed}:", run(qemu + [exe, "check-without-fork"],
+                                           env=dict(os.environ, NXC_NUM_THREADS="4", THREADS_TEST_SEED=str(seed)),
+                                           timeout=600).strip())
 
 
 def main():

@@ -2,7 +2,7 @@
 //
 // The bytes that the build embeds into nxc (cmake/NxcEmbed.cmake): the
 // runtime's bitcode for 64- and 32-bit targets and its C source, the CPU
-// feature checks, the cache size query and the CUDA loader as bitcode (runtime/CMakeLists.txt),
+// feature checks and the variant request, the cache size query and the CUDA loader as bitcode (runtime/CMakeLists.txt),
 // and the header template (templates/).
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +24,7 @@ NXC_EMBEDDED_BLOB(thread_pool64_bc)
 NXC_EMBEDDED_BLOB(thread_pool32_bc)
 NXC_EMBEDDED_BLOB(cpu_x86_bc)
 NXC_EMBEDDED_BLOB(cpu_aarch64_bc)
+NXC_EMBEDDED_BLOB(cpu_request_bc)
 NXC_EMBEDDED_BLOB(cache_x86_bc)
 NXC_EMBEDDED_BLOB(cuda_loader_bc)
 NXC_EMBEDDED_BLOB(module_h_in)
