@@ -95,14 +95,18 @@ std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores, b
       streamStores ? ",nxc-stream-stores,canonicalize" : "");
 }
 
-/// Buffers -> LLVM dialect (printed by --emit=llvm-dialect).
-const char *kToLLVMDialect =
-    "func.func(nxc-register-accumulators,convert-linalg-to-loops),"
-    "nxc-expand-math,nxc-expand-bf16,convert-math-to-funcs,"
-    "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm,finalize-memref-to-llvm,"
-    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,"
-    "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},convert-index-to-llvm,convert-ub-to-llvm,"
-    "reconcile-unrealized-casts,canonicalize";
+/// Buffers -> LLVM dialect (printed by --emit=llvm-dialect). CPUs with an
+/// OS run the register blocks of dots as nxc's own vector code; bare-metal
+/// cores (often without a vector unit) keep scalar loops.
+std::string toLLVMDialectPipeline(bool bareMetal) {
+  return std::string(bareMetal ? "func.func(" : "func.func(nxc-vectorize-dot-blocks,") +
+         "nxc-register-accumulators,convert-linalg-to-loops),"
+         "nxc-expand-math,nxc-expand-bf16,convert-math-to-funcs,"
+         "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm,"
+         "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,"
+         "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},convert-index-to-llvm,convert-ub-to-llvm,"
+         "reconcile-unrealized-casts,canonicalize";
+}
 
 void registerEverythingOnce() {
   static std::once_flag once;
@@ -353,7 +357,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     markParallelBodies(*module);
     if (stage == Stage::Bufferized) { out.text = print(*module); return out; }
   }
-  NXC_CHECK(runPipeline(*module, kToLLVMDialect, diags, "lowering to the LLVM dialect"));
+  NXC_CHECK(runPipeline(*module, toLLVMDialectPipeline(out.bareMetal), diags, "lowering to the LLVM dialect"));
   if (stage == Stage::LLVMDialect) { out.text = print(*module); return out; }
 
   llvm::LLVMContext llvmCtx;

@@ -180,6 +180,8 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
     if (!generic->isCPUStringValid(cpu))
       return error(Loc{}, fmt::format(FMT_STRING("unknown CPU '{}' for {} (llc-22 -mtriple={} -mcpu=help lists them)"),
                                       name, triple.str(), triple.str()));
+    std::string tunings = codegenTunings(triple.str());
+    if (!tunings.empty()) features = features.empty() ? tunings : tunings + "," + features;
     if (!userFeatures.empty()) features = features.empty() ? userFeatures : features + "," + userFeatures;
     // Features compiled code never needs (system, crypto and cache-control
     // instructions) are turned off rather than checked: a VM may hide them

@@ -36,6 +36,11 @@ void initializeLLVMTargets() {
   });
 }
 
+std::string codegenTunings(const std::string &tripleStr) {
+  llvm::Triple triple(llvm::Triple::normalize(tripleStr.empty() ? llvm::sys::getDefaultTargetTriple() : tripleStr));
+  return triple.isX86() ? "+prefer-no-gather,+prefer-no-scatter" : "";
+}
+
 Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::string &tripleStr, const std::string &cpuIn,
                                                                  const std::string &featuresIn, int optLevel) {
   initializeLLVMTargets();
@@ -76,14 +81,18 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
     }
   }
   std::string features = featuresIn;
+  auto prepend = [&](const std::string &first) {
+    if (!first.empty()) features = features.empty() ? first : first + "," + features;
+  };
   if (isHost && (cpuIn.empty() || cpuIn == "native")) {
     // The host CPU's exact features (getHostCPUName alone may miss some).
     std::string host;
     for (auto &f : llvm::sys::getHostCPUFeatures())
       fmt::format_to(std::back_inserter(host), FMT_STRING("{}{}{}"), host.empty() ? "" : ",", f.second ? '+' : '-',
                      f.first().str());
-    features = features.empty() ? host : host + "," + features;
+    prepend(host);
   }
+  prepend(codegenTunings(triple.str()));
   llvm::TargetOptions options;
   // Constructors and destructors (the CPU variant choice, the thread pool's
   // shutdown) in .init_array/.fini_array, which every ELF loader runs; lld

@@ -6,6 +6,8 @@
 //   halide_gen OUTDIR
 #include "Halide.h"
 
+#include <cstdio>
+
 #include <string>
 
 using namespace Halide;
@@ -101,5 +103,6 @@ int main(int argc, char **argv) {
   softmax(out, "halide_softmax_div", rest, false, true);
   layerNorm(out, "halide_layer_norm", rest, false);
   layerNorm(out, "halide_layer_norm_par", rest, true);
+  std::printf("Halide target: %s\n", t.to_string().c_str());
   return 0;
 }

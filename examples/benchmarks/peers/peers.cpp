@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -392,10 +393,51 @@ void layerNormRow() {
   record(row);
 }
 
+/// The CPU's model name, from /proc/cpuinfo.
+std::string cpuModel() {
+  std::FILE *f = std::fopen("/proc/cpuinfo", "r");
+  char line[512];
+  std::string model = "unknown CPU";
+  while (f && std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, "model name", 10) == 0 && std::strchr(line, ':')) {
+      model = std::strchr(line, ':') + 2;
+      model.erase(model.find_last_not_of("\n") + 1);
+      break;
+    }
+  if (f) std::fclose(f);
+  return model;
+}
+
+/// The instruction set oneDNN's kernels use on this CPU.
+const char *dnnlIsa() {
+  switch (dnnl::get_effective_cpu_isa()) {
+  case dnnl::cpu_isa::sse41: return "SSE4.1";
+  case dnnl::cpu_isa::avx: return "AVX";
+  case dnnl::cpu_isa::avx2: return "AVX2";
+  case dnnl::cpu_isa::avx2_vnni: return "AVX2 VNNI";
+  case dnnl::cpu_isa::avx512_core: return "AVX-512";
+  case dnnl::cpu_isa::avx512_core_vnni: return "AVX-512 VNNI";
+  case dnnl::cpu_isa::avx512_core_bf16: return "AVX-512 BF16";
+  case dnnl::cpu_isa::avx512_core_amx: return "AVX-512 AMX";
+  default: return "other";
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  if (threads == 1)
+    std::printf("CPU: %s; nxc runs its %s variant, oneDNN %s kernels, Eigen %s (-march=native)\n", cpuModel().c_str(),
+                pbmnist_cpu_variant(), dnnlIsa(),
+#if defined(__AVX512F__)
+                "AVX-512"
+#elif defined(__AVX2__)
+                "AVX2"
+#else
+                "SSE"
+#endif
+    );
   omp_set_num_threads(threads);
   Eigen::setNbThreads(threads);
   halide_set_num_threads(threads);

@@ -24,6 +24,15 @@ void initializeLLVMTargets();
 Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::string &triple, const std::string &cpu,
                                                                  const std::string &features, int optLevel);
 
+/// The tuning features nxc's code is compiled with for `triple`, before any
+/// the user gives (which may undo them): on x86, no gathers or scatters
+/// (`+prefer-no-gather,+prefer-no-scatter`). Every access nxc emits is
+/// affine; where the contiguous loop of a small block is fully unrolled,
+/// LLVM's cost models for AVX-512 CPUs vectorize the strided loop around it
+/// with a gather and a scatter per vector instead (rows of a [30,10] softmax,
+/// the transposes of a training step), which AVX2 CPUs never did.
+std::string codegenTunings(const std::string &triple);
+
 /// Sets the module's triple and data layout from `tm`.
 void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm);
 

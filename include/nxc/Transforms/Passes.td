@@ -181,6 +181,25 @@ def FastExtremaPass : Pass<"nxc-fast-extrema", "mlir::func::FuncOp"> {
                            "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
 
+def VectorizeDotBlocksPass : Pass<"nxc-vectorize-dot-blocks", "mlir::func::FuncOp"> {
+  let summary = "Write the register blocks of dots as vector code along their contiguous columns";
+  let description = [{
+    Runs on bufferized code, before convert-linalg-to-loops. A
+    linalg.generic with loops [k (reduction), i, j] whose body is a
+    multiply-accumulate (a register block of nxc-block-contractions: the
+    output [i, j] and one input [.., j] contiguous along j, the other input
+    free of j, j a multiple of 512 bits) becomes an scf.for over k carrying
+    the block's accumulators as 512-bit vectors: per step, the input's
+    slices along j are loaded once, each element of the other input is
+    broadcast, and every accumulator gets the body's ops on vectors. Each
+    output element sums its products in the order of k, as the scalar loops
+    do; LLVM then has nothing left to choose (for AVX-512 its loop
+    vectorizer took the row loop, with gathers and scatters).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def RegisterAccumulatorsPass : Pass<"nxc-register-accumulators", "mlir::func::FuncOp"> {
   let summary = "Lower reductions whose accumulators share a buffer with other operands to loops carrying them";
   let description = [{
