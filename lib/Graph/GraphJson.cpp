@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "nxc/Graph/GraphJson.h"
 
+#include "nxc/Target/CText.h"
 #include "nxc/Tensor/Half.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -466,6 +467,11 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
   NXC_TRY(nameField, member(fn, ptr, "name"));
   NXC_TRY(name, string(*nameField, ptr + "/name"));
   if (name.empty()) return err(ptr + "/name", "the function needs a name");
+  // Names become C names in the header: identifiers only, as in .nx files.
+  if (!isCIdentifier(name))
+    return err(ptr + "/name", fmt::format(FMT_STRING("the function name {} is not a C identifier (letters, digits and "
+                                                     "_, not starting with a digit)"),
+                                          json(name).dump(-1, ' ', false, json::error_handler_t::replace)));
   g.function = name;
 
   NXC_TRY(paramsField, member(fn, ptr, "parameters"));
@@ -477,6 +483,10 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
     NXC_CHECK(keys(p, pptr, {"name", "type", "shape", "names"}));
     NXC_TRY(pnameField, member(p, pptr, "name"));
     NXC_TRY(pname, string(*pnameField, pptr + "/name"));
+    if (!isCIdentifier(pname))
+      return err(pptr + "/name", fmt::format(FMT_STRING("the parameter name {} is not a C identifier (letters, digits "
+                                                        "and _, not starting with a digit)"),
+                                             json(pname).dump(-1, ' ', false, json::error_handler_t::replace)));
     if (std::find(g.paramNames.begin(), g.paramNames.end(), pname) != g.paramNames.end())
       return err(pptr + "/name", fmt::format(FMT_STRING("two parameters are named \"{}\""), pname));
     g.paramNames.push_back(pname);

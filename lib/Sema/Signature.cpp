@@ -1,5 +1,6 @@
 //===- Signature.cpp - parsing templates and --fn signatures --------------===//
 #include "nxc/Sema/Signature.h"
+#include "nxc/Target/CText.h"
 
 #include <fmt/format.h>
 
@@ -55,7 +56,7 @@ public:
       ++i_;
       skipSpace();
       sig.cname = first;
-      if (!validCName(first))
+      if (!isCIdentifier(first))
         return error(sig.loc, fmt::format(FMT_STRING("'{}' is not a valid C identifier for the entry name"), first));
       first = ident();
       if (first.empty()) return err("expected a function name after '='");
@@ -107,11 +108,6 @@ private:
     return Loc{src_, line, (int)(i_ - lineStart) + 1};
   }
   Diag err(const std::string &m) const { return error(loc(), m); }
-  static bool validCName(const std::string &n) {
-    if (n.empty() || std::isdigit((unsigned char)n[0])) return false;
-    for (char c : n) if (!std::isalnum((unsigned char)c) && c != '_') return false;
-    return true;
-  }
   std::string ident() {
     size_t b = i_;
     while (i_ < s_.size() && (std::isalnum((unsigned char)s_[i_]) || s_[i_] == '_' || s_[i_] == '?' || s_[i_] == '!')) ++i_;

@@ -1,5 +1,6 @@
 //===- Header.cpp - the generated C header and JSON manifest --------------===//
 #include "nxc/Target/Artifacts.h"
+#include "nxc/Target/CText.h"
 #include "nxc/Target/Embedded.h"
 
 #include "llvm/TargetParser/Triple.h"
@@ -160,10 +161,12 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
     for (auto &n : g.paramNames) width = std::max(width, n.size());
     for (auto &n : outs) width = std::max(width, n.size());
     auto argument = [&](const std::string &name, const char *dir, const TensorType &t) {
-      fmt::format_to(to, FMT_STRING(" *   {}:{:{}}{} {} ({})\n"), name, "", width + 1 - name.size(), dir, t.str(),
+      fmt::format_to(to, FMT_STRING(" *   {}:{:{}}{} {} ({})\n"), name, "", width + 1 - name.size(), dir,
+                     commentText(t.str()),
                      elementsComment(t));
     };
-    fmt::format_to(to, FMT_STRING("/* {} -> {}\n"), e.source, resultTreeString(g, g.resultTree));
+    fmt::format_to(to, FMT_STRING("/* {} -> {}\n"), commentText(e.source),
+                   commentText(resultTreeString(g, g.resultTree)));
     const std::vector<std::string> cnames = cParamNames(g);
     for (size_t i = 0; i < g.params.size(); ++i) argument(cnames[i], "in ", g.typeOf(g.params[i]));
     for (size_t i = 0; i < outs.size(); ++i) argument(outs[i], "out", g.typeOf(g.results[i]));
@@ -221,6 +224,13 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
                               "caller\n   (may be NULL when the size is 0). */\n"
                               "int {0}_with_workspace({2}, void *workspace);\n"),
                    e.symbol, up, args);
+    if (e.packedEntry)
+      fmt::format_to(to,
+                     FMT_STRING("/* {0}_with_workspace with its arguments in an array (for callers without a C\n"
+                                "   prototype): args[0] to args[{1}] the inputs, then the outputs; args[{2}] the "
+                                "workspace. */\n"
+                                "int {0}_packed(void **args);\n"),
+                     e.symbol, params.size() - 1, params.size());
     if (e.plainVariant) {
       if (e.workspaceSize > 0)
         fmt::format_to(to, FMT_STRING("/* Keeps its {}-byte workspace on the stack. */\n"), e.workspaceSize);
@@ -237,8 +247,8 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
   h = replaceAll(h, "@MODULE@", module);
   h = replaceAll(h, "@GUARD@", upper(module) + "_H");
   h = replaceAll(h, "@VERSION@", NXC_VERSION);
-  h = replaceAll(h, "@TRIPLE@", triple);
-  h = replaceAll(h, "@SOURCE@", sourceName);
+  h = replaceAll(h, "@TRIPLE@", commentText(triple));
+  h = replaceAll(h, "@SOURCE@", commentText(sourceName));
   std::string link =
       bareMetal ? fmt::format(FMT_STRING("Link with lib{}.a and libnxrt.a (bare metal: no shared object;\n * the "
                                          "libraries need no C library, no libm and no other symbol)"),
@@ -316,6 +326,7 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
                {"arguments", args},
                {"results", results},
                {"workspace", workspace}};
+    if (e.packedEntry) fn["packed"] = e.symbol + "_packed";
     if (cuda) {
       fn["workspace"] = {{"size", e.workspaceSize}, {"alignment", kWorkspaceAlign}, {"memory", "device"},
                          {"entry", e.symbol + "_on_stream"}, {"query", e.symbol + "_workspace_size"}};

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "nxc/Target/CText.h"
 
 #include "nxc/Frontend/Parser.h"
 #include "nxc/Graph/GraphJson.h"
@@ -30,13 +31,6 @@ namespace fs = std::filesystem;
 
 namespace nxc::cli {
 namespace {
-
-bool validCIdentifier(const std::string &s) {
-  if (s.empty() || std::isdigit((unsigned char)s[0])) return false;
-  for (char c : s)
-    if (!std::isalnum((unsigned char)c) && c != '_') return false;
-  return true;
-}
 
 std::string sanitizeIdentifier(std::string s) {
   for (auto &c : s)
@@ -65,7 +59,8 @@ std::string inputsDigest(const std::string &source, const std::vector<TracedEntr
   add(source);
   add(module);
   for (auto &part : {o.triple, o.cpu, o.features, std::to_string(o.optLevel), std::to_string(o.stackWorkspaceLimit),
-                     o.device, o.gpu, std::to_string(o.threads), std::to_string(o.minParallelWork)})
+                     o.device, o.gpu, std::to_string(o.threads), std::to_string(o.minParallelWork),
+                     std::string(o.packedEntries ? "packed" : "")})
     add(part);
   std::function<void(const Template &)> constants = [&](const Template &t) {
     if (t.values) {
@@ -233,7 +228,7 @@ int runAot(const AotOptions &o) {
     return report(error(Loc{}, "no function to compile: give at least one --fn, as in --fn 'softmax(f32[100])'"));
 
   std::string module = o.name.empty() ? sanitizeIdentifier(inputPath.stem().string()) : o.name;
-  if (!validCIdentifier(module))
+  if (!isCIdentifier(module))
     return report(error(Loc{}, fmt::format(FMT_STRING("--name '{}' is not a valid C identifier"), module)));
   if (module == "nxrt")
     return report(error(Loc{}, "--name nxrt would overwrite the runtime's files (nxrt.h, libnxrt.a); choose another "
@@ -278,9 +273,13 @@ int runAot(const AotOptions &o) {
   for (auto &e : entries) {
     points.push_back(EntryPoint{e.symbol, &e.graph});
     descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
+    descs.back().packedEntry = o.packedEntries;
   }
   TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
   target.threads = o.threads;
+  target.packedEntries = o.packedEntries;
+  if (o.packedEntries && cuda)
+    return report(error(Loc{}, "--packed-entries applies to CPU code (a CUDA module's functions take device pointers)"));
   if (o.minParallelWork >= 0) target.minParallelWork = o.minParallelWork;
   target.threadExportPrefix = module;
   if (o.minParallelWork >= 0 && o.threads <= 1)

@@ -54,6 +54,7 @@ struct AotOptions {
   int64_t stackWorkspaceLimit = -1;
   int threads = 1;
   int64_t minParallelWork = -1;
+  bool packedEntries = false;
 };
 int runAot(const AotOptions &o);
 

@@ -79,6 +79,9 @@ int main(int argc, char **argv) {
                      "counting 16) of a loop that runs on the pool (default 65536; 0 sends every parallel loop "
                      "there)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 50));
+  aotCmd->add_flag("--packed-entries", aot.packedEntries,
+                    "Also export FN_packed(void **args) per function: args holds FN_with_workspace's arguments in "
+                    "order (inputs, outputs, workspace), for callers that cannot call a C prototype (a NIF, dlsym)");
   aotCmd->add_option("-O", aot.optLevel, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
   aotCmd->footer(
       "Writes OUTDIR/MODULE.h, OUTDIR/libMODULE.so, OUTDIR/libMODULE.a, OUTDIR/libnxrt.a, OUTDIR/MODULE.json\n"

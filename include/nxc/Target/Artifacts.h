@@ -26,6 +26,7 @@ struct EntryDescription {
   int64_t workspaceSize = 0;  ///< bytes of caller-owned scratch memory
   bool plainVariant = true;   ///< `symbol(...)` exists (workspace on the stack)
   unsigned parallelLoops = 0; ///< loops that run on the module's thread pool
+  bool packedEntry = false;   ///< `symbol_packed(void **args)` exists (--packed-entries)
 };
 
 /// A C library a module's shared object loads, and what it takes from it.
