@@ -24,6 +24,9 @@ packages=(
   libgcc-12-dev-arm64-cross libgcc-12-dev-armhf-cross libgcc-12-dev-riscv64-cross
   # the MNIST example and its test: Fashion-MNIST's IDX files
   dataset-fashion-mnist
+  # the Elixir package's tests (elixir/): Erlang/OTP 25 with erl_nif.h; Elixir
+  # and Nx come from ../shared/nx-toolchain where it exists
+  erlang-base erlang-dev erlang-parsetools erlang-syntax-tools erlang-tools erlang-src erlang-crypto
 )
 
 missing=()

@@ -271,8 +271,18 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
       }
       body(f, b, ws, nullptr);
     }
-    // symbol_packed(void **argv): unpacks argv and calls symbol_with_workspace.
+    // symbol_packed(void **argv): unpacks argv and calls symbol_with_workspace;
+    // symbol_packed_layout: {inputs, outputs, bytes of each}, so that a caller
+    // without the header (a NIF) can check its arguments first.
     if (packed) {
+      llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+      size_t outputs = e.tensorBytes.size() - e.inputs;
+      std::vector<llvm::Constant *> layout = {llvm::ConstantInt::get(i64, e.inputs),
+                                              llvm::ConstantInt::get(i64, outputs)};
+      for (int64_t bytes : e.tensorBytes) layout.push_back(llvm::ConstantInt::get(i64, bytes));
+      auto *type = llvm::ArrayType::get(i64, layout.size());
+      new llvm::GlobalVariable(m, type, true, llvm::GlobalValue::ExternalLinkage, llvm::ConstantArray::get(type, layout),
+                               e.symbol + "_packed_layout");
       llvm::Function *withWs = m.getFunction(e.symbol + "_with_workspace");
       llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
       llvm::Function *f = define(e.symbol + "_packed", llvm::Type::getInt32Ty(ctx), {ptr});
@@ -330,7 +340,15 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   NXC_CHECK(runPipeline(*module, toLinalgPipeline(target.device != Device::Cpu, out.bareMetal), diags, "lowering nx to linalg"));
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
-  for (auto &e : entries) out.entries.push_back(EntryInfo{e.symbol, 0, false});
+  for (auto &e : entries) {
+    out.entries.push_back(EntryInfo{e.symbol, 0, false});
+    out.entries.back().inputs = (unsigned)e.graph->params.size();
+    for (const std::vector<int> *ids : {&e.graph->params, &e.graph->results})
+      for (int id : *ids) {
+        const TensorType &t = e.graph->typeOf(id);
+        out.entries.back().tensorBytes.push_back(t.numElements() * t.elem.bytes());
+      }
+  }
   if (target.device != Device::Cpu)
     for (auto &e : entries)
       if (e.graph->printing)

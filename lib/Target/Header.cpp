@@ -228,8 +228,10 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       fmt::format_to(to,
                      FMT_STRING("/* {0}_with_workspace with its arguments in an array (for callers without a C\n"
                                 "   prototype): args[0] to args[{1}] the inputs, then the outputs; args[{2}] the "
-                                "workspace. */\n"
-                                "int {0}_packed(void **args);\n"),
+                                "workspace.\n   {0}_packed_layout: the input count, the output count, then the "
+                                "bytes of each. */\n"
+                                "int {0}_packed(void **args);\n"
+                                "extern const uint64_t {0}_packed_layout[];\n"),
                      e.symbol, params.size() - 1, params.size());
     if (e.plainVariant) {
       if (e.workspaceSize > 0)

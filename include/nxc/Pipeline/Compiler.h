@@ -95,6 +95,7 @@ struct EntryInfo {
   bool plainVariant = false; ///< whether `symbol(...)` (stack workspace) exists
   unsigned inputs = 0;       ///< tensor arguments (flattened); the outputs follow
   unsigned parallelLoops = 0; ///< loops that run on the thread pool (TargetOptions::threads)
+  std::vector<int64_t> tensorBytes; ///< bytes of each input, then of each output
 };
 
 /// One exported C function: `symbol` computes `graph`.

@@ -13,5 +13,8 @@ int main(int argc, char **argv) {
   void *args[] = {x, n, y, 0};
   int status = f(args);
   printf("%d %g %g %g\n", status, y[0], y[1], y[2]);
+  const unsigned long long *layout = (const unsigned long long *)dlsym(h, "pk_f_packed_layout");
+  if (!layout) return 5;
+  printf("layout %llu %llu %llu %llu %llu\n", layout[0], layout[1], layout[2], layout[3], layout[4]);
   return 0;
 }

@@ -1,0 +1,187 @@
+defmodule Nxc do
+  @moduledoc """
+  nxc as an Nx defn compiler.
+
+      Nx.Defn.jit(&MyDefn.softmax/1, compiler: Nxc).(x)
+      Nx.Defn.default_options(compiler: Nxc)
+      # config :nx, :default_defn_options, compiler: Nxc
+
+  On a call Nx traces the function; `Nxc` writes the traced expression as an
+  nxc graph file (`Nxc.Graph`), compiles it with `nxc aot` into a shared
+  object and runs it through a small NIF. Compiled functions are kept per
+  function, argument types and shapes, in memory (a second call compiles
+  nothing) and on disk under the cache directory (a new VM loads the shared
+  object instead of compiling again; the key is the graph's SHA-256).
+
+  Options (`compiler: Nxc, ...`):
+
+    * `:nxc` - the nxc executable (default: `$NXC`, else `nxc` on the PATH)
+    * `:cache_dir` - where compiled objects are kept (default: `$NXC_CACHE_DIR`,
+      else the user cache directory's `nxc/elixir`)
+
+  Errors from nxc raise `Nxc.CompileError` with nxc's message and the Nx op
+  it concerns; parts of Nx that `Nxc` does not compile yet raise
+  `Nxc.UnsupportedError`.
+  """
+  @behaviour Nx.Defn.Compiler
+
+  @impl true
+  def __partitions_options__(opts), do: List.duplicate(opts, Keyword.get(opts, :max_concurrency, 1))
+
+  @impl true
+  def __to_backend__(_opts), do: Nx.default_backend()
+
+  @impl true
+  def __jit__(key, vars, fun, args_list, opts), do: __compile__(key, vars, fun, opts).(args_list)
+
+  @impl true
+  def __compile__(key, vars, fun, opts) do
+    compiled = compiled(key, vars, fun, opts)
+    fn args_list -> Enum.map(args_list, &run(compiled, &1)) end
+  end
+
+  @doc "How many functions this VM has compiled with nxc (not counting those loaded from the cache)."
+  def compile_count, do: :persistent_term.get({__MODULE__, :compiles}, 0)
+
+  ## Compiling
+
+  defp compiled(key, vars, fun, opts) do
+    params = Nx.Defn.Composite.flatten_list(vars)
+    signature = Enum.map(params, &{&1.type, &1.shape, &1.names})
+    memo = {__MODULE__, key, signature, Keyword.take(opts, [:nxc, :cache_dir])}
+
+    case :persistent_term.get(memo, nil) do
+      nil ->
+        compiled = compile(vars, fun, params, opts)
+        :persistent_term.put(memo, compiled)
+        compiled
+
+      compiled ->
+        compiled
+    end
+  end
+
+  defp compile(vars, fun, params, opts) do
+    output = fun.(vars)
+    {json, files, leaves} = Nxc.Graph.build("f", params, output)
+    digest = :crypto.hash(:sha256, [json | Enum.map(files, &elem(&1, 1))]) |> Base.encode16(case: :lower)
+    module = "nxc_" <> binary_part(digest, 0, 16)
+    dir = Path.join(cache_dir(opts), digest)
+    library = Path.join(dir, "lib#{module}.so")
+
+    unless File.regular?(library), do: build(dir, module, json, files, opts)
+
+    lib =
+      case Nxc.NIF.load(library) do
+        {:ok, lib} -> lib
+        {:error, why} -> raise Nxc.CompileError, "cannot load #{library}: #{why}"
+      end
+
+    symbol = module <> "_f"
+
+    %{
+      lib: lib,
+      symbol: symbol,
+      output: output,
+      inputs: Enum.map(params, &bytes/1),
+      outputs: Enum.map(leaves, &bytes/1),
+      workspace: Nxc.NIF.workspace_size(lib, symbol)
+    }
+  end
+
+  # Writes the graph into a fresh directory, compiles it there and renames
+  # the directory into place: a cache entry appears whole or not at all.
+  defp build(dir, module, json, files, opts) do
+    nxc = nxc_executable(opts)
+    File.mkdir_p!(Path.dirname(dir))
+    tmp = "#{dir}.tmp#{System.unique_integer([:positive])}"
+    File.rm_rf!(tmp)
+    File.mkdir_p!(tmp)
+
+    try do
+      graph = Path.join(tmp, "graph.json")
+      File.write!(graph, json)
+      for {name, bytes} <- files, do: File.write!(Path.join(tmp, name), bytes)
+      args = ["aot", graph, "--name", module, "--packed-entries", "-o", tmp]
+
+      case System.cmd(nxc, args, stderr_to_stdout: true) do
+        {_, 0} -> :ok
+        {out, _} -> raise Nxc.CompileError, explain(out, json)
+      end
+
+      :persistent_term.put({__MODULE__, :compiles}, compile_count() + 1)
+
+      case File.rename(tmp, dir) do
+        :ok -> :ok
+        # Another process compiled the same graph first: keep its entry.
+        {:error, _} -> if File.regular?(Path.join(dir, "lib#{module}.so")), do: :ok, else: File.rename!(tmp, dir)
+      end
+    after
+      File.rm_rf(tmp)
+    end
+  end
+
+  # nxc's message, with the Nx op of the graph node it names.
+  defp explain(out, json) do
+    case Regex.run(~r{/functions/0/nodes/(\d+)}, out) do
+      [_, index] ->
+        ops = Regex.scan(~r/"op":"([a-z_0-9]+)"/, json) |> Enum.map(&Enum.at(&1, 1))
+
+        case Enum.at(ops, String.to_integer(index)) do
+          nil -> out
+          op -> String.trim_trailing(out) <> "\n(in the graph node of Nx op :#{op})"
+        end
+
+      _ ->
+        out
+    end
+  end
+
+  defp nxc_executable(opts) do
+    case opts[:nxc] || System.get_env("NXC") || System.find_executable("nxc") do
+      nil ->
+        raise Nxc.CompileError,
+              "cannot find nxc: put it on the PATH, set $NXC, or pass compiler: Nxc, nxc: \"/path/to/nxc\""
+
+      path ->
+        unless File.regular?(path),
+          do: raise(Nxc.CompileError, "cannot run nxc at #{path}: there is no such file")
+
+        path
+    end
+  end
+
+  defp cache_dir(opts) do
+    opts[:cache_dir] || System.get_env("NXC_CACHE_DIR") || Path.join(:filename.basedir(:user_cache, "nxc"), "elixir")
+  end
+
+  ## Running
+
+  defp run(compiled, args) do
+    binaries =
+      Enum.map(args, fn arg ->
+        arg = if is_function(arg, 0), do: arg.(), else: arg
+        Nx.to_binary(arg)
+      end)
+
+    case Nxc.NIF.call(compiled.lib, compiled.symbol, binaries, compiled.inputs, compiled.outputs, compiled.workspace) do
+      {:ok, results} ->
+        {output, []} =
+          Nx.Defn.Composite.traverse(compiled.output, results, fn leaf, [bin | rest] ->
+            {bin |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names), rest}
+          end)
+
+        output
+
+      {:error, why} ->
+        raise RuntimeError, "Nxc: the compiled function failed: #{why}"
+    end
+  end
+
+  defp bytes(%Nx.Tensor{type: {_, bits}, shape: shape}), do: div(Nx.size(shape) * bits, 8)
+end
+
+defmodule Nxc.CompileError do
+  @moduledoc "Raised when nxc refuses a graph (its message) or cannot be run."
+  defexception [:message]
+end

@@ -1,0 +1,474 @@
+defmodule Nxc.Graph do
+  @moduledoc """
+  Writes a traced defn function, an `Nx.Defn.Expr` graph, as an nxc graph
+  file (`docs/graph-format.md` in the nxc repository).
+
+  Nx's expressions keep the backend's conventions: the operands of `add` may
+  have other types and shapes than its result (promotion and broadcasting are
+  implicit), `sum` may keep its axes, a constant may stand for a whole
+  tensor. nxc's graph states all of it: this module inserts the `as_type`,
+  `broadcast` and `reshape` nodes, so nxc checks every node as it checks the
+  graphs it traces itself.
+
+  An op it does not write yet raises `Nxc.UnsupportedError`, naming the op.
+  """
+  alias Nx.Defn.Expr
+  alias Nx.Tensor, as: T
+
+  # Constants with more elements than this go to .npy files beside the graph.
+  @inline_limit 256
+
+  @unary ~w(exp expm1 log log1p sigmoid cos sin tan cosh sinh tanh acosh asinh atanh sqrt rsqrt cbrt
+            negate sign abs bitwise_not population_count count_leading_zeros floor ceil round
+            erf erfc erf_inv acos asin atan)a
+  @predicates ~w(is_nan is_infinity)a
+  @arithmetic ~w(add subtract multiply divide pow remainder atan2 max min quotient
+                 bitwise_and bitwise_or bitwise_xor left_shift right_shift)a
+  @comparisons ~w(equal not_equal greater less less_equal greater_equal logical_and logical_or logical_xor)a
+  @reductions ~w(sum product reduce_max reduce_min)a
+
+  @doc """
+  The graph of one function: `params` are its parameter expressions in
+  order (the flattened vars), `output` its result container. Returns
+  `{json, files}`, `files` a list of `{file_name, npy_bytes}` the graph
+  refers to (constants of more than #{@inline_limit} elements), and the
+  flattened output templates in the order of the graph's results.
+  """
+  def build(name, params, output, file_prefix \\ "c") do
+    leaves = Nx.Defn.Composite.flatten_list([output])
+
+    # regions: a stack of the node lists of the regions being written.
+    state = %{nodes: [], count: 0, ids: %{}, scopes: %{}, files: [], prefix: file_prefix, regions: []}
+
+    # One parameter node per parameter, in order.
+    state =
+      params
+      |> Enum.with_index()
+      |> Enum.reduce(state, fn {p, i}, s ->
+        {idx, s} = emit(s, node("parameter", [], p) |> Map.put("index", i))
+        %{s | ids: Map.put(s.ids, p.data.id, idx)}
+      end)
+    {results, state} = Enum.map_reduce(leaves, state, &lower/2)
+
+    function = %{
+      "name" => name,
+      "parameters" =>
+        Enum.with_index(params, fn p, i -> %{"name" => "x#{i}", "type" => type(p.type), "shape" => shape(p)} end),
+      "nodes" => Enum.reverse(state.nodes),
+      "result" => results
+    }
+
+    json = Nxc.JSON.encode(%{"format" => "nxc-graph", "version" => 1, "functions" => [function]})
+    {json, Enum.reverse(state.files), leaves}
+  end
+
+  ## Nodes
+
+  defp node(op, operands, %T{} = t, options \\ %{}) do
+    n = %{"op" => op, "type" => type(t.type), "shape" => shape(t)}
+    n = if operands == [], do: n, else: Map.put(n, "operands", operands)
+    if options == %{}, do: n, else: Map.put(n, "options", options)
+  end
+
+  defp emit(state, node) do
+    regions =
+      case state.regions do
+        [current | outer] -> [[state.count | current] | outer]
+        [] -> []
+      end
+
+    {state.count, %{state | nodes: [node | state.nodes], count: state.count + 1, regions: regions}}
+  end
+
+  # A region of a `while` or `cond`: `args` its region arguments (the
+  # parameters of a while's context), `results` the expressions it yields.
+  # Its nodes are forgotten afterwards: nothing outside may use them.
+  defp region(args, context, results, state) do
+    saved = %{ids: state.ids, scopes: state.scopes}
+    state = %{state | regions: [[] | state.regions]}
+
+    {arg_ids, state} =
+      args
+      |> Enum.with_index()
+      |> Enum.map_reduce(state, fn {a, i}, s -> emit(s, node("region_arg", [], a) |> Map.put("index", i)) end)
+
+    state = if context, do: %{state | scopes: Map.put(state.scopes, context, arg_ids)}, else: state
+    {result_ids, state} = Enum.map_reduce(results, state, fn {expr, template}, s -> operand(expr, template.type, template.shape, s) end)
+    [nodes | outer] = state.regions
+    region = %{"args" => arg_ids, "nodes" => Enum.reverse(nodes), "results" => result_ids}
+    {region, %{state | regions: outer, ids: saved.ids, scopes: saved.scopes}}
+  end
+
+  defp leaves(tuple) when is_tuple(tuple), do: Tuple.to_list(tuple)
+  defp leaves(%T{} = t), do: [t]
+
+  defp result_types(templates), do: Enum.map(templates, &%{"type" => type(&1.type), "shape" => shape(&1)})
+
+  defp template(type, shape), do: %T{type: type, shape: shape, names: List.duplicate(nil, tuple_size(shape)), data: nil}
+
+  # The node of an expression, lowered once.
+  defp lower(%T{data: %Expr{id: id}} = t, state) do
+    case state.ids do
+      %{^id => idx} ->
+        {idx, state}
+
+      _ ->
+        {idx, state} = lower_op(t, state)
+        {idx, %{state | ids: Map.put(state.ids, id, idx)}}
+    end
+  end
+
+  defp lower(%T{} = t, _state), do: unsupported("a tensor that is not an expression (#{inspect(t.data.__struct__)})")
+
+  # The operand `t` as a node of `type` and `shape` (a conversion and a
+  # broadcast along the trailing axes where needed).
+  defp operand(t, type, shape, state) do
+    {idx, state} = lower(t, state)
+    {idx, state} = if t.type == type, do: {idx, state}, else: emit(state, node("as_type", [idx], template(type, t.shape)))
+
+    if t.shape == shape do
+      {idx, state}
+    else
+      rank = tuple_size(shape)
+      own = tuple_size(t.shape)
+      axes = if own == 0, do: [], else: Enum.to_list((rank - own)..(rank - 1))
+      emit(state, node("broadcast", [idx], template(type, shape), %{"axes" => axes}))
+    end
+  end
+
+  # Top-level parameters are lowered up front; these are a block's.
+  defp lower_op(%T{data: %Expr{op: :parameter, args: [i], context: context}}, state) do
+    case state.scopes do
+      %{^context => args} -> {Enum.fetch!(args, i), state}
+      _ -> unsupported("parameter #{i} of #{inspect(context)}")
+    end
+  end
+
+  defp lower_op(%T{data: %Expr{op: :metadata, args: [expr, _]}}, state), do: lower(expr, state)
+
+  defp lower_op(%T{data: %Expr{op: :constant, args: [value]}} = t, state) do
+    {idx, state} = emit(state, node("constant", [], template(t.type, {})) |> Map.put("value", [number(value)]))
+    if t.shape == {}, do: {idx, state}, else: emit(state, node("broadcast", [idx], t, %{"axes" => []}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :tensor, args: [tensor]}} = t, state) do
+    if Nx.size(tensor) <= @inline_limit do
+      values = tensor |> Nx.to_flat_list() |> Enum.map(&number/1)
+      emit(state, node("constant", [], t) |> Map.put("value", values))
+    else
+      file = "#{state.prefix}#{state.count}.npy"
+      state = %{state | files: [{file, npy(tensor)} | state.files]}
+      emit(state, node("constant", [], t) |> Map.put("data", %{"file" => file}))
+    end
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [x]}} = t, state) when op in @unary do
+    {a, state} = operand(x, t.type, x.shape, state)
+    emit(state, node(Atom.to_string(op), [a], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [x]}} = t, state) when op in @predicates do
+    {a, state} = lower(x, state)
+    emit(state, node(Atom.to_string(op), [a], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [x]}} = t, state) when op in [:as_type, :bitcast] do
+    {a, state} = lower(x, state)
+    emit(state, node(Atom.to_string(op), [a], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [x, y]}} = t, state) when op in @arithmetic do
+    {a, state} = operand(x, t.type, t.shape, state)
+    {b, state} = operand(y, t.type, t.shape, state)
+    emit(state, node(Atom.to_string(op), [a, b], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [x, y]}} = t, state) when op in @comparisons do
+    type = Nx.Type.merge(x.type, y.type)
+    {a, state} = operand(x, type, t.shape, state)
+    {b, state} = operand(y, type, t.shape, state)
+    emit(state, node(Atom.to_string(op), [a, b], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [x, opts]}} = t, state) when op in @reductions or op in [:all, :any] do
+    axes = opts[:axes] || Enum.to_list(0..(tuple_size(x.shape) - 1)//1)
+    {a, state} = if op in [:all, :any], do: lower(x, state), else: operand(x, t.type, x.shape, state)
+    reduced = x.shape |> Tuple.to_list() |> Enum.with_index() |> Enum.reject(fn {_, i} -> i in axes end)
+    reduced = reduced |> Enum.map(&elem(&1, 0)) |> List.to_tuple()
+    {idx, state} = emit(state, node(Atom.to_string(op), [a], template(t.type, reduced), %{"axes" => axes}))
+    reshape_to(idx, reduced, t, state)
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [x, opts]}} = t, state) when op in [:argmax, :argmin] do
+    {a, state} = lower(x, state)
+
+    {a, axis, from} =
+      case opts[:axis] do
+        nil -> {a, 0, {Nx.size(x.shape)}}
+        axis -> {a, axis, x.shape}
+      end
+
+    {a, state} = if from == x.shape, do: {a, state}, else: emit(state, node("reshape", [a], template(x.type, from)))
+    reduced = from |> Tuple.delete_at(axis)
+    tie = if opts[:tie_break] == :high, do: 1, else: 0
+    {idx, state} = emit(state, node(Atom.to_string(op), [a], template(t.type, reduced), %{"axes" => [axis], "tie_break" => [tie]}))
+    reshape_to(idx, reduced, t, state)
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [x | _]}} = t, state) when op in [:reshape, :squeeze] do
+    {a, state} = lower(x, state)
+    emit(state, node("reshape", [a], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :transpose, args: [x, axes]}} = t, state) do
+    {a, state} = lower(x, state)
+    emit(state, node("transpose", [a], t, %{"axes" => axes}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :reverse, args: [x, axes]}} = t, state) do
+    {a, state} = lower(x, state)
+    emit(state, node("reverse", [a], t, %{"axes" => axes}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :broadcast, args: [x, _shape, axes]}} = t, state) do
+    {a, state} = operand(x, t.type, x.shape, state)
+    emit(state, node("broadcast", [a], t, %{"axes" => axes}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :dot, args: [x, c1, b1, y, c2, b2]}} = t, state) do
+    {a, state} = operand(x, t.type, x.shape, state)
+    {b, state} = operand(y, t.type, y.shape, state)
+    options = %{"lhs_contract" => c1, "rhs_contract" => c2, "lhs_batch" => b1, "rhs_batch" => b2}
+    emit(state, node("dot", [a, b], t, options))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :select, args: [pred, on_true, on_false]}} = t, state) do
+    {p, state} = predicate(pred, t.shape, state)
+    {a, state} = operand(on_true, t.type, t.shape, state)
+    {b, state} = operand(on_false, t.type, t.shape, state)
+    emit(state, node("select", [p, a, b], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :clip, args: [x, lo, hi]}} = t, state) do
+    {a, state} = operand(x, t.type, t.shape, state)
+    {l, state} = operand(lo, t.type, t.shape, state)
+    {h, state} = operand(hi, t.type, t.shape, state)
+    {m, state} = emit(state, node("max", [a, l], t))
+    emit(state, node("min", [m, h], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :iota, args: [axis]}} = t, state) do
+    emit(state, node("iota", [], t, %{"axes" => if(axis, do: [axis], else: [])}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :concatenate, args: [tensors, axis]}} = t, state) do
+    {parts, state} = Enum.map_reduce(tensors, state, &operand(&1, t.type, &1.shape, &2))
+    emit(state, node("concatenate", parts, t, %{"axes" => [axis]}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :pad, args: [x, value, config]}} = t, state) do
+    {a, state} = operand(x, t.type, x.shape, state)
+    {v, state} = operand(value, t.type, {}, state)
+    {lo, hi, interior} = Enum.reduce(Enum.reverse(config), {[], [], []}, fn {l, h, i}, {ls, hs, is} -> {[l | ls], [h | hs], [i | is]} end)
+    emit(state, node("pad", [a, v], t, %{"low" => lo, "high" => hi, "interior" => interior}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :slice, args: [x, starts, lengths, strides]}} = t, state) do
+    {a, state} = lower(x, state)
+
+    {dynamic, state} =
+      starts
+      |> Enum.reject(&is_integer/1)
+      |> Enum.map_reduce(state, &lower/2)
+
+    marks = Enum.map(starts, fn s -> if is_integer(s), do: s, else: -9_223_372_036_854_775_808 end)
+    options = %{"start_indices" => marks, "lengths" => lengths, "strides" => strides}
+    emit(state, node("slice", [a | dynamic], t, options))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :argsort, args: [x, opts]}} = t, state) do
+    {a, state} = lower(x, state)
+    emit(state, node("argsort", [a], t, sort_options(opts)))
+  end
+
+  # sort: the operand taken along the axis at its argsort's indices.
+  defp lower_op(%T{data: %Expr{op: :sort, args: [x, opts]}} = t, state) do
+    {a, state} = lower(x, state)
+    {order, state} = emit(state, node("argsort", [a], template({:s, 64}, x.shape), sort_options(opts)))
+    emit(state, node("take_along_axis", [a, order], t, %{"axes" => [opts[:axis]]}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :stack, args: [tensors, axis]}} = t, state) do
+    {parts, state} =
+      Enum.map_reduce(tensors, state, fn x, s ->
+        {a, s} = operand(x, t.type, x.shape, s)
+        emit(s, node("reshape", [a], template(t.type, Tuple.insert_at(x.shape, axis, 1))))
+      end)
+
+    emit(state, node("concatenate", parts, t, %{"axes" => [axis]}))
+  end
+
+  # A block (an op with a default implementation): its implementation, with
+  # its parameters standing for the block's arguments.
+  defp lower_op(%T{data: %Expr{op: :block, args: [_struct, in_args, impl, _fun]}}, state) do
+    in_block(impl, in_args, state)
+  end
+
+  # One result of an op with several.
+  defp lower_op(%T{data: %Expr{op: :elem, args: [tuple, i]}} = t, state) do
+    case tuple do
+      %T{data: %Expr{op: :block, args: [_struct, in_args, impl, _fun]}} when is_tuple(impl) ->
+        in_block(elem(impl, i), in_args, state)
+
+      %T{data: %Expr{op: op}} when op in [:while, :cond] ->
+        {idx, state} = lower(tuple, state)
+        emit(state, node("elem", [idx], t) |> Map.put("index", i))
+
+      %T{data: %Expr{op: op}} ->
+        unsupported("Nx op #{inspect(op)}")
+    end
+  end
+
+  # while: a `while` node (regions condition and body, each with one region
+  # argument per state value); a single state value is its first result.
+  defp lower_op(%T{data: %Expr{op: :while, args: [initial, arg, condition, body]}} = t, state) do
+    inits = leaves(initial)
+    args = leaves(arg)
+    context = hd(args).data.context
+    {init_ids, state} = Enum.map_reduce(inits, state, &lower/2)
+    {test, state} = region(args, context, [{condition, template({:u, 8}, {})}], state)
+    {step, state} = region(args, context, Enum.zip(leaves(body), inits), state)
+
+    loop =
+      node("while", init_ids, hd(inits))
+      |> Map.put("results", result_types(inits))
+      |> Map.put("regions", [test, step])
+
+    {idx, state} = emit(state, loop)
+    if is_tuple(initial), do: {idx, state}, else: emit(state, node("elem", [idx], t) |> Map.put("index", 0))
+  end
+
+  # cond: a chain of `cond` nodes, one per clause, the next clause (or the
+  # last branch) in the else region.
+  defp lower_op(%T{data: %Expr{op: :cond, args: [clauses, last]}} = t, state) do
+    templates = leaves(last)
+    {idx, state} = cond_chain(clauses, last, templates, state)
+    if is_tuple(last), do: {idx, state}, else: emit(state, node("elem", [idx], t) |> Map.put("index", 0))
+  end
+
+  defp lower_op(%T{data: %Expr{op: op}}, _state), do: unsupported("Nx op #{inspect(op)}")
+
+  defp cond_chain([{pred, branch} | rest], last, templates, state) do
+    {p, state} = predicate(pred, {}, state)
+    {then, state} = region([], nil, Enum.zip(leaves(branch), templates), state)
+
+    {otherwise, state} =
+      case rest do
+        [] ->
+          region([], nil, Enum.zip(leaves(last), templates), state)
+
+        _ ->
+          # The inner chain, inside the else region, and its results.
+          state = %{state | regions: [[] | state.regions]}
+          saved = state.ids
+          {inner, state} = cond_chain(rest, last, templates, state)
+
+          {elems, state} =
+            templates
+            |> Enum.with_index()
+            |> Enum.map_reduce(state, fn {tpl, i}, s -> emit(s, node("elem", [inner], tpl) |> Map.put("index", i)) end)
+
+          [nodes | outer] = state.regions
+          {%{"args" => [], "nodes" => Enum.reverse(nodes), "results" => elems}, %{state | regions: outer, ids: saved}}
+      end
+
+    choice =
+      node("cond", [p], hd(templates))
+      |> Map.put("results", result_types(templates))
+      |> Map.put("regions", [then, otherwise])
+
+    emit(state, choice)
+  end
+
+  defp sort_options(opts) do
+    %{"axes" => [opts[:axis]], "direction" => [if(opts[:direction] == :desc, do: 1, else: 0)]}
+  end
+
+  defp in_block(%T{data: %Expr{context: context}} = impl, in_args, state) do
+    {args, state} =
+      in_args
+      |> Enum.take_while(&(not is_list(&1)))
+      |> Enum.map_reduce(state, &lower/2)
+
+    saved = state.scopes
+    {idx, state} = lower(impl, %{state | scopes: Map.put(saved, context, args)})
+    {idx, %{state | scopes: saved}}
+  end
+
+  defp predicate(pred, shape, state) do
+    if pred.type == {:u, 8} do
+      operand(pred, {:u, 8}, shape, state)
+    else
+      {p, state} = operand(pred, pred.type, shape, state)
+      {z, state} = emit(state, node("constant", [], template(pred.type, {})) |> Map.put("value", [0]))
+      {z, state} = emit(state, node("broadcast", [z], template(pred.type, shape), %{"axes" => []}))
+      emit(state, node("not_equal", [p, z], template({:u, 8}, shape)))
+    end
+  end
+
+  defp reshape_to(idx, shape, t, state) do
+    if shape == t.shape, do: {idx, state}, else: emit(state, node("reshape", [idx], t))
+  end
+
+  ## Values
+
+  defp type({:f, 8}), do: unsupported("the type f8")
+  defp type({:c, _}), do: unsupported("complex types")
+  defp type({kind, bits}), do: "#{kind}#{bits}"
+
+  defp shape(%T{shape: shape}), do: Tuple.to_list(shape)
+
+  defp number(:nan), do: "nan"
+  defp number(:infinity), do: "inf"
+  defp number(:neg_infinity), do: "-inf"
+  defp number(%Complex{}), do: unsupported("complex constants")
+  defp number(v) when is_number(v), do: v
+
+  # A .npy file of the tensor (bf16 as f32, exactly, as the format asks).
+  defp npy(tensor) do
+    tensor = if tensor.type == {:bf, 16}, do: Nx.as_type(tensor, :f32), else: tensor
+
+    descr =
+      case tensor.type do
+        {:f, 16} -> "<f2"
+        {:f, 32} -> "<f4"
+        {:f, 64} -> "<f8"
+        {:s, 8} -> "|i1"
+        {:u, 8} -> "|u1"
+        {:s, b} -> "<i#{div(b, 8)}"
+        {:u, b} -> "<u#{div(b, 8)}"
+        other -> unsupported("constants of type #{inspect(other)}")
+      end
+
+    dims = tensor.shape |> Tuple.to_list()
+    shape = case dims do
+      [d] -> "(#{d},)"
+      ds -> "(" <> Enum.join(ds, ", ") <> ")"
+    end
+
+    header = "{'descr': '#{descr}', 'fortran_order': False, 'shape': #{shape}, }"
+    pad = 64 - rem(10 + byte_size(header) + 1, 64)
+    header = header <> String.duplicate(" ", rem(pad, 64)) <> "\n"
+    ["\x93NUMPY", <<1, 0, byte_size(header)::little-16>>, header, Nx.to_binary(tensor)]
+  end
+
+  defp unsupported(what), do: raise(Nxc.UnsupportedError, what)
+end
+
+defmodule Nxc.UnsupportedError do
+  @moduledoc "Raised for a part of a defn function that Nxc does not compile yet."
+  defexception [:message]
+
+  @impl true
+  def exception(what), do: %__MODULE__{message: "Nxc cannot compile #{what} yet"}
+end

@@ -1,0 +1,276 @@
+defmodule NxcTest.Defns do
+  import Nx.Defn
+
+  defn softmax(x), do: Nx.exp(x - Nx.reduce_max(x)) / Nx.sum(Nx.exp(x - Nx.reduce_max(x)))
+
+  defn predict({w1, b1, w2, b2}, x) do
+    h = Nx.sigmoid(Nx.dot(x, w1) + b1)
+    logits = Nx.dot(h, w2) + b2
+    Nx.exp(logits) / Nx.sum(Nx.exp(logits), axes: [1], keep_axes: true)
+  end
+
+  defn promote(a, b, c), do: {a + b, a * 2, a / 3, b > a, Nx.as_type(b, :s32) + c}
+
+  defn reductions(x) do
+    {Nx.sum(x, axes: [0]), Nx.product(x, axes: [1], keep_axes: true), Nx.reduce_max(x), Nx.reduce_min(x, axes: [1]),
+     Nx.mean(x, axes: [0]), Nx.argmax(x, axis: 1), Nx.argmin(x, axis: 0, tie_break: :high), Nx.argmax(x),
+     Nx.all(x > -10), Nx.any(x > 1.5, axes: [0])}
+  end
+
+  defn shapes(x) do
+    {Nx.transpose(x), Nx.reshape(x, {3, 2}), Nx.broadcast(Nx.sum(x, axes: [1]), {4, 2}, axes: [1]),
+     Nx.reverse(x, axes: [1]), Nx.concatenate([x, x * 2], axis: 1), Nx.pad(x, 0.5, [{1, 0, 0}, {0, 2, 1}]),
+     Nx.slice(x, [0, 1], [2, 2]), Nx.new_axis(x, 0) |> Nx.squeeze(axes: [0])}
+  end
+
+  defn dynamic_slice(x, i), do: Nx.slice(x, [i, 0], [2, 3])
+
+  defn selects(x, y), do: {Nx.select(x > y, x, y), Nx.clip(x, -0.5, 0.5), Nx.select(Nx.iota({2, 3}), x, 0)}
+
+  defn math(x) do
+    {Nx.exp(x), Nx.log(Nx.abs(x) + 1), Nx.sin(x), Nx.tanh(x), Nx.erf(x), Nx.sqrt(Nx.abs(x)), Nx.rsqrt(Nx.abs(x) + 1),
+     Nx.floor(x), Nx.round(x), Nx.sign(x), Nx.is_nan(x / x), x ** 2, Nx.atan2(x, 1.5)}
+  end
+
+  defn integers(a, b) do
+    {Nx.quotient(a, b), Nx.remainder(a, b), Nx.bitwise_and(a, b), Nx.left_shift(a, 2), Nx.max(a, b), -a,
+     Nx.population_count(a)}
+  end
+
+  defn iotas, do: {Nx.iota({2, 3}), Nx.iota({2, 3}, axis: 1, type: :f32)}
+
+  defn with_constant(x) do
+    w = Nx.iota({300}, type: :f32) / 300
+    small = Nx.tensor([1.0, -2.0, 3.0])
+    {Nx.dot(x, w), small * 2}
+  end
+
+  defn gradient(x), do: grad(x, fn x -> Nx.sum(Nx.exp(x) * Nx.sin(x)) end)
+
+  defn logsumexp(x), do: Nx.logsumexp(x, axes: [1])
+
+  defn maps(%{a: a, b: b}), do: %{sum: a + b, diff: a - b}
+
+  defn looped(x, y) do
+    {_, x, _} = while {i = 0, x, y}, i < 3, do: {i + 1, x * y + 1, y}
+    x
+  end
+
+  defn counted(n) do
+    {i, _} = while {i = 0, n}, i < n, do: {i + 2, n}
+    i
+  end
+
+  defn branches(x) do
+    cond do
+      Nx.sum(x) > 2 -> {x * 2, Nx.sum(x)}
+      Nx.sum(x) < -2 -> {x - 1, 0.5}
+      true -> {x, -1.0}
+    end
+  end
+
+  defn branch(x), do: if(Nx.reduce_max(x) > 0, do: x, else: -x)
+
+  defn random(key), do: Nx.Random.uniform_split(key, -1.0, 1.0, shape: {5})
+
+  defn sorted(x), do: {Nx.sort(x), Nx.argsort(x, direction: :desc)}
+
+  defn unsupported(x), do: Nx.window_max(x, {2})
+end
+
+defmodule NxcTest do
+  use ExUnit.Case, async: false
+  alias NxcTest.Defns
+
+  setup_all do
+    dir = Path.join(System.tmp_dir!(), "nxc-elixir-test-#{System.unique_integer([:positive])}")
+    System.put_env("NXC_CACHE_DIR", dir)
+    on_exit(fn -> File.rm_rf!(dir) end)
+    :ok
+  end
+
+  defp uniform(shape, lo \\ -2.0, hi \\ 2.0, seed \\ 1) do
+    {t, _} = Nx.Random.uniform(Nx.Random.key(seed), lo, hi, shape: shape, type: :f32)
+    t
+  end
+
+  # Nxc's results against Nx.Defn.Evaluator's: the same containers, types,
+  # shapes and names, integers equal, floats within a few ulps.
+  defp assert_same(fun, args) do
+    want = apply(Nx.Defn.jit(fun, compiler: Nx.Defn.Evaluator), args)
+    got = apply(Nx.Defn.jit(fun, compiler: Nxc), args)
+    compare(got, want)
+    got
+  end
+
+  defp compare(%Nx.Tensor{} = got, %Nx.Tensor{} = want) do
+    assert got.type == want.type
+    assert got.shape == want.shape
+    assert got.names == want.names
+
+    case want.type do
+      {:f, _} ->
+        assert Nx.all_close(got, want, rtol: 1.0e-5, atol: 1.0e-6, equal_nan: true) |> Nx.to_number() == 1,
+               "got #{inspect(got)}, want #{inspect(want)}"
+
+      _ ->
+        assert Nx.to_binary(got) == Nx.to_binary(want), "got #{inspect(got)}, want #{inspect(want)}"
+    end
+  end
+
+  defp compare(got, want) when is_tuple(got) and is_tuple(want) do
+    assert tuple_size(got) == tuple_size(want)
+    Enum.zip(Tuple.to_list(got), Tuple.to_list(want)) |> Enum.each(fn {g, w} -> compare(g, w) end)
+  end
+
+  defp compare(%{} = got, %{} = want) do
+    assert Map.keys(got) == Map.keys(want)
+    Enum.each(want, fn {k, w} -> compare(Map.fetch!(got, k), w) end)
+  end
+
+  test "softmax" do
+    assert_same(&Defns.softmax/1, [uniform({1000})])
+  end
+
+  test "MLP predict, batch 30" do
+    params = {uniform({784, 128}, -0.1, 0.1, 2), uniform({128}, -0.1, 0.1, 3), uniform({128, 10}, -0.1, 0.1, 4),
+              uniform({10}, -0.1, 0.1, 5)}
+    assert_same(&Defns.predict/2, [params, uniform({30, 784}, 0.0, 1.0, 6)])
+  end
+
+  test "type promotion and broadcasting" do
+    assert_same(&Defns.promote/3, [Nx.iota({2, 3}, type: :s32), uniform({3}), Nx.tensor(7, type: :s64)])
+    assert_same(&Defns.promote/3, [Nx.tensor([1, 2, 3], type: :u8), Nx.tensor(2.5, type: :f64), Nx.tensor([4], type: :s16)])
+  end
+
+  test "reductions" do
+    assert_same(&Defns.reductions/1, [uniform({4, 5})])
+    assert_same(&Defns.reductions/1, [Nx.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])])
+  end
+
+  test "shapes" do
+    assert_same(&Defns.shapes/1, [uniform({2, 3})])
+  end
+
+  test "a slice at a runtime start, clamped as in Nx" do
+    x = uniform({5, 3})
+    for i <- [0, 2, 4, -1] do
+      assert_same(&Defns.dynamic_slice/2, [x, Nx.tensor(i)])
+    end
+  end
+
+  test "select and clip" do
+    assert_same(&Defns.selects/2, [uniform({2, 3}), uniform({2, 3}, -2.0, 2.0, 7)])
+  end
+
+  test "element-wise math" do
+    x = Nx.concatenate([uniform({64}), Nx.tensor([0.0, -0.0, 2.5, -2.5])])
+    assert_same(&Defns.math/1, [x])
+  end
+
+  test "integer ops" do
+    a = Nx.tensor([7, -7, 100, 5, 0], type: :s32)
+    b = Nx.tensor([2, 3, -9, 5, 1], type: :s32)
+    assert_same(&Defns.integers/2, [a, b])
+  end
+
+  test "iota and constants (inline and from a .npy file)" do
+    assert_same(&Defns.iotas/0, [])
+    assert_same(&Defns.with_constant/1, [uniform({4, 300})])
+  end
+
+  test "grad" do
+    assert_same(&Defns.gradient/1, [uniform({10})])
+  end
+
+  test "an op with a default implementation (a block)" do
+    assert_same(&Defns.logsumexp/1, [uniform({3, 7})])
+  end
+
+  test "maps in and out, axis names kept" do
+    a = uniform({2, 2}) |> Nx.rename([:rows, :cols])
+    assert_same(&Defns.maps/1, [%{a: a, b: uniform({2, 2}, -1.0, 1.0, 9)}])
+  end
+
+  test "the default compiler option" do
+    x = uniform({17})
+    Nx.Defn.default_options(compiler: Nxc)
+    before = Nxc.compile_count()
+    got = Defns.softmax(x)
+    Nx.Defn.default_options(compiler: Nx.Defn.Evaluator)
+    assert Nxc.compile_count() == before + 1
+    compare(got, Defns.softmax(x))
+  end
+
+  test "a second call compiles nothing; new shapes compile once each" do
+    f = Nx.Defn.jit(&Defns.softmax/1, compiler: Nxc)
+    f.(uniform({33}))
+    before = Nxc.compile_count()
+    f.(uniform({33}, -1.0, 1.0, 3))
+    assert Nxc.compile_count() == before
+    f.(uniform({34}))
+    assert Nxc.compile_count() == before + 1
+    f.(uniform({34}))
+    assert Nxc.compile_count() == before + 1
+  end
+
+  test "Nx.Defn.compile" do
+    x = uniform({8})
+    compiled = Nx.Defn.compile(&Defns.softmax/1, [Nx.template({8}, :f32)], compiler: Nxc)
+    compare(compiled.(x), Defns.softmax(x))
+  end
+
+  test "while loops" do
+    assert_same(&Defns.looped/2, [uniform({3}), uniform({3}, 0.5, 1.0, 8)])
+    assert_same(&Defns.counted/1, [Nx.tensor(7)])
+  end
+
+  test "cond and if" do
+    for x <- [Nx.tensor([1.0, 2.0]), Nx.tensor([-3.0, -1.0]), Nx.tensor([0.5, -0.25])] do
+      assert_same(&Defns.branches/1, [x])
+      assert_same(&Defns.branch/1, [x])
+    end
+  end
+
+  test "sort through its default implementation" do
+    assert_same(&Defns.sorted/1, [Nx.tensor([3.0, -1.0, 2.0, 2.0, 0.5])])
+  end
+
+  test "Nx.Random, bit for bit" do
+    assert_same(&Defns.random/1, [Nx.Random.key(42)])
+  end
+
+  test "what Nxc does not compile yet is an error naming it" do
+    error = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.unsupported/1, compiler: Nxc).(uniform({4})) end
+    assert error.message =~ ":window_max"
+  end
+
+  test "a missing nxc is a clear error" do
+    error =
+      assert_raise Nxc.CompileError, fn ->
+        Nx.Defn.jit(&Defns.softmax/1, compiler: Nxc, nxc: "/nonexistent/nxc", cache_dir: System.tmp_dir!() <> "/nxc-none").(uniform({5}))
+      end
+
+    assert error.message =~ "/nonexistent/nxc"
+  end
+
+  test "the NIF refuses bad arguments instead of crashing" do
+    dir = Path.join(System.get_env("NXC_CACHE_DIR"), "nif")
+    Nx.Defn.jit(&Defns.softmax/1, compiler: Nxc, cache_dir: dir).(uniform({6}))
+    [library] = Path.wildcard(Path.join(dir, "*/lib*.so"))
+    {:ok, lib} = Nxc.NIF.load(library)
+    symbol = library |> Path.basename(".so") |> String.replace_prefix("lib", "")
+    symbol = symbol <> "_f"
+    assert_raise ArgumentError, fn -> Nxc.NIF.call(lib, symbol, [<<0::32>>], [24], [24], 0) end
+    # Sizes that agree with each other but not with the module's layout.
+    assert_raise ArgumentError, fn -> Nxc.NIF.call(lib, symbol, [<<0::32>>], [4], [4], 0) end
+    assert_raise ArgumentError, fn -> Nxc.NIF.call(lib, symbol, [], [], [24], 0) end
+    assert_raise ArgumentError, fn -> Nxc.NIF.call(lib, symbol, [:nope], [24], [24], 0) end
+    assert_raise ArgumentError, fn -> Nxc.NIF.call(:nope, symbol, [], [], [], 0) end
+    assert {:error, _} = Nxc.NIF.call(lib, "no_such_function", [], [], [], 0)
+    assert {:error, _} = Nxc.NIF.load("/nonexistent.so")
+    x = Nx.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    assert {:ok, [bin]} = Nxc.NIF.call(lib, symbol, [Nx.to_binary(x)], [24], [24], Nxc.NIF.workspace_size(lib, symbol))
+    compare(Nx.from_binary(bin, :f32), Defns.softmax(x))
+  end
+end
