@@ -6,6 +6,12 @@
  */
 #include "nxrt.h"
 
+/* nxc's build defines NXRT_VERSION; the copy nxc ships beside a module has
+ * the version written in, so that this file compiles on its own. */
+#ifndef NXRT_VERSION
+#define NXRT_VERSION "@NXRT_VERSION@"
+#endif
+
 const char *nxrt_version(void) { return NXRT_VERSION; }
 
 const char *nxrt_status_string(int status) {

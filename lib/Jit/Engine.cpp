@@ -194,10 +194,8 @@ Result<Prepared> Engine::prepareGraph(Graph graph, const std::string &signature,
     object = std::move(out.object);
     workspace = out.entries[0].workspaceSize;
     p.compileSeconds = seconds(start);
-    if (useDiskCache) {
-      ObjectCache::store(key, object, workspace);
+    if (useDiskCache && ObjectCache::store(key, object, workspace))
       p.cachePath = fmt::format(FMT_STRING("{}/{}.o"), ObjectCache::directory(), key);
-    }
   }
   start = std::chrono::steady_clock::now();
   NXC_TRY(fn, session_->load(key, object, symbol, workspace, threads_ > 1 && !emulateGpu_));

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <cstdlib>
@@ -18,6 +19,10 @@
 #include <iterator>
 #include <sstream>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace nxc {
 namespace {
 
@@ -25,11 +30,40 @@ namespace {
 /// <object SHA-256> <metadata SHA-256>".
 constexpr const char *kMagic = "nxc-object-cache";
 
-bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out.assign(std::istreambuf_iterator<char>(in), {});
-  return true;
+/// The largest .meta file: one line of numbers and digests.
+constexpr uint64_t kMetaLimit = 4096;
+
+/// Reads `path` if it is a regular file of at most `limit` bytes. Anything
+/// else (a directory, a FIFO, a device such as /dev/zero, a symlink, a file
+/// larger than its entry says) is a miss: opened without blocking and
+/// without following links, checked before a byte is read.
+bool readFile(const std::string &path, std::string &out, uint64_t limit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= limit;
+  if (ok) {
+    out.resize((size_t)st.st_size);
+    size_t done = 0;
+    while (ok && done < out.size()) {
+      ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;
+      if (ok) done += (size_t)n;
+    }
+  }
+  ::close(fd);
+  return ok;
+}
+
+/// Makes room for an entry's file where something other than a regular
+/// file stands (a directory, a FIFO): rename cannot replace those.
+void clearNonFile(const std::string &path) {
+  std::error_code ec;
+  auto st = std::filesystem::symlink_status(path, ec);
+  if (ec || st.type() == std::filesystem::file_type::not_found || st.type() == std::filesystem::file_type::regular)
+    return;
+  std::filesystem::remove_all(path, ec);
 }
 
 /// Writes to a unique temporary name, then renames: readers see all or nothing.
@@ -144,7 +178,14 @@ std::optional<ObjectCache::Entry> ObjectCache::lookup(const std::string &key) {
   if (dir.empty()) return std::nullopt;
   std::string path = fmt::format(FMT_STRING("{}/{}.o"), dir, key), object;
   std::string meta, metaPath = fmt::format(FMT_STRING("{}/{}.meta"), dir, key);
-  if (!readFile(metaPath, meta) || !readFile(path, object)) return std::nullopt;
+  if (!readFile(metaPath, meta, kMetaLimit)) return std::nullopt;
+  // The object must have exactly the size its .meta records.
+  std::istringstream ms(meta);
+  std::string magic;
+  int version = 0;
+  int64_t workspace = 0;
+  uint64_t size = 0;
+  if (!(ms >> magic >> version >> workspace >> size) || !readFile(path, object, size)) return std::nullopt;
   auto e = verify(key, meta, std::move(object));
   if (!e) return std::nullopt;
   e->path = path;
@@ -171,16 +212,21 @@ std::optional<ObjectCache::Entry> ObjectCache::verify(const std::string &key, co
   return e;
 }
 
-void ObjectCache::store(const std::string &key, const std::string &object, int64_t workspaceSize) {
+bool ObjectCache::store(const std::string &key, const std::string &object, int64_t workspaceSize) {
   std::string dir = directory();
-  if (dir.empty() || llvm::sys::fs::create_directories(dir)) return;
+  if (dir.empty() || llvm::sys::fs::create_directories(dir)) return false;
   // The object first: a .meta file only ever names a complete object.
-  if (!writeAtomically(fmt::format(FMT_STRING("{}/{}.o"), dir, key), object)) return;
+  std::string objectPath = fmt::format(FMT_STRING("{}/{}.o"), dir, key),
+              metaPath = fmt::format(FMT_STRING("{}/{}.meta"), dir, key);
+  clearNonFile(objectPath);
+  clearNonFile(metaPath);
+  if (!writeAtomically(objectPath, object)) return false;
   std::string objectDigest = sha256(object);
-  writeAtomically(fmt::format(FMT_STRING("{}/{}.meta"), dir, key),
-                  fmt::format(FMT_STRING("{} 2 {} {} {} {}\n"), kMagic, workspaceSize, object.size(), objectDigest,
-                              metaDigest(key, workspaceSize, object.size(), objectDigest)));
+  bool written =
+      writeAtomically(metaPath, fmt::format(FMT_STRING("{} 2 {} {} {} {}\n"), kMagic, workspaceSize, object.size(),
+                                            objectDigest, metaDigest(key, workspaceSize, object.size(), objectDigest)));
   evict(dir);
+  return written;
 }
 
 } // namespace nxc

@@ -131,7 +131,8 @@ Result<Value> Tracer::nxGenericReduce(const std::string &fn, std::vector<Value> 
     }
     Shape ps = g_.typeOf(padded).shape, out;
     for (size_t d = 0; d < ps.size(); ++d) {
-      int64_t dilated = (w.window[d] - 1) * w.dilations[d] + 1;
+      std::optional<int64_t> extent = dilatedExtent(w.window[d], w.dilations[d]);
+      int64_t dilated = extent ? *extent : INT64_MAX;
       if (ps[d] < dilated)
         return error(loc, fmt::format(FMT_STRING("Nx.window_reduce: the window {} does not fit in the (padded) shape {}"),
                                       shapeString(w.window), shapeString(ps)));

@@ -197,9 +197,11 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
     const Value &p = o["padding"];
     if (p.kind == Value::Atom && p.atom == "same") {
       for (size_t d = 0; d < spatial; ++d) {
-        int64_t in = (xs[2 + d] - 1) * inDil[d] + 1, kk = (ks[2 + d] - 1) * kDil[d] + 1;
-        int64_t out = (in + strides[d] - 1) / strides[d];
-        int64_t total = std::max<int64_t>((out - 1) * strides[d] + kk - in, 0);
+        std::optional<int64_t> in = dilatedExtent(xs[2 + d], inDil[d]), kk = dilatedExtent(ks[2 + d], kDil[d]);
+        if (!in || !kk || *in > kMaxElements || *kk > kMaxElements)
+          return error(loc, "Nx.conv: the dilated input or kernel is larger than a tensor may be (2^40 elements)");
+        int64_t out = ceilDiv(*in, strides[d]);
+        int64_t total = std::max<int64_t>((out - 1) * strides[d] + *kk - *in, 0);
         lo[d] = total / 2;
         hi[d] = total - lo[d];
       }
@@ -230,13 +232,14 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
       cfg.keyLocs.push_back(loc);
     }
     std::vector<Value> padArgs = {Value::tensor(x, loc), Value::number(0, loc), cfg};
-    NXC_TRY(padded, nxPad("pad", padArgs, loc));
+    NXC_TRY(padded, nxPad("conv", padArgs, loc));
     x = cast(padded.node, t, loc);
     xs = g_.typeOf(x).shape;
   }
   Shape out = {xs[0], ks[0]};
   for (size_t d = 0; d < spatial; ++d) {
-    int64_t kk = (ks[2 + d] - 1) * kDil[d] + 1;
+    std::optional<int64_t> extent = dilatedExtent(ks[2 + d], kDil[d]);
+    int64_t kk = extent ? *extent : INT64_MAX;
     if (xs[2 + d] < kk)
       return error(loc,
                    fmt::format(FMT_STRING("Nx.conv: the (dilated) kernel {} does not fit in the (padded) input {}"),

@@ -279,9 +279,13 @@ Result<WindowSpec> Tracer::windowSpec(const std::string &fn, int x, const Value 
     const Value &p = o["padding"];
     if (p.kind == Value::Atom && p.atom == "same") {
       for (size_t d = 0; d < rank; ++d) {
-        int64_t dilated = (window[d] - 1) * dilations[d] + 1;
-        int64_t out = (in.shape[d] + strides[d] - 1) / strides[d];
-        int64_t total = std::max<int64_t>((out - 1) * strides[d] + dilated - in.shape[d], 0);
+        std::optional<int64_t> dilated = dilatedExtent(window[d], dilations[d]);
+        if (!dilated || *dilated > kMaxElements)
+          return error(loc, fmt::format(FMT_STRING("Nx.{}: the dilated window is larger than a tensor may be (2^40 "
+                                                   "elements)"),
+                                        fn));
+        int64_t out = ceilDiv(in.shape[d], strides[d]);
+        int64_t total = std::max<int64_t>((out - 1) * strides[d] + *dilated - in.shape[d], 0);
         lo[d] = total / 2;
         hi[d] = total - lo[d];
       }
@@ -333,12 +337,13 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
     for (size_t d = 0; d < rank; ++d)
       cfg.push_back(Value::tuple({Value::number(lo[d], loc), Value::number(hi[d], loc), Value::number(0, loc)}, loc));
     std::vector<Value> padArgs = {Value::tensor(x, loc), fill, Value::list(cfg, loc)};
-    NXC_TRY(padded, nxPad("pad", padArgs, loc));
+    NXC_TRY(padded, nxPad(fn, padArgs, loc));
     src = cast(padded.node, t, loc);
   }
   Shape ps = g_.typeOf(src).shape, out;
   for (size_t d = 0; d < rank; ++d) {
-    int64_t dilated = (window[d] - 1) * dilations[d] + 1;
+    std::optional<int64_t> extent = dilatedExtent(window[d], dilations[d]);
+    int64_t dilated = extent ? *extent : INT64_MAX;
     if (ps[d] < dilated)
       return error(loc, fmt::format(FMT_STRING("Nx.{}: the window {} does not fit in the (padded) shape {}"), fn,
                                     shapeString(window), shapeString(ps)));

@@ -398,12 +398,19 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
   Shape padded;
   bool any = false, crop = false;
   for (size_t d = 0; d < s.size(); ++d) {
-    int64_t inner = s[d] == 0 ? 0 : s[d] + (s[d] - 1) * in[d];
-    int64_t size = inner + std::max<int64_t>(lo[d], 0) + std::max<int64_t>(hi[d], 0);
-    int64_t final_ = inner + lo[d] + hi[d];
-    if (final_ < 0)
+    // inner = s + (s - 1) * interior; size and final_ add the padding.
+    std::optional<int64_t> inner = in[d] == INT64_MAX ? std::nullopt : dilatedExtent(s[d], in[d] + 1);
+    std::optional<int64_t> grown = inner ? checkedAdd(*inner, std::max<int64_t>(lo[d], 0)) : std::nullopt;
+    std::optional<int64_t> size = grown ? checkedAdd(*grown, std::max<int64_t>(hi[d], 0)) : std::nullopt;
+    std::optional<int64_t> shifted = inner ? checkedAdd(*inner, lo[d]) : std::nullopt;
+    std::optional<int64_t> final_ = shifted ? checkedAdd(*shifted, hi[d]) : std::nullopt;
+    if (!size || !final_ || *size > kMaxElements)
+      return error(loc, fmt::format(FMT_STRING("Nx.{}: the padding makes axis {} larger than a tensor may be (2^40 "
+                                               "elements)"),
+                                    fn, d));
+    if (*final_ < 0)
       return error(loc, fmt::format(FMT_STRING("Nx.pad: the padding leaves axis {} with a negative size"), d));
-    padded.push_back(size);
+    padded.push_back(*size);
     any |= lo[d] > 0 || hi[d] > 0 || in[d] > 0;
     crop |= lo[d] < 0 || hi[d] < 0;
   }

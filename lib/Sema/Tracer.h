@@ -16,9 +16,28 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace nxc::sema {
+
+/// Shape arithmetic on option values (padding, strides, dilations, window
+/// dimensions), which may be anything up to 2^63 - 1: nullopt where the
+/// exact result does not fit an int64_t, instead of a wrapped size.
+inline std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+/// (size - 1) * dilation + 1: the span of `size` points `dilation` apart.
+inline std::optional<int64_t> dilatedExtent(int64_t size, int64_t dilation) {
+  int64_t r;
+  if (size <= 0) return 0;
+  if (__builtin_mul_overflow(size - 1, dilation, &r) || __builtin_add_overflow(r, 1, &r)) return std::nullopt;
+  return r;
+}
+/// ceil(size / stride) for size >= 0 and stride >= 1, without overflow.
+inline int64_t ceilDiv(int64_t size, int64_t stride) { return size == 0 ? 0 : (size - 1) / stride + 1; }
 
 using ast::Expr;
 using ast::ExprKind;

@@ -134,11 +134,11 @@ std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undef
   return out;
 }
 
-Status linkSharedObject(const std::string &objectPath, const std::string &outputPath, const std::string &soname,
-                        const std::string &triple, const std::vector<NeededLibrary> &needed) {
+Status linkSharedObject(const std::vector<std::string> &objectPaths, const std::string &outputPath,
+                        const std::string &soname, const std::string &triple, const std::vector<NeededLibrary> &needed) {
   std::vector<const char *> args = {"ld.lld",  "-shared", "--gc-sections", "-z", "noexecstack", "-z", "relro",
-                                    "--build-id", "-soname", soname.c_str(), "-o", outputPath.c_str(),
-                                    objectPath.c_str()};
+                                    "--build-id", "-soname", soname.c_str(), "-o", outputPath.c_str()};
+  for (auto &path : objectPaths) args.push_back(path.c_str());
   std::vector<std::string> stubs;
   for (auto &lib : needed) stubs.push_back(outputPath + "." + lib.soname + ".stub");
   auto removeStubs = [&] {

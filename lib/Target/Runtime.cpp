@@ -20,7 +20,12 @@
 #include <fmt/format.h>
 
 namespace nxc {
-std::string runtimeSource() { return std::string(NXC_EMBEDDED(nxrt_c)); }
+std::string runtimeSource() {
+  std::string source(NXC_EMBEDDED(nxrt_c));
+  size_t at = source.find("@NXRT_VERSION@");
+  if (at != std::string::npos) source.replace(at, 14, NXC_VERSION);
+  return source;
+}
 std::string runtimeHeader() { return std::string(NXC_EMBEDDED(nxrt_h)); }
 
 Result<std::string> buildRuntimeObject(const std::string &triple, const std::string &cpu, const std::string &features) {

@@ -1062,6 +1062,45 @@ def case_cache_corrupted(ctx):
           f"the least recently used entry was not evicted: {left}")
 
 
+def case_cache_special_files(ctx):
+    """A cache entry that is not a regular file is a miss, never a hang, a crash or an endless
+    read: a directory, a FIFO or a symlink to /dev/zero in place of the object or its metadata.
+    Each run compiles, gives the right result and leaves a regular entry behind."""
+    x, xp = softmax_input(ctx, 1000, "x.npy")
+    src = source("cache.nx")
+    args = [src, "--fn", "MyDefn.softmax", xp, "-v"]
+    first = ctx.jit(*args, "-o", ctx.path("y0.npy"))
+    obj = expect_verbose(first, "compiled", ctx.cache, ["softmax", "f32[1000]"])
+    meta = obj[:-2] + ".meta"
+    for target in (obj, meta):
+        for kind in ("directory", "fifo", "dev-zero"):
+            for path in (obj, meta):  # a valid entry first, then the special file
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                elif os.path.lexists(path):
+                    os.remove(path)
+            warm = ctx.jit(*args, "-o", ctx.path("warm.npy"))
+            expect_ok(warm, "rebuilding the entry")
+            os.remove(target)
+            if kind == "directory":
+                os.makedirs(os.path.join(target, "inner"))
+            elif kind == "fifo":
+                os.mkfifo(target)
+            else:
+                os.symlink("/dev/zero", target)
+            name = f"{os.path.basename(target)}-{kind}"
+            res = ctx.jit(*args, "-o", ctx.path(name + ".npy"), timeout=60)
+            expect_verbose(res, "compiled", ctx.cache, ["softmax", "f32[1000]"])
+            compare_arrays(name, load_npy(ctx.path(name + ".npy"), res), ref_softmax(x, "f32"), "f32")
+            check(os.path.isfile(target) and not os.path.islink(target),
+                  f"{name}: the entry was not replaced by a regular file")
+    # A cache directory that cannot be made: -v says nothing was cached.
+    res = ctx.jit(*args, "-o", ctx.path("nocache.npy"), cache=os.path.join(xp, "below-a-file"))
+    expect_ok(res, "a run with a cache that cannot be written")
+    check("not cached (the cache directory cannot be written" in res.stderr and "cached in" not in res.stderr,
+          f"-v should say the result was not cached:\n{res.describe()}")
+
+
 def case_cache_no_cache(ctx):
     """--no-cache writes nothing to a fresh cache and does not read a populated one."""
     src = source("cache.nx")

@@ -147,7 +147,9 @@ def host(args):
     # and their tasks stay internal, one copy per CPU variant).
     exported = {l.split()[-1].split("@")[0] for l in run(["nm", "-D", "--defined-only",
                                                            os.path.join(out, "libthr.so")]).splitlines() if l.strip()}
-    undeclared = sorted(name for name in exported if not re.search(rf"\b{re.escape(name)}\(", header))
+    runtime_header = open(os.path.join(out, "nxrt.h")).read()  # nxrt_version, nxrt_status_string
+    undeclared = sorted(name for name in exported
+                        if not re.search(rf"\b{re.escape(name)}\(", header + runtime_header))
     if undeclared:
         raise Failure(f"libthr.so exports {undeclared}, which thr.h does not declare")
     tasks = [l for l in run(["nm", os.path.join(out, "libthr.a")]).splitlines() if l.endswith(".task")]

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "ModuleFiles.h"
 #include "nxc/Target/CText.h"
 
 #include "nxc/Frontend/Parser.h"
@@ -25,6 +26,7 @@
 #include <cctype>
 #include <iostream>
 #include <map>
+#include <set>
 #include <optional>
 
 namespace fs = std::filesystem;
@@ -230,6 +232,12 @@ int runAot(const AotOptions &o) {
   std::string module = o.name.empty() ? sanitizeIdentifier(inputPath.stem().string()) : o.name;
   if (!isCIdentifier(module))
     return report(error(Loc{}, fmt::format(FMT_STRING("--name '{}' is not a valid C identifier"), module)));
+  // Every file name (lib<module>.so the longest, and its temporary) within
+  // the 255 bytes file systems allow.
+  if (module.size() > 200)
+    return report(error(Loc{}, fmt::format(FMT_STRING("--name is {} characters long; a module name may have at most "
+                                                      "200 (its files' names must fit the file system's 255 bytes)"),
+                                           module.size())));
   if (module == "nxrt")
     return report(error(Loc{}, "--name nxrt would overwrite the runtime's files (nxrt.h, libnxrt.a); choose another "
                                "module name"));
@@ -242,6 +250,18 @@ int runAot(const AotOptions &o) {
                                           "would find instead of the C library's when linking with -L on the output "
                                           "directory; link them by path, or choose another name with --name\n"),
                                module);
+  // <module>.h beside the program's includes: with -I on the output
+  // directory, #include <math.h> would find the module's header instead.
+  static const std::set<std::string> systemHeaders = {
+      "assert", "complex", "ctype", "errno", "fenv", "float", "inttypes", "iso646", "limits", "locale", "math",
+      "setjmp", "signal", "stdalign", "stdarg", "stdatomic", "stdbool", "stddef", "stdint", "stdio", "stdlib",
+      "stdnoreturn", "string", "tgmath", "threads", "time", "uchar", "wchar", "wctype", "unistd", "pthread", "dlfcn",
+      "fcntl", "sched", "semaphore", "strings", "alloca", "malloc", "memory", "elf", "link", "poll"};
+  if (systemHeaders.count(module) && o.emit.empty())
+    std::cerr << fmt::format(FMT_STRING("nxc: warning: module name '{0}' writes {0}.h, which #include <{0}.h> would "
+                                        "find instead of the system's header when compiling with -I on the output "
+                                        "directory; choose another name with --name\n"),
+                             module);
   if (o.stackWorkspaceLimit < -1 || o.stackWorkspaceLimit > (int64_t(1) << 30))
     return report(error(Loc{}, fmt::format(FMT_STRING("--stack-workspace-limit {} is out of range: give 0 to {} bytes "
                                                       "(or leave it out for the target's default)"),
@@ -358,27 +378,32 @@ int runAot(const AotOptions &o) {
   std::vector<std::string> libraries; // for -l
   for (auto &lib : needed)
     if (lib.soname != "libc.so.6") libraries.push_back(lib.soname.substr(3, lib.soname.find('.') - 3));
-  fs::path obj = dir / (module + ".o");
-  for (auto st : {writeFile(obj, out->object),
-                  writeStaticArchive({{module + ".o", out->object}}, (dir / ("lib" + module + ".a")).string()),
-                  writeStaticArchive({{"nxrt.o", *runtime}}, (dir / "libnxrt.a").string()),
-                  writeFile(dir / (module + ".h"), writeHeader(module, descs, out->triple, inputPath.filename().string(),
-                                                               libraries, out->bareMetal, variants, device, o.threads)),
-                  writeFile(dir / (module + ".json"), writeManifest(module, descs, out->triple, out->cpu, libraries, variants,
-                                                                   inputsDigest(digestSource, entries, o, module),
-                                                                   device, o.threads)),
-                  writeFile(dir / "nxrt.h", runtimeHeader()), writeFile(dir / "nxrt.c", runtimeSource())})
+  // Every file to a temporary first; all are renamed into place at the end.
+  ModuleFiles files(dir);
+  for (auto st : {files.write(module + ".h", writeHeader(module, descs, out->triple, inputPath.filename().string(),
+                                                         libraries, out->bareMetal, variants, device, o.threads)),
+                  files.write(module + ".json", writeManifest(module, descs, out->triple, out->cpu, libraries, variants,
+                                                              inputsDigest(digestSource, entries, o, module), device,
+                                                              o.threads)),
+                  files.write("nxrt.h", runtimeHeader()),
+                  files.write("nxrt.c", runtimeSource())})
+    if (!st) return report(st.error());
+  for (auto st : {writeStaticArchive({{module + ".o", out->object}}, files.temporary("lib" + module + ".a")),
+                  writeStaticArchive({{"nxrt.o", *runtime}}, files.temporary("libnxrt.a"))})
     if (!st) return report(st.error());
   // Bare-metal targets have no dynamic loader: static libraries only.
   if (!out->bareMetal) {
+    // The runtime's functions (nxrt_version, nxrt_status_string) are in the
+    // shared object too: -lMODULE alone links a program that calls them.
+    auto obj = files.writeScratch(module + ".o", out->object);
+    if (!obj) return report(obj.error());
+    auto rt = files.writeScratch("nxrt.o", *runtime);
+    if (!rt) return report(rt.error());
     std::string so = "lib" + module + ".so";
-    auto linked = linkSharedObject(obj.string(), (dir / so).string(), so, out->triple, needed);
-    if (!linked) {
-      fs::remove(obj, ec);
+    if (auto linked = linkSharedObject({*obj, *rt}, files.temporary(so), so, out->triple, needed); !linked)
       return report(linked.error());
-    }
   }
-  fs::remove(obj, ec);
+  if (auto st = files.commit(); !st) return report(st.error());
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "nxc/Frontend/Parser.h"
 #include "nxc/Graph/GraphJson.h"
 #include "nxc/Jit/Engine.h"
+#include "nxc/Jit/Jit.h"
 
 #include "nxc/Sema/Signature.h"
 
@@ -247,8 +248,12 @@ int runJit(const JitOptions &o) {
                                benchDuration(prepared->loadSeconds));
     else
       std::cerr << fmt::format(FMT_STRING("nxc: {}: compiled in {}{}{}\n"), prepared->signature,
-                               benchDuration(prepared->compileSeconds), o.noCache ? " (cache off)" : ", cached in ",
-                               o.noCache ? "" : prepared->cachePath);
+                               benchDuration(prepared->compileSeconds),
+                               o.noCache                         ? " (cache off)"
+                               : prepared->cachePath.empty() ? ", not cached (the cache directory cannot be written: "
+                                                             : ", cached in ",
+                               o.noCache ? "" : prepared->cachePath.empty() ? ObjectCache::directory() + ")"
+                                                                            : prepared->cachePath);
   }
   std::vector<const HostTensor *> inputs;
   for (auto &g : grouped) flattenLeaves(g, inputs);

@@ -84,7 +84,8 @@ public:
   static std::optional<Entry> verify(const std::string &key, const std::string &meta, std::string object);
   /// Stores an entry; failures (read-only disk, ...) are ignored: the cache is
   /// only an optimization.
-  static void store(const std::string &key, const std::string &object, int64_t workspaceSize);
+  /// Returns false when nothing could be written (a read-only or full cache).
+  static bool store(const std::string &key, const std::string &object, int64_t workspaceSize);
 };
 
 } // namespace nxc

@@ -50,9 +50,9 @@ struct NeededLibrary {
 /// against glibc would use (pthread_cond_* to GLIBC_2.3.2) for `triple`.
 std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undefined, const std::string &triple);
 
-/// Links one relocatable object into a shared object with lld (in process),
-/// recording DT_NEEDED for each of `needed`.
-Status linkSharedObject(const std::string &objectPath, const std::string &outputPath, const std::string &soname,
+/// Links relocatable objects (the module's, the runtime's) into a shared
+/// object with lld (in process), recording DT_NEEDED for each of `needed`.
+Status linkSharedObject(const std::vector<std::string> &objectPaths, const std::string &outputPath, const std::string &soname,
                         const std::string &triple, const std::vector<NeededLibrary> &needed);
 
 /// Writes `bytes` to the file `path` (created or truncated).
