@@ -2,7 +2,9 @@
 # The sanitizer build: nxc and its tests built with clang-22 under
 # AddressSanitizer (leak checks included) and UndefinedBehaviorSanitizer into
 # build-asan/, then the unit, lit, e2e and jit tests run on it, and every
-# libFuzzer target (test/fuzz/libfuzzer) for NXC_FUZZ_SECONDS (default 20).
+# libFuzzer target (test/fuzz/libfuzzer) for NXC_FUZZ_SECONDS (default 20);
+# then the modules' thread pool (runtime/thread_pool.c) under
+# ThreadSanitizer, with its stress test (test/threads/pool_stress.c).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${NXC_FUZZ_SECONDS:-20}
@@ -15,3 +17,5 @@ cmake --build "$root/build-asan" -j "$(nproc)" --target nxc nxc-opt nxc-unit-tes
 export ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # (The libFuzzer tests set their own ASAN_OPTIONS: they run no such thread.)
 ctest --test-dir "$root/build-asan" --output-on-failure -j "$(nproc)" -R '^(unit|lit|e2e|jit|libfuzzer-.*)$'
+python3 "$root/test/threads/threads_test.py" --nxc "$root/build-asan/tools/nxc/nxc" --work "$root/build-asan/tsan-work" \
+  --only pool-tsan

@@ -206,6 +206,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nxc", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--only", help="run only this part (host, pool-tsan, aarch64, armv7)")
     args = ap.parse_args()
     args.nxc = os.path.abspath(args.nxc)
     shutil.rmtree(args.work, ignore_errors=True)
@@ -213,6 +214,8 @@ def main():
     failed = 0
     cases = [("host", lambda: host(args)), ("pool-tsan", lambda: pool_under_tsan(args))]
     for name, fn in cases + [(n, lambda n=n: cross(args, n)) for n in CROSS]:
+        if args.only and name != args.only:
+            continue
         try:
             fn()
             print(f"PASS {name}")
