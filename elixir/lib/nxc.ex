@@ -89,10 +89,89 @@ defmodule Nxc do
     }
   end
 
+  @doc false
+  # Runs nxc; its refusal raises Nxc.CompileError with its message.
+  def run_nxc!(args, opts, json \\ nil) do
+    case System.cmd(nxc_executable(opts), args, stderr_to_stdout: true) do
+      {_, 0} -> :ok
+      {out, _} -> raise Nxc.CompileError, if(json, do: explain(out, json), else: out)
+    end
+  end
+
+  @doc false
+  def valid_name?(name), do: name =~ ~r/\A[A-Za-z_][A-Za-z0-9_]{0,150}\z/
+
+  ## Ahead of time
+
+  @doc """
+  Compiles defn functions ahead of time into `dir`, as a module that
+  `import_aot/2` defines in another project (which needs neither nxc nor
+  LLVM: only these files, Nx and this package).
+
+      Nxc.export_aot("priv/mnist", MNIST.Compiled, [
+        {:predict, &MNIST.predict(params, &1), [Nx.template({30, 784}, :f32)]},
+        {:softmax, &MNIST.softmax/1, [Nx.template({10}, :f32)]}
+      ])
+
+  Each function is `{name, fun, templates}`: `fun` is traced at the
+  argument templates, and tensors it captures (trained weights) are baked
+  into the shared object. Options: `:nxc` (the executable), `:target` and
+  `:cpu` (as for `nxc aot`).
+  """
+  def export_aot(dir, module, functions, opts \\ []), do: Nxc.AOT.export(dir, module, functions, opts)
+
+  @doc """
+  Defines the functions that `export_aot/4` wrote to `dir` for `module` (the
+  module name given there, or its library name) in the calling module:
+
+      defmodule MNIST.Compiled do
+        require Nxc
+        Nxc.import_aot("priv/mnist", MNIST.Compiled)
+      end
+
+      MNIST.Compiled.predict(images)
+
+  `dir` is expanded when the module is compiled.
+  """
+  defmacro import_aot(dir, module) do
+    quote bind_quoted: [dir: dir, module: module] do
+      meta = Nxc.AOT.read!(Path.expand(dir), module)
+      @external_resource meta.path
+      library = meta.library_path
+
+      for function <- meta.functions do
+        args = Macro.generate_arguments(function.arity, __MODULE__)
+        escaped = Macro.escape(function)
+
+        def unquote(function.name)(unquote_splicing(args)) do
+          Nxc.AOT.call(unquote(library), unquote(escaped), [unquote_splicing(args)])
+        end
+      end
+    end
+  end
+
+  @doc """
+  Writes `fun`, traced at the argument templates, as an nxc graph file at
+  `path` (constants of more than 256 elements as `.npy` files beside it), for
+  a build that runs `nxc aot path` where no BEAM runs. The function is named
+  `opts[:name]` (default `"f"`).
+  """
+  def export_graph(fun, templates, path, opts \\ []) do
+    {params, output} = Nxc.AOT.trace(fun, templates)
+    name = Keyword.get(opts, :name, "f")
+    unless valid_name?(name), do: raise(ArgumentError, "#{inspect(name)} is not a C identifier")
+    prefix = Path.basename(path, ".json") <> "_c"
+    {json, files, _} = Nxc.Graph.build(name, params, output, prefix)
+    File.mkdir_p!(Path.dirname(path))
+    File.write!(path, json)
+    for {file, bytes} <- files, do: File.write!(Path.join(Path.dirname(path), file), bytes)
+    :ok
+  end
+
   # Writes the graph into a fresh directory, compiles it there and renames
   # the directory into place: a cache entry appears whole or not at all.
   defp build(dir, module, json, files, opts) do
-    nxc = nxc_executable(opts)
+    nxc_executable(opts)
     File.mkdir_p!(Path.dirname(dir))
     tmp = "#{dir}.tmp#{System.unique_integer([:positive])}"
     File.rm_rf!(tmp)
@@ -102,12 +181,7 @@ defmodule Nxc do
       graph = Path.join(tmp, "graph.json")
       File.write!(graph, json)
       for {name, bytes} <- files, do: File.write!(Path.join(tmp, name), bytes)
-      args = ["aot", graph, "--name", module, "--packed-entries", "-o", tmp]
-
-      case System.cmd(nxc, args, stderr_to_stdout: true) do
-        {_, 0} -> :ok
-        {out, _} -> raise Nxc.CompileError, explain(out, json)
-      end
+      run_nxc!(["aot", graph, "--name", module, "--packed-entries", "-o", tmp], opts, json)
 
       :persistent_term.put({__MODULE__, :compiles}, compile_count() + 1)
 

@@ -28,13 +28,26 @@ defmodule Nxc.Graph do
   @reductions ~w(sum product reduce_max reduce_min)a
 
   @doc """
-  The graph of one function: `params` are its parameter expressions in
+  The graph file of one function: `params` are its parameter expressions in
   order (the flattened vars), `output` its result container. Returns
-  `{json, files}`, `files` a list of `{file_name, npy_bytes}` the graph
-  refers to (constants of more than #{@inline_limit} elements), and the
-  flattened output templates in the order of the graph's results.
+  `{json, files, leaves}`: `files` a list of `{file_name, npy_bytes}` the
+  graph refers to (constants of more than #{@inline_limit} elements), and
+  `leaves` the flattened output templates, in the order of the graph's
+  results.
   """
   def build(name, params, output, file_prefix \\ "c") do
+    {function, files, leaves} = function(name, params, output, file_prefix)
+    {file([function]), files, leaves}
+  end
+
+  @doc "A graph file holding the given functions (from `function/4`)."
+  def file(functions), do: Nxc.JSON.encode(%{"format" => "nxc-graph", "version" => 1, "functions" => functions})
+
+  @doc """
+  One function of a graph file, as `build/4` describes; `file_prefix`
+  starts the names of its constants' files (distinct per function).
+  """
+  def function(name, params, output, file_prefix) do
     leaves = Nx.Defn.Composite.flatten_list([output])
 
     # regions: a stack of the node lists of the regions being written.
@@ -48,6 +61,7 @@ defmodule Nxc.Graph do
         {idx, s} = emit(s, node("parameter", [], p) |> Map.put("index", i))
         %{s | ids: Map.put(s.ids, p.data.id, idx)}
       end)
+
     {results, state} = Enum.map_reduce(leaves, state, &lower/2)
 
     function = %{
@@ -58,8 +72,7 @@ defmodule Nxc.Graph do
       "result" => results
     }
 
-    json = Nxc.JSON.encode(%{"format" => "nxc-graph", "version" => 1, "functions" => [function]})
-    {json, Enum.reverse(state.files), leaves}
+    {function, Enum.reverse(state.files), leaves}
   end
 
   ## Nodes
@@ -434,8 +447,9 @@ defmodule Nxc.Graph do
   defp number(%Complex{}), do: unsupported("complex constants")
   defp number(v) when is_number(v), do: v
 
+  @doc false
   # A .npy file of the tensor (bf16 as f32, exactly, as the format asks).
-  defp npy(tensor) do
+  def npy(tensor) do
     tensor = if tensor.type == {:bf, 16}, do: Nx.as_type(tensor, :f32), else: tensor
 
     descr =

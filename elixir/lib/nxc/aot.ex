@@ -1,0 +1,163 @@
+defmodule Nxc.AOT do
+  @moduledoc """
+  Ahead-of-time modules for Elixir: `Nxc.export_aot/4` compiles defn
+  functions into a directory (a shared object, its header and manifest, and
+  a description for `Nxc.import_aot/2`); `Nxc.import_aot/2` defines them as
+  functions of a module in a project that needs neither nxc nor LLVM, only
+  those files, Nx and this package's NIF.
+
+  The directory holds, for a module named `mnist_compiled`:
+
+    * `libmnist_compiled.so`, `mnist_compiled.h`, `mnist_compiled.json` - as
+      `nxc aot` writes them (the functions are `mnist_compiled_NAME`);
+    * `mnist_compiled.nxc` - the functions' names, argument templates and
+      result containers (an Erlang term);
+    * `graph.json` and its `.npy` constants - the traced graph, which `nxc aot`
+      and `nxc jit` also compile (for other targets, say).
+  """
+
+  @doc false
+  # A defn compiler that only traces: __compile__ hands the traced
+  # parameters and output to the caller.
+  def __compile__(_key, vars, fun, _opts) do
+    output = fun.(vars)
+    Process.put(__MODULE__, {Nx.Defn.Composite.flatten_list(vars), output})
+    fn _ -> raise "Nxc.AOT only traces" end
+  end
+
+  def __jit__(_key, _vars, _fun, _args, _opts), do: raise("Nxc.AOT only traces")
+  def __partitions_options__(opts), do: [opts]
+  def __to_backend__(_opts), do: Nx.default_backend()
+
+  @doc false
+  # Traces `fun` at `templates`: {flattened parameters, output container}.
+  def trace(fun, templates) do
+    Process.delete(__MODULE__)
+    Nx.Defn.compile(fun, templates, compiler: __MODULE__)
+    Process.delete(__MODULE__) || raise ArgumentError, "tracing the function gave no expression"
+  end
+
+  @doc false
+  def library_name(module) when is_atom(module) do
+    module |> inspect() |> Macro.underscore() |> String.replace("/", "_")
+  end
+
+  def library_name(name) when is_binary(name), do: name
+
+  @doc false
+  def export(dir, module, functions, opts) do
+    name = library_name(module)
+    unless Nxc.valid_name?(name), do: raise(ArgumentError, "#{inspect(module)} does not make a C module name")
+
+    names = Enum.map(functions, &elem(&1, 0))
+    if Enum.uniq(names) != names, do: raise(ArgumentError, "function names must be distinct, got: #{inspect(names)}")
+
+    traced =
+      for {fname, fun, templates} <- functions do
+        unless is_atom(fname) and Nxc.valid_name?(Atom.to_string(fname)),
+          do: raise(ArgumentError, "#{inspect(fname)} is not a function name nxc can export")
+
+        {params, output} = trace(fun, templates)
+        {graph, files, leaves} = Nxc.Graph.function(Atom.to_string(fname), params, output, "#{fname}_c")
+        description = %{
+          name: fname,
+          symbol: "#{name}_#{fname}",
+          arity: length(templates),
+          params: Enum.map(params, &template/1),
+          output: strip(output),
+          outputs: Enum.map(leaves, &template/1)
+        }
+
+        {graph, files, description}
+      end
+
+    File.mkdir_p!(dir)
+    graph_path = Path.join(dir, "graph.json")
+    File.write!(graph_path, Nxc.Graph.file(Enum.map(traced, &elem(&1, 0))))
+    for {_, files, _} <- traced, {file, bytes} <- files, do: File.write!(Path.join(dir, file), bytes)
+
+    args = ["aot", graph_path, "--name", name, "--packed-entries", "-o", dir] ++ target_args(opts)
+    Nxc.run_nxc!(args, opts)
+
+    meta = %{format: 1, library: "lib#{name}.so", functions: Enum.map(traced, &elem(&1, 2))}
+    File.write!(Path.join(dir, "#{name}.nxc"), :erlang.term_to_binary(meta))
+    :ok
+  end
+
+  defp target_args(opts) do
+    Enum.flat_map([target: "--target", cpu: "--cpu"], fn {key, flag} ->
+      if value = opts[key], do: [flag, value], else: []
+    end)
+  end
+
+  defp template(%Nx.Tensor{type: type, shape: shape, names: names}), do: {type, shape, names}
+
+  # The output container with its tensors replaced by templates.
+  defp strip(output) do
+    {stripped, _} = Nx.Defn.Composite.traverse(output, nil, fn t, acc -> {Nx.template(t.shape, t.type, names: t.names), acc} end)
+    stripped
+  end
+
+  @doc false
+  def read!(dir, module) do
+    name = library_name(module)
+    path = Path.join(dir, "#{name}.nxc")
+    meta = path |> File.read!() |> :erlang.binary_to_term([:safe])
+    Map.merge(meta, %{path: path, library_path: Path.join(dir, meta.library)})
+  end
+
+  @doc false
+  # Calls an imported function: the arguments' tensors in order, checked
+  # against the templates it was compiled for.
+  def call(library_path, function, args) do
+    lib =
+      case :persistent_term.get({__MODULE__, library_path}, nil) do
+        nil ->
+          case Nxc.NIF.load(library_path) do
+            {:ok, lib} ->
+              :persistent_term.put({__MODULE__, library_path}, lib)
+              lib
+
+            {:error, why} ->
+              raise RuntimeError, "cannot load #{library_path}: #{why}"
+          end
+
+        lib ->
+          lib
+      end
+
+    tensors = Nx.Defn.Composite.flatten_list(args)
+
+    if length(tensors) != length(function.params),
+      do: raise(ArgumentError, "#{function.name} takes #{length(function.params)} tensors, got #{length(tensors)}")
+
+    binaries =
+      Enum.zip_with(tensors, function.params, fn t, {type, shape, _names} ->
+        t = Nx.to_tensor(t)
+
+        if t.shape != shape or t.type != type,
+          do:
+            raise(ArgumentError,
+              "#{function.name} was compiled for #{Nx.Type.to_string(type)}#{inspect(shape)}, got #{Nx.Type.to_string(t.type)}#{inspect(t.shape)}"
+            )
+
+        Nx.to_binary(t)
+      end)
+
+    bytes = fn {{_, bits}, shape, _} -> div(Nx.size(shape) * bits, 8) end
+    workspace = Nxc.NIF.workspace_size(lib, function.symbol)
+
+    case Nxc.NIF.call(lib, function.symbol, binaries, Enum.map(function.params, bytes), Enum.map(function.outputs, bytes), workspace) do
+      {:ok, results} ->
+        {output, []} =
+          Nx.Defn.Composite.traverse(function.output, results, fn leaf, [bin | rest] ->
+            {bin |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names), rest}
+          end)
+
+        output
+
+      {:error, why} ->
+        raise RuntimeError, "#{function.name}: #{why}"
+    end
+  end
+end
