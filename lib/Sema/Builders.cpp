@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +17,20 @@
 namespace nxc::sema {
 
 int Tracer::add(Node n) {
+  // A value without elements needs no computation: an empty constant of its
+  // type and shape stands for it. (The ops themselves cannot always be
+  // lowered with empty operands: a slice at offset 0 of an empty axis, a
+  // take along an empty axis.) Control flow, parameters and the nodes that
+  // carry meaning for grad or printing are kept.
+  static const std::set<std::string> kept = {"parameter", "region_arg", "constant", "elem",   "cond",
+                                             "while",     "metadata",   "print_value", "token"};
+  if (n.type.numElements() == 0 && n.regions.empty() && !kept.count(n.op)) {
+    Node empty;
+    empty.op = "constant";
+    empty.type = n.type;
+    empty.loc = n.loc;
+    n = std::move(empty);
+  }
   int id = g_.add(std::move(n));
   if (!regions_.empty()) regions_.back()->push_back(id);
   return id;

@@ -360,6 +360,14 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       NXC_TRY(m, binary("multiply", Value::tensor(k, loc), Value::number(genRange.step, loc), BinaryRule::Arith, loc));
       return binary("add", m, Value::number(genRange.i, loc), BinaryRule::Arith, loc);
     }
+    // An empty generator runs no iteration, but the body is still traced:
+    // its row, never read, is zeros of the row's type and shape.
+    if (count == 0) {
+      const TensorType &t = g_.typeOf(genTensor.node);
+      Shape row(t.shape.begin() + 1, t.shape.end());
+      int zero = t.elem.isFloat() ? constant(t.elem, {}, {0.0}, {}, loc) : constant(t.elem, {}, {}, {0}, loc);
+      return Value::tensor(broadcastTo(zero, row, loc), loc);
+    }
     return access(genTensor, Value::tensor(k, loc), loc);
   };
   auto bodyOnce = [&](const Value &state, const Value &kValue, Env &scope) -> Result<Value> {

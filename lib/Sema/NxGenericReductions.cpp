@@ -181,8 +181,14 @@ Result<Value> Tracer::nxGenericReduce(const std::string &fn, std::vector<Value> 
   rows.insert(rows.end(), kept.begin(), kept.end());
   xs = reshape(xs, rows, loc);
   int start = broadcastTo(cast(acc0, type, loc), kept, loc);
-  NXC_TRY(r, prelude("fold", {Value::tensor(xs, loc), Value::tensor(start, loc), fun}, loc));
-  int result = noGradient(reshape(r.node, out, loc), "Nx.reduce/4", "the sum, product, or similar", "reduce", loc);
+  // Nothing to fold (an empty reduced axis): the accumulator itself, as Nx
+  // gives it; the fold's body could not even take a first element.
+  int folded = start;
+  if (count > 0) {
+    NXC_TRY(r, prelude("fold", {Value::tensor(xs, loc), Value::tensor(start, loc), fun}, loc));
+    folded = r.node;
+  }
+  int result = noGradient(reshape(folded, out, loc), "Nx.reduce/4", "the sum, product, or similar", "reduce", loc);
   return Value::tensor(named(result, outNames), loc);
 }
 

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs Nx's own defn test suite (test/nx/defn_test.exs and test/nx/defn/*)
+# with Nxc as the default defn compiler, as EXLA checks itself, and prints
+# passed/failed per file. A copy of Nx is made (its suite writes _build).
+# Usage: elixir/scripts/nx_defn_suite.sh NXC [TOOLCHAIN]   (TOOLCHAIN: ../shared/nx-toolchain)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+nxc=$(realpath "$1")
+toolchain=$(realpath "${2:-$here/../../shared/nx-toolchain}")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PATH="$toolchain/elixir/bin:$PATH" NXC="$nxc" NXC_CACHE_DIR="$work/cache" MIX_ENV=test
+# The package, built against the same Nx.
+(cd "$here" && NXC_NX_PATH="$toolchain/deps/nx" MIX_BUILD_PATH="$work/nxc-build" mix compile > /dev/null)
+cp -r "$toolchain/deps" "$work/deps"
+chmod -R u+w "$work/deps"
+cat >> "$work/deps/nx/test/test_helper.exs" <<EXS
+Code.prepend_path("$work/nxc-build/test/lib/nxc/ebin")
+Nx.Defn.default_options(compiler: Nxc)
+EXS
+cd "$work/deps/nx"
+mix compile > /dev/null 2>&1
+printf '| file | tests | failures |\n|---|---|---|\n'
+for f in test/nx/defn_test.exs test/nx/defn/*_test.exs; do
+  out=$(mix test "$f" --exclude distributed 2>&1 || true)
+  line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ (tests?|doctests?)' | tail -1)
+  tests=$(printf '%s' "$line" | grep -oE '[0-9]+ tests?' | grep -oE '[0-9]+' || echo 0)
+  failures=$(printf '%s' "$line" | grep -oE '[0-9]+ failures?' | grep -oE '[0-9]+' || echo "?")
+  printf '| %s | %s | %s |\n' "${f#test/nx/}" "$tests" "$failures"
+  printf '%s\n' "$out" | grep -oE 'Nxc cannot compile [^"]*yet' >> "$work/unsupported.txt" || true
+done
+echo
+echo "What Nxc refused (Nxc.UnsupportedError), by count:"
+sort "$work/unsupported.txt" | uniq -c | sort -rn | head -30
