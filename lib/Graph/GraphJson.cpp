@@ -721,8 +721,51 @@ Result<GraphFile> Reader::read() {
                                                ".npz beside it"),
                                     file_->name, kGraphFileLimit >> 20));
   json root;
+  // A key twice in one object is an error (JSON parsers disagree on which
+  // one counts): found while parsing, with its JSON pointer.
+  struct Frame {
+    bool array = false;
+    size_t index = 0;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> frames;
+  std::string duplicate;
+  auto pointer = [&] {
+    std::string p;
+    for (auto &f : frames) p += f.array ? fmt::format(FMT_STRING("/{}"), f.index) : "/" + f.key;
+    return p;
+  };
+  auto next = [&] {
+    if (!frames.empty() && frames.back().array) ++frames.back().index;
+  };
+  json::parser_callback_t check = [&](int, json::parse_event_t event, json &parsed) {
+    switch (event) {
+    case json::parse_event_t::object_start: frames.push_back(Frame{}); break;
+    case json::parse_event_t::array_start: frames.push_back(Frame{true}); break;
+    case json::parse_event_t::object_end:
+    case json::parse_event_t::array_end:
+      if (!frames.empty()) frames.pop_back();
+      next();
+      break;
+    case json::parse_event_t::key:
+      if (!frames.empty()) {
+        std::string k = parsed.get<std::string>();
+        frames.back().key = k;
+        if (!frames.back().keys.insert(k).second && duplicate.empty()) duplicate = pointer();
+      }
+      break;
+    case json::parse_event_t::value: next(); break;
+    }
+    return true;
+  };
   try {
-    root = json::parse(file_->text);
+    root = json::parse(file_->text, check);
+    if (!duplicate.empty()) {
+      size_t slash = duplicate.rfind('/');
+      return err(duplicate, fmt::format(FMT_STRING("the key \"{}\" appears twice in this object"),
+                                        duplicate.substr(slash + 1)));
+    }
   } catch (const json::parse_error &e) {
     // Point at the byte the parser stopped at, with its line and column.
     size_t byte = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, file_->text.size());

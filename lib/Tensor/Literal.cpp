@@ -54,9 +54,10 @@ public:
       std::string name = s_.substr(p_, q - p_);
       type = ElemType::parse(name);
       inferred_ = false;
-      if (!type || name == "pred")
+      // pred: as in templates, u8 (Nx's predicate type).
+      if (!type)
         return err(typePos, fmt::format(FMT_STRING("unknown type '{}'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 "
-                                                   "f16 bf16 f32 f64"),
+                                                   "f16 bf16 f32 f64 pred"),
                                         name));
       p_ = q + 1;
       skipSpace();

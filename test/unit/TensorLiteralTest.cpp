@@ -121,6 +121,7 @@ TEST_CASE("a type prefix forces the type") {
   CHECK(show("u8:true") == "u8 1");
   CHECK(show("f32:false") == "f32 0.0");
   CHECK(show("s32:-0") == "s32 0");
+  CHECK(show("pred:[1, 0]") == "u8[2] [1, 0]"); // Nx's predicate type, as in templates
 }
 
 TEST_CASE("float rounding matches Nx's BinaryBackend") {
@@ -180,8 +181,8 @@ TEST_CASE("syntax errors point at the offending character") {
   CHECK(where("1__0") == "1:2: unexpected '_' in a number");
   CHECK(where("foo") == "1:1: unknown value 'foo'");
   CHECK(where("[1, nan]") == "1:5: unknown value 'nan'");
-  CHECK(where("f33:[1]") == "1:1: unknown type 'f33'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64");
-  CHECK(where("pred:1") == "1:1: unknown type 'pred'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64");
+  CHECK(where("f33:[1]") ==
+        "1:1: unknown type 'f33'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64 pred");
   CHECK(where("f32:") == "1:5: expected a number or a list");
   CHECK(where("#") == "1:1: unexpected '#'");
   CHECK(where("[[1, 2], [3]]") == "1:10: ragged list: this element has shape {1}, the first has {2}");
