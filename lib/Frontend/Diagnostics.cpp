@@ -30,8 +30,12 @@ std::string Diag::render() const {
   // points just after its last character.
   int col = std::max(1, std::min(loc.col, (int)line.size() + 1));
   if ((int)line.size() > 2 * kWindow) {
+    // The window's ends on UTF-8 character boundaries: never half a character.
+    auto continuation = [&](int i) { return i < (int)line.size() && ((unsigned char)line[i] & 0xC0) == 0x80; };
     int start = std::max(0, col - 1 - kWindow / 2);
+    while (start > 0 && continuation(start)) --start;
     int end = std::min((int)line.size(), start + kWindow);
+    while (end > start && continuation(end)) --end;
     std::string shown = line.substr(start, end - start);
     if (start > 0) {
       shown = "..." + shown;
@@ -42,7 +46,9 @@ std::string Diag::render() const {
   }
   // Keep tabs so that the caret lines up under the offending character.
   std::string pad;
-  for (int i = 0; i + 1 < col && i < (int)line.size(); ++i) pad += line[i] == '\t' ? '\t' : ' ';
+  // One space per character (not per byte of a UTF-8 sequence).
+  for (int i = 0; i + 1 < col && i < (int)line.size(); ++i)
+    if (((unsigned char)line[i] & 0xC0) != 0x80) pad += line[i] == '\t' ? '\t' : ' ';
   return fmt::format(FMT_STRING("{}:{}:{}: error: {}\n{}\n{}^\n"), loc.file->name, loc.line, loc.col, message, line, pad);
 }
 

@@ -719,6 +719,27 @@ TEST_CASE("Diag::render keeps tabs so the caret lines up") {
                                  "\t                 ^\n");
 }
 
+TEST_CASE("Diag::render never cuts a UTF-8 character and puts the caret under the character") {
+  // A comment of 200 two-byte characters, then an error: the window around
+  // the column starts on a character boundary.
+  std::string comment;
+  for (int i = 0; i < 200; ++i) comment += "\xc3\xa9"; // é
+  auto file = test::parseString("defmodule M do\n  defn f(x), do: x $ 1 # " + comment + "\nend\n");
+  REQUIRE_FALSE(file.ok());
+  std::string text = file.error().render();
+  std::string shown = text.substr(text.find('\n') + 1);
+  shown = shown.substr(0, shown.find('\n'));
+  for (size_t i = 0; i + 1 < shown.size(); ++i)
+    if ((unsigned char)shown[i] == 0xc3) CHECK((unsigned char)shown[i + 1] == 0xa9);
+  CHECK(((unsigned char)shown.back() & 0xC0) != 0xC0); // no lead byte without its continuation
+  // Before the caret: one space per character.
+  auto caret = test::parseString("defmodule M do\n  defn f(x), do: \"\xc3\xa9\" $ 1\nend\n");
+  REQUIRE_FALSE(caret.ok());
+  std::string r = caret.error().render();
+  std::string last = r.substr(r.rfind('\n', r.size() - 2) + 1);
+  CHECK(last == std::string(21, ' ') + "^\n"); // 21 characters, 22 bytes, before the $
+}
+
 TEST_CASE("Diag::render for a Sema error uses the file's name and line") {
   auto src = test::source("defmodule M do\n  defn f(x, y) do\n    x + y\n  end\nend\n", "model.nx");
   auto file = parseFile(src);
