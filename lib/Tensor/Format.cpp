@@ -82,6 +82,9 @@ void chunk(const HostTensor &t, size_t axis, int64_t &index, Limit &limit, int64
   for (size_t a = axis + 1; a < shape.size() && !empty; ++a) stride *= shape[a];
   bool innermost = axis + 1 == shape.size();
   int64_t end = index + shape[axis] * stride;
+  // An empty axis counts as one element against the limit, so that an empty
+  // tensor with huge other extents prints a bounded text (as Nx prints it).
+  if (shape[axis] == 0) limit.take();
   out += '[';
   if (!innermost) newline(out, indent + 2);
   for (int64_t k = 0; k < shape[axis]; ++k) {
@@ -111,6 +114,9 @@ void formatTensor(const HostTensor &t, Limit limit, int64_t indent, std::string 
                    t.numElements());
   } else {
     int64_t index = 0;
+    // An empty tensor's [] rows: at most kEmptyRows, whatever the limit.
+    constexpr int64_t kEmptyRows = 1000;
+    if (t.numElements() == 0 && (limit.infinite() || limit.left > kEmptyRows)) limit.left = kEmptyRows;
     chunk(t, 0, index, limit, indent + 2, out);
   }
   newline(out, indent);

@@ -192,6 +192,19 @@ TEST_CASE("empty axes") {
   CHECK(formatNx(HostTensor::zeros(ty("s32"), {0, 3})) == "#Nx.Tensor<\n  s32[0][3]\n  [\n    \n  ]\n>");
 }
 
+TEST_CASE("an empty tensor with huge other extents prints a bounded text") {
+  // Each empty axis counts against the limit (50 by default, at most 1000
+  // rows even with :infinity): 2^40 rows of [] used to print until memory
+  // ran out.
+  HostTensor tall = HostTensor::zeros(ty("f32"), {int64_t(1) << 40, 0});
+  std::string text = formatNx(tall);
+  CHECK(text.size() < 2000);
+  CHECK(text.find("    ...\n  ]\n>") != std::string::npos);
+  FormatOptions all;
+  all.limit = -1;
+  CHECK(formatNx(tall, all).size() < 20000);
+}
+
 TEST_CASE("nx_test.exs inspect: infinity and NaN bit patterns") {
   CHECK(formatNx(fromBits("bf16", {4}, {0xFF80, 0x7F80, 0xFFC1, 0xFF81})) ==
         "#Nx.Tensor<\n  bf16[4]\n  [-Inf, Inf, NaN, NaN]\n>");
