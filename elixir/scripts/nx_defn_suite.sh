@@ -15,8 +15,8 @@ export PATH="$toolchain/elixir/bin:$PATH" NXC="$nxc" NXC_CACHE_DIR="$work/cache"
 cp -r "$toolchain/deps" "$work/deps"
 chmod -R u+w "$work/deps"
 cat >> "$work/deps/nx/test/test_helper.exs" <<EXS
-Code.prepend_path("$work/nxc-build/test/lib/nxc/ebin")
-Nx.Defn.default_options(compiler: Nxc)
+Code.prepend_path("$work/nxc-build/lib/nxc/ebin")
+Nx.Defn.global_default_options(compiler: Nxc)
 EXS
 cd "$work/deps/nx"
 mix compile > /dev/null 2>&1

@@ -73,9 +73,28 @@ defmodule NxcTest.Defns do
 
   defn random(key), do: Nx.Random.uniform_split(key, -1.0, 1.0, shape: {5})
 
+  defn eyes(x), do: {Nx.eye(3), Nx.eye({2, 3, 3}, type: :s32) |> Nx.add(1), x * Nx.eye(4)}
+
+  defn puts(x, y, i), do: {Nx.put_slice(x, [1, 2], y), Nx.put_slice(x, [i, 0], y)}
+
+  defn gathers(x, idx), do: Nx.gather(x, idx)
+
+  defn indexed(x, idx, upd), do: {Nx.indexed_add(x, idx, upd), Nx.indexed_put(x, idx, upd)}
+
+  defn windows(x) do
+    {Nx.window_sum(x, {2, 2}, strides: [1, 2], padding: [{1, 0}, {0, 1}]), Nx.window_max(x, {3, 1}, padding: :same),
+     Nx.window_min(x, {2, 2}), Nx.window_product(x, {1, 2}, window_dilations: [1, 2])}
+  end
+
+  defn convs(x, k, k2) do
+    {Nx.conv(x, k, strides: [2, 1], padding: [{1, 1}, {0, 2}]),
+     Nx.conv(x, k2, feature_group_size: 2, input_dilation: [1, 2], kernel_dilation: [2, 1]),
+     Nx.conv(Nx.transpose(x, axes: [0, 2, 3, 1]), k, input_permutation: [0, 3, 1, 2], output_permutation: [0, 3, 1, 2])}
+  end
+
   defn sorted(x), do: {Nx.sort(x), Nx.argsort(x, direction: :desc)}
 
-  defn unsupported(x), do: Nx.window_max(x, {2})
+  defn unsupported(a, b), do: Nx.LinAlg.triangular_solve(a, b)
 end
 
 defmodule NxcTest do
@@ -232,6 +251,21 @@ defmodule NxcTest do
     end
   end
 
+  test "eye, put_slice, gather, indexed_add and indexed_put" do
+    assert_same(&Defns.eyes/1, [uniform({4, 4})])
+    x = uniform({4, 5})
+    for i <- [0, 2, 3] do
+      assert_same(&Defns.puts/3, [x, uniform({2, 3}, -1.0, 1.0, 4), Nx.tensor(i)])
+    end
+    assert_same(&Defns.gathers/2, [x, Nx.tensor([[0, 1], [3, 4], [3, 4], [1, 0]])])
+    assert_same(&Defns.indexed/3, [x, Nx.tensor([[0, 1], [3, 4], [3, 4]]), Nx.tensor([1.0, 2.0, 3.0])])
+  end
+
+  test "windows and convolutions" do
+    assert_same(&Defns.windows/1, [uniform({5, 6})])
+    assert_same(&Defns.convs/3, [uniform({2, 4, 7, 6}), uniform({3, 4, 3, 2}, -1.0, 1.0, 5), uniform({6, 2, 2, 3}, -1.0, 1.0, 6)])
+  end
+
   test "sort through its default implementation" do
     assert_same(&Defns.sorted/1, [Nx.tensor([3.0, -1.0, 2.0, 2.0, 0.5])])
   end
@@ -241,8 +275,9 @@ defmodule NxcTest do
   end
 
   test "what Nxc does not compile yet is an error naming it" do
-    error = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.unsupported/1, compiler: Nxc).(uniform({4})) end
-    assert error.message =~ ":window_max"
+    a = Nx.tensor([[2.0, 0.0], [1.0, 1.0]])
+    error = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.unsupported/2, compiler: Nxc).(a, uniform({2})) end
+    assert error.message =~ ":triangular_solve"
   end
 
   test "a missing nxc is a clear error" do

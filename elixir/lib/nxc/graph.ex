@@ -311,6 +311,121 @@ defmodule Nxc.Graph do
     emit(state, node("take_along_axis", [a, order], t, %{"axes" => [opts[:axis]]}))
   end
 
+  # eye: iota along the two last axes, equal.
+  defp lower_op(%T{data: %Expr{op: :eye}} = t, state) do
+    rank = tuple_size(t.shape)
+    {r, state} = emit(state, node("iota", [], template({:s, 64}, t.shape), %{"axes" => [rank - 2]}))
+    {c, state} = emit(state, node("iota", [], template({:s, 64}, t.shape), %{"axes" => [rank - 1]}))
+    {e, state} = emit(state, node("equal", [r, c], template({:u, 8}, t.shape)))
+    emit(state, node("as_type", [e], t))
+  end
+
+  # put_slice: starts that are constants are static, others dynamic.
+  defp lower_op(%T{data: %Expr{op: :put_slice, args: [x, starts, update]}} = t, state) do
+    {a, state} = operand(x, t.type, x.shape, state)
+    {u, state} = operand(update, t.type, update.shape, state)
+    {marks, dynamic} = Enum.map(starts, &start_index/1) |> Enum.unzip()
+    {dyn, state} = dynamic |> Enum.reject(&is_nil/1) |> Enum.map_reduce(state, &lower/2)
+    emit(state, node("put_slice", [a, u | dyn], t, %{"start_indices" => marks}))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :gather, args: [x, indices, opts]}} = t, state) do
+    {a, state} = lower(x, state)
+    {i, state} = lower(indices, state)
+    emit(state, node("gather", [a, i], t, %{"axes" => opts[:axes]}))
+  end
+
+  # indexed_add/put over every axis (Nx's :axes a subset is not written yet).
+  defp lower_op(%T{data: %Expr{op: op, args: [target, indices, updates, opts]}} = t, state)
+       when op in [:indexed_add, :indexed_put] do
+    axes = opts[:axes] || Enum.to_list(0..(tuple_size(target.shape) - 1)//1)
+    if axes != Enum.to_list(0..(tuple_size(target.shape) - 1)//1), do: unsupported("Nx op #{inspect(op)} on some axes")
+    {a, state} = operand(target, t.type, target.shape, state)
+    {i, state} = lower(indices, state)
+    {u, state} = operand(updates, t.type, updates.shape, state)
+    emit(state, node(Atom.to_string(op), [a, i, u], t, %{"axes" => axes}))
+  end
+
+  # Windows: the padding as a pad with the reduction's identity, then the
+  # window op on the padded operand.
+  defp lower_op(%T{data: %Expr{op: op, args: [x, window, opts]}} = t, state)
+       when op in [:window_sum, :window_product, :window_max, :window_min] do
+    rank = tuple_size(x.shape)
+    padding = opts[:padding] || List.duplicate({0, 0}, rank)
+    {a, state} = operand(x, t.type, x.shape, state)
+
+    {a, state} =
+      if Enum.all?(padding, &(&1 == {0, 0})) do
+        {a, state}
+      else
+        identity =
+          case op do
+            :window_sum -> 0
+            :window_product -> 1
+            :window_max -> Nx.Constants.min(t.type) |> Nx.to_number()
+            :window_min -> Nx.Constants.max(t.type) |> Nx.to_number()
+          end
+
+        {v, state} = emit(state, node("constant", [], template(t.type, {})) |> Map.put("value", [number(identity)]))
+        padded = Enum.zip_with(Tuple.to_list(x.shape), padding, fn d, {lo, hi} -> d + lo + hi end) |> List.to_tuple()
+        options = %{"low" => Enum.map(padding, &elem(&1, 0)), "high" => Enum.map(padding, &elem(&1, 1)), "interior" => List.duplicate(0, rank)}
+        emit(state, node("pad", [a, v], template(t.type, padded), options))
+      end
+
+    options = %{
+      "window_dims" => Tuple.to_list(window),
+      "strides" => opts[:strides] || List.duplicate(1, rank),
+      "dilations" => opts[:window_dilations] || List.duplicate(1, rank)
+    }
+
+    emit(state, node(Atom.to_string(op), [a], t, options))
+  end
+
+  # conv: the operands permuted to {batch, features, spatial...}, the input
+  # padded (and dilated) with zeros, nxc's conv, the result permuted back.
+  defp lower_op(%T{data: %Expr{op: :conv, args: [x, k, opts]}} = t, state) do
+    if (opts[:batch_group_size] || 1) != 1, do: unsupported("Nx.conv with :batch_group_size")
+    rank = tuple_size(x.shape)
+    spatial = rank - 2
+    {a, state} = operand(x, t.type, x.shape, state)
+    {w, state} = operand(k, t.type, k.shape, state)
+    {a, xs, state} = permute(a, x.shape, opts[:input_permutation], t.type, state)
+    {w, _ks, state} = permute(w, k.shape, opts[:kernel_permutation], t.type, state)
+    padding = opts[:padding] || List.duplicate({0, 0}, spatial)
+    dilation = opts[:input_dilation] || List.duplicate(1, spatial)
+
+    {a, state} =
+      if Enum.all?(padding, &(&1 == {0, 0})) and Enum.all?(dilation, &(&1 == 1)) do
+        {a, state}
+      else
+        {z, state} = emit(state, node("constant", [], template(t.type, {})) |> Map.put("value", [0]))
+        lo = [0, 0] ++ Enum.map(padding, &elem(&1, 0))
+        hi = [0, 0] ++ Enum.map(padding, &elem(&1, 1))
+        interior = [0, 0] ++ Enum.map(dilation, &(&1 - 1))
+
+        padded =
+          Enum.zip([Tuple.to_list(xs), lo, hi, interior])
+          |> Enum.map(fn {d, l, h, i} -> if(d == 0, do: 0, else: d + (d - 1) * i) + l + h end)
+          |> List.to_tuple()
+
+        emit(state, node("pad", [a, z], template(t.type, padded), %{"low" => lo, "high" => hi, "interior" => interior}))
+      end
+
+    # Nx applies the output permutation's inverse to the canonical result.
+    out_perm = opts[:output_permutation] || Enum.to_list(0..(rank - 1))
+    back = out_perm |> Enum.with_index() |> Enum.sort() |> Enum.map(&elem(&1, 1))
+    canonical = Enum.map(out_perm, &elem(t.shape, &1)) |> List.to_tuple()
+
+    options = %{
+      "strides" => opts[:strides] || List.duplicate(1, spatial),
+      "kernel_dilation" => opts[:kernel_dilation] || List.duplicate(1, spatial),
+      "feature_groups" => [opts[:feature_group_size] || 1]
+    }
+
+    {c, state} = emit(state, node("conv", [a, w], template(t.type, canonical), options))
+    if back == Enum.to_list(0..(rank - 1)), do: {c, state}, else: emit(state, node("transpose", [c], t, %{"axes" => back}))
+  end
+
   defp lower_op(%T{data: %Expr{op: :stack, args: [tensors, axis]}} = t, state) do
     {parts, state} =
       Enum.map_reduce(tensors, state, fn x, s ->
@@ -401,6 +516,24 @@ defmodule Nxc.Graph do
       |> Map.put("regions", [then, otherwise])
 
     emit(state, choice)
+  end
+
+  # A start of put_slice: {static index, nil} or {INT64_MIN, tensor}.
+  defp start_index(%T{data: %Expr{op: :constant, args: [n]}}) when is_integer(n), do: {n, nil}
+  defp start_index(n) when is_integer(n), do: {n, nil}
+  defp start_index(%T{} = t), do: {-9_223_372_036_854_775_808, t}
+
+  # A transpose by `perm` (nil or the identity: none).
+  defp permute(idx, shape, perm, type, state) do
+    rank = tuple_size(shape)
+
+    if perm == nil or perm == Enum.to_list(0..(rank - 1)) do
+      {idx, shape, state}
+    else
+      permuted = Enum.map(perm, &elem(shape, &1)) |> List.to_tuple()
+      {p, state} = emit(state, node("transpose", [idx], template(type, permuted), %{"axes" => perm}))
+      {p, permuted, state}
+    end
   end
 
   defp sort_options(opts) do
