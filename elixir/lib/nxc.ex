@@ -48,12 +48,19 @@ defmodule Nxc do
   defp compiled(key, vars, fun, opts) do
     params = Nx.Defn.Composite.flatten_list(vars)
     signature = Enum.map(params, &{&1.type, &1.shape, &1.names})
-    memo = {__MODULE__, key, signature, Keyword.take(opts, [:nxc, :cache_dir])}
 
-    case :persistent_term.get(memo, nil) do
+    # The key is hashed as a tree: one that holds a large expression (a
+    # closure over a traced graph, whose shared nodes a hash visits once per
+    # path) would cost more than tracing. Such calls trace every time and
+    # find the compiled function by the graph's digest instead.
+    memo =
+      if :erts_debug.size(key) <= 10_000,
+        do: {__MODULE__, key, signature, Keyword.take(opts, [:nxc, :cache_dir])}
+
+    case memo && :persistent_term.get(memo, nil) do
       nil ->
         compiled = compile(vars, fun, params, opts)
-        :persistent_term.put(memo, compiled)
+        if memo, do: :persistent_term.put(memo, compiled)
         compiled
 
       compiled ->
@@ -69,12 +76,22 @@ defmodule Nxc do
     dir = Path.join(cache_dir(opts), digest)
     library = Path.join(dir, "lib#{module}.so")
 
-    unless File.regular?(library), do: build(dir, module, json, files, opts)
-
     lib =
-      case Nxc.NIF.load(library) do
-        {:ok, lib} -> lib
-        {:error, why} -> raise Nxc.CompileError, "cannot load #{library}: #{why}"
+      case :persistent_term.get({__MODULE__, :library, library}, nil) do
+        nil ->
+          unless File.regular?(library), do: build(dir, module, json, files, opts)
+
+          case Nxc.NIF.load(library) do
+            {:ok, lib} ->
+              :persistent_term.put({__MODULE__, :library, library}, lib)
+              lib
+
+            {:error, why} ->
+              raise Nxc.CompileError, "cannot load #{library}: #{why}"
+          end
+
+        lib ->
+          lib
       end
 
     symbol = module <> "_f"
