@@ -40,8 +40,14 @@ bool continuesBefore(const std::string &text, size_t pos) {
   return false;
 }
 
-bool identStart(char c) { return std::isalpha((unsigned char)c) || c == '_'; }
-bool identChar(char c) { return std::isalnum((unsigned char)c) || c == '_'; }
+// Identifiers are ASCII letters, digits and _, or Unicode (UTF-8: a lead
+// byte starts one, any non-ASCII byte continues it), as Elixir allows
+// `α = x`. Generated C names never hold them (include/nxc/Target/CText.h).
+bool identStart(char c) {
+  unsigned char u = (unsigned char)c;
+  return std::isalpha(u) || c == '_' || (u >= 0xC2 && u <= 0xF4);
+}
+bool identChar(char c) { return std::isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
 
 /// Scans a run of digits (per `isDigit`) in which `_` may only separate two
 /// digits, from s[j]. Appends the digits to `out`; returns the end, or the

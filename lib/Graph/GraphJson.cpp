@@ -138,7 +138,7 @@ Result<GraphJson> writeGraphJson(const std::vector<const Graph *> &graphs, const
     std::vector<ojson> params;
     for (size_t k = 0; k < g->params.size(); ++k) {
       ojson p;
-      p["name"] = g->paramNames[k];
+      p["name"] = cParameterName(g->paramNames[k], k); // graph names are C identifiers
       putType(p, g->typeOf(g->params[k]));
       params.push_back(p);
     }

@@ -110,7 +110,9 @@ private:
   Diag err(const std::string &m) const { return error(loc(), m); }
   std::string ident() {
     size_t b = i_;
-    while (i_ < s_.size() && (std::isalnum((unsigned char)s_[i_]) || s_[i_] == '_' || s_[i_] == '?' || s_[i_] == '!')) ++i_;
+    while (i_ < s_.size() && (std::isalnum((unsigned char)s_[i_]) || s_[i_] == '_' || s_[i_] == '?' || s_[i_] == '!' ||
+                              (unsigned char)s_[i_] >= 0x80)) // Unicode names, as the lexer takes them
+      ++i_;
     return s_.substr(b, i_ - b);
   }
 

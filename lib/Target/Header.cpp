@@ -56,8 +56,8 @@ bool reservedInC(const std::string &n) {
 std::vector<std::string> cParamNames(const Graph &g) {
   std::vector<std::string> out;
   std::set<std::string> macros;
-  for (auto &n : g.paramNames) {
-    std::string c = n;
+  for (size_t k = 0; k < g.paramNames.size(); ++k) {
+    std::string c = cParameterName(g.paramNames[k], k);
     while (reservedInC(c) || macros.count(upper(c))) c += "_";
     macros.insert(upper(c));
     out.push_back(c);

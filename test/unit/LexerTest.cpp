@@ -236,7 +236,8 @@ TEST_CASE("lexer errors") {
   CHECK(lexed("\"never closed") == "error: missing terminator for this string");
   CHECK(lexed("a $ b") == "error: unexpected character '$'");
   CHECK(lexed("x = \x01") == "error: unexpected character byte 0x01");
-  CHECK(lexed("\xc3\xa9") == "error: unexpected character byte 0xc3");
+  CHECK(lexed("\xc3\xa9") == "Ident:\xc3\xa9 NL EOF"); // a Unicode identifier, as in Elixir
+  CHECK(lexed("\xff") == "error: unexpected character byte 0xff");   // not a UTF-8 lead byte
 }
 
 TEST_CASE("numbers run into letters are rejected, in every base") {

@@ -23,6 +23,12 @@ inline bool isCIdentifier(std::string_view s) {
   return true;
 }
 
+/// The C name of parameter `index` named `name` in the source: the name
+/// itself when it is a C identifier, else argINDEX (a Unicode name).
+inline std::string cParameterName(std::string_view name, size_t index) {
+  return isCIdentifier(name) ? std::string(name) : "arg" + std::to_string(index);
+}
+
 /// `s` made safe inside a C block comment: "*/" cannot end it, "/*" cannot
 /// nest (-Wcomment), and control characters (a newline, a NUL, ...) are
 /// written as \xHH, so a comment line stays one line.
