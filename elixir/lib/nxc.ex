@@ -256,17 +256,21 @@ defmodule Nxc do
       end)
 
     case Nxc.NIF.call(compiled.lib, compiled.symbol, binaries, compiled.inputs, compiled.outputs, compiled.workspace) do
-      {:ok, results} ->
-        {output, []} =
-          Nx.Defn.Composite.traverse(compiled.output, results, fn leaf, [bin | rest] ->
-            {bin |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names), rest}
-          end)
-
-        output
-
-      {:error, why} ->
-        raise RuntimeError, "Nxc: the compiled function failed: #{why}"
+      {:ok, results} -> outputs(compiled.output, results)
+      {:error, why} -> raise RuntimeError, "Nxc: the compiled function failed: #{why}"
     end
+  end
+
+  @doc false
+  # The result binaries as tensors of the traced types, shapes and names, in
+  # the traced container.
+  def outputs(container, results) do
+    {output, []} =
+      Nx.Defn.Composite.traverse(container, results, fn leaf, [bin | rest] ->
+        {bin |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names), rest}
+      end)
+
+    output
   end
 
   defp bytes(%Nx.Tensor{type: {_, bits}, shape: shape}), do: div(Nx.size(shape) * bits, 8)

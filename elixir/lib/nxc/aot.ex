@@ -148,16 +148,8 @@ defmodule Nxc.AOT do
     workspace = Nxc.NIF.workspace_size(lib, function.symbol)
 
     case Nxc.NIF.call(lib, function.symbol, binaries, Enum.map(function.params, bytes), Enum.map(function.outputs, bytes), workspace) do
-      {:ok, results} ->
-        {output, []} =
-          Nx.Defn.Composite.traverse(function.output, results, fn leaf, [bin | rest] ->
-            {bin |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names), rest}
-          end)
-
-        output
-
-      {:error, why} ->
-        raise RuntimeError, "#{function.name}: #{why}"
+      {:ok, results} -> Nxc.outputs(function.output, results)
+      {:error, why} -> raise RuntimeError, "#{function.name}: #{why}"
     end
   end
 end
