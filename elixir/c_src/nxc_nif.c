@@ -106,16 +106,24 @@ static const char *status_text(int status) {
   }
 }
 
-static ERL_NIF_TERM call(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-  (void)argc;
+/* The address of SYMBOL SUFFIX in the library argv[0], SYMBOL being argv[1];
+ * NULL with *bad set when the arguments are not a live library and a name. */
+static void *find_symbol(ErlNifEnv *env, const ERL_NIF_TERM argv[], const char *suffix, int *bad) {
   Library *lib;
   char symbol[512];
-  if (!enif_get_resource(env, argv[0], library_type, (void **)&lib) || !lib->handle) return enif_make_badarg(env);
-  if (!get_text(env, argv[1], symbol, sizeof symbol - 16)) return enif_make_badarg(env);
-  strcat(symbol, "_packed");
-  int (*packed)(void **) = (int (*)(void **))dlsym(lib->handle, symbol);
-  strcat(symbol, "_layout");
-  const uint64_t *layout = (const uint64_t *)dlsym(lib->handle, symbol);
+  *bad = !enif_get_resource(env, argv[0], library_type, (void **)&lib) || !lib->handle ||
+         !get_text(env, argv[1], symbol, sizeof symbol - strlen(suffix));
+  if (*bad) return NULL;
+  strcat(symbol, suffix);
+  return dlsym(lib->handle, symbol);
+}
+
+static ERL_NIF_TERM call(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  (void)argc;
+  int bad;
+  int (*packed)(void **) = (int (*)(void **))find_symbol(env, argv, "_packed", &bad);
+  const uint64_t *layout = bad ? NULL : (const uint64_t *)find_symbol(env, argv, "_packed_layout", &bad);
+  if (bad) return enif_make_badarg(env);
   if (!packed || !layout) return error_tuple(env, "the module has no such function");
 
   unsigned inputs = 0, expected = 0, outputs = 0;
@@ -188,12 +196,8 @@ static ERL_NIF_TERM call(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
 
 static ERL_NIF_TERM workspace_size(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   (void)argc;
-  Library *lib;
-  char symbol[512];
-  if (!enif_get_resource(env, argv[0], library_type, (void **)&lib) || !lib->handle) return enif_make_badarg(env);
-  if (!get_text(env, argv[1], symbol, sizeof symbol - 16)) return enif_make_badarg(env);
-  strcat(symbol, "_workspace_size");
-  size_t (*size)(void) = (size_t(*)(void))dlsym(lib->handle, symbol);
+  int bad;
+  size_t (*size)(void) = (size_t(*)(void))find_symbol(env, argv, "_workspace_size", &bad);
   if (!size) return enif_make_badarg(env);
   return enif_make_uint64(env, (ErlNifUInt64)size());
 }

@@ -76,23 +76,10 @@ defmodule Nxc do
     dir = Path.join(cache_dir(opts), digest)
     library = Path.join(dir, "lib#{module}.so")
 
-    lib =
-      case :persistent_term.get({__MODULE__, :library, library}, nil) do
-        nil ->
-          unless File.regular?(library), do: build(dir, module, json, files, opts)
+    unless :persistent_term.get({__MODULE__, :library, library}, nil) || File.regular?(library),
+      do: build(dir, module, json, files, opts)
 
-          case Nxc.NIF.load(library) do
-            {:ok, lib} ->
-              :persistent_term.put({__MODULE__, :library, library}, lib)
-              lib
-
-            {:error, why} ->
-              raise Nxc.CompileError, "cannot load #{library}: #{why}"
-          end
-
-        lib ->
-          lib
-      end
+    lib = library!(library)
 
     symbol = module <> "_f"
 
@@ -100,11 +87,34 @@ defmodule Nxc do
       lib: lib,
       symbol: symbol,
       output: output,
-      inputs: Enum.map(params, &bytes/1),
-      outputs: Enum.map(leaves, &bytes/1),
+      inputs: Enum.map(params, &tensor_bytes(&1.type, &1.shape)),
+      outputs: Enum.map(leaves, &tensor_bytes(&1.type, &1.shape)),
       workspace: Nxc.NIF.workspace_size(lib, symbol)
     }
   end
+
+  @doc false
+  # The shared object at `path`, loaded once per VM.
+  def library!(path) do
+    case :persistent_term.get({__MODULE__, :library, path}, nil) do
+      nil ->
+        case Nxc.NIF.load(path) do
+          {:ok, lib} ->
+            :persistent_term.put({__MODULE__, :library, path}, lib)
+            lib
+
+          {:error, why} ->
+            raise Nxc.CompileError, "cannot load #{path}: #{why}"
+        end
+
+      lib ->
+        lib
+    end
+  end
+
+  @doc false
+  # Bytes of a tensor (or template) of `type` and `shape`.
+  def tensor_bytes({_, bits}, shape), do: div(Nx.size(shape) * bits, 8)
 
   @doc false
   # Runs nxc; its refusal raises Nxc.CompileError with its message.
@@ -273,7 +283,6 @@ defmodule Nxc do
     output
   end
 
-  defp bytes(%Nx.Tensor{type: {_, bits}, shape: shape}), do: div(Nx.size(shape) * bits, 8)
 end
 
 defmodule Nxc.CompileError do

@@ -1015,16 +1015,22 @@ def case_cache_hit_and_miss(ctx):
     check(len(objects) == 2, f"the cache should hold both compiled functions, holds {objects}")
 
 
-def case_cache_corrupted(ctx):
-    """A damaged cache entry is never loaded: an object with flipped bytes (same size), a changed
-    workspace size in the metadata, or a truncated metadata file each mean a recompile, the right
-    result and a repaired entry. A size cap evicts the least recently used entries."""
+def cached_softmax(ctx):
+    """softmax(f32[1000]) compiled into the case's cache: its input, the -v command's arguments,
+    the cache source, and the entry's object and metadata paths."""
     x, xp = softmax_input(ctx, 1000, "x.npy")
     src = source("cache.nx")
     args = [src, "--fn", "MyDefn.softmax", xp, "-v"]
     first = ctx.jit(*args, "-o", ctx.path("y0.npy"))
     obj = expect_verbose(first, "compiled", ctx.cache, ["softmax", "f32[1000]"])
-    meta = obj[:-2] + ".meta"
+    return x, xp, src, args, obj, obj[:-2] + ".meta"
+
+
+def case_cache_corrupted(ctx):
+    """A damaged cache entry is never loaded: an object with flipped bytes (same size), a changed
+    workspace size in the metadata, or a truncated metadata file each mean a recompile, the right
+    result and a repaired entry. A size cap evicts the least recently used entries."""
+    x, xp, src, args, obj, meta = cached_softmax(ctx)
     good_obj, good_meta = open(obj, "rb").read(), open(meta, "rb").read()
 
     def damaged(name, obj_bytes, meta_bytes):
@@ -1066,12 +1072,7 @@ def case_cache_special_files(ctx):
     """A cache entry that is not a regular file is a miss, never a hang, a crash or an endless
     read: a directory, a FIFO or a symlink to /dev/zero in place of the object or its metadata.
     Each run compiles, gives the right result and leaves a regular entry behind."""
-    x, xp = softmax_input(ctx, 1000, "x.npy")
-    src = source("cache.nx")
-    args = [src, "--fn", "MyDefn.softmax", xp, "-v"]
-    first = ctx.jit(*args, "-o", ctx.path("y0.npy"))
-    obj = expect_verbose(first, "compiled", ctx.cache, ["softmax", "f32[1000]"])
-    meta = obj[:-2] + ".meta"
+    x, xp, src, args, obj, meta = cached_softmax(ctx)
     for target in (obj, meta):
         for kind in ("directory", "fifo", "dev-zero"):
             for path in (obj, meta):  # a valid entry first, then the special file

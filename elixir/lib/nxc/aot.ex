@@ -65,7 +65,8 @@ defmodule Nxc.AOT do
           arity: length(templates),
           params: Enum.map(params, &template/1),
           output: strip(output),
-          outputs: Enum.map(leaves, &template/1)
+          input_bytes: Enum.map(params, &Nxc.tensor_bytes(&1.type, &1.shape)),
+          output_bytes: Enum.map(leaves, &Nxc.tensor_bytes(&1.type, &1.shape))
         }
 
         {graph, files, description}
@@ -110,20 +111,17 @@ defmodule Nxc.AOT do
   # Calls an imported function: the arguments' tensors in order, checked
   # against the templates it was compiled for.
   def call(library_path, function, args) do
-    lib =
-      case :persistent_term.get({__MODULE__, library_path}, nil) do
+    # The library and the function's workspace size, once per VM.
+    {lib, workspace} =
+      case :persistent_term.get({__MODULE__, library_path, function.symbol}, nil) do
         nil ->
-          case Nxc.NIF.load(library_path) do
-            {:ok, lib} ->
-              :persistent_term.put({__MODULE__, library_path}, lib)
-              lib
+          lib = Nxc.library!(library_path)
+          loaded = {lib, Nxc.NIF.workspace_size(lib, function.symbol)}
+          :persistent_term.put({__MODULE__, library_path, function.symbol}, loaded)
+          loaded
 
-            {:error, why} ->
-              raise RuntimeError, "cannot load #{library_path}: #{why}"
-          end
-
-        lib ->
-          lib
+        loaded ->
+          loaded
       end
 
     tensors = Nx.Defn.Composite.flatten_list(args)
@@ -144,10 +142,7 @@ defmodule Nxc.AOT do
         Nx.to_binary(t)
       end)
 
-    bytes = fn {{_, bits}, shape, _} -> div(Nx.size(shape) * bits, 8) end
-    workspace = Nxc.NIF.workspace_size(lib, function.symbol)
-
-    case Nxc.NIF.call(lib, function.symbol, binaries, Enum.map(function.params, bytes), Enum.map(function.outputs, bytes), workspace) do
+    case Nxc.NIF.call(lib, function.symbol, binaries, function.input_bytes, function.output_bytes, workspace) do
       {:ok, results} -> Nxc.outputs(function.output, results)
       {:error, why} -> raise RuntimeError, "#{function.name}: #{why}"
     end
