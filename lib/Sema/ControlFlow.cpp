@@ -87,7 +87,7 @@ Result<Value> Tracer::branch(const Expr *body, Env &env) {
 /// remaining clauses.
 Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k, Env &scope, const Loc &loc) {
   const Clause &clause = clauses[k];
-  Env local = scope;
+  Env local(&scope);
   Value pred;
   if (clause.pred) {
     NXC_TRY(p, eval(*clause.pred, local));
@@ -184,7 +184,7 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
 Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
   switch (p.kind) {
   case ExprKind::Var:
-    if (p.name != "_") env[p.name] = v;
+    if (p.name != "_") env.bind(p.name, v);
     return true;
   case ExprKind::Int:
   case ExprKind::Float:
@@ -224,7 +224,7 @@ Result<Value> Tracer::caseExpr(const Expr &e, Env &env) {
       guard = pattern->children[1].get();
       pattern = pattern->children[0].get();
     }
-    Env local = env;
+    Env local(&env);
     NXC_TRY(m, matchCase(*pattern, subject, local));
     if (!m) continue;
     if (guard) {
@@ -286,9 +286,9 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   };
   std::function<void(const Expr &, const Value &, Env &)> bindState = [&](const Expr &p, const Value &v, Env &scope) {
     if (p.kind == ExprKind::Var) {
-      if (p.name != "_") scope[p.name] = v;
+      if (p.name != "_") scope.bind(p.name, v);
     } else if (p.kind == ExprKind::Match) {
-      scope[p.children[0]->name] = v;
+      scope.bind(p.children[0]->name, v);
     } else {
       for (size_t k = 0; k < p.children.size(); ++k) bindState(*p.children[k], v.elems[k], scope);
     }
@@ -375,7 +375,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     if (generator) {
       NXC_TRY(gv, generated(kValue.node, body.loc));
       if (genPattern->kind != ExprKind::Var) return error(genPattern->loc, "while expects a variable before '<-'");
-      scope[genPattern->name] = gv;
+      scope.bind(genPattern->name, gv);
     }
     return eval(body, scope);
   };
@@ -397,7 +397,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
 
   // One traced iteration: the next state from `state` for counter `kValue`.
   auto step = [&](const Value &state, const Value &kValue) -> Result<Value> {
-    Env scope = env;
+    Env scope(&env);
     NXC_TRY(r, bodyOnce(state, kValue, scope));
     std::vector<int> out;
     NXC_CHECK(checkBody(r, out));
@@ -421,6 +421,15 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     return state;
   }
 
+  if (whileDepth_ >= kMaxWhileDepth)
+    return error(e.loc, fmt::format(FMT_STRING("while loops nested more than {} deep: nxc compiles loop nests up to {} "
+                                               "levels (compile time grows faster than the depth beyond that)"),
+                                    kMaxWhileDepth, kMaxWhileDepth));
+  struct WhileDepth {
+    int &d;
+    explicit WhileDepth(int &x) : d(x) { ++d; }
+    ~WhileDepth() { --d; }
+  } nested(whileDepth_);
   Node n;
   n.op = "while";
   n.loc = e.loc;
@@ -451,7 +460,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   {
     RegionScope scope(*this, n.regions[0].nodes);
     std::vector<Value> args = regionArgs(n.regions[0]);
-    Env local = env;
+    Env local(&env);
     Value pred;
     if (generator) {
       int64_t bound = unroll > 0 ? count / unroll : count;

@@ -203,7 +203,7 @@ Status Tracer::bindPattern(const Expr &p, const Value &v, Env &env, std::set<std
                                         p.name));
       params->insert(p.name);
     }
-    env[p.name] = v;
+    env.bind(p.name, v);
     return okStatus();
   case ExprKind::Tuple:
     if (v.kind != Value::Tuple)
@@ -248,15 +248,15 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
   }
   case ExprKind::Var: {
     if (!e.name.empty() && e.name[0] == '@') return attribute(e);
-    auto it = env.find(e.name);
-    if (it == env.end()) {
+    const Value *bound = env.find(e.name);
+    if (!bound) {
       if (e.name == "_") return error(e.loc, "invalid use of _: it can only be used in patterns");
       if (e.name[0] == '&')
         return error(e.loc,
                      fmt::format(FMT_STRING("capture argument {} must be used within a capture (&(...))"), e.name));
       return error(e.loc, fmt::format(FMT_STRING("undefined variable \"{}\""), e.name));
     }
-    Value v = it->second;
+    Value v = *bound;
     v.loc = e.loc;
     return v;
   }
@@ -696,7 +696,7 @@ Result<Value> Tracer::makeFunction(const Expr &e, Env &env) {
   Value f;
   f.kind = Value::Function;
   f.fn = &e;
-  f.captured = std::make_shared<const Env>(env);
+  f.captured = env.flattened();
   f.fnModule = module_;
   f.loc = e.loc;
   return f;
@@ -711,7 +711,7 @@ Result<Value> Tracer::applyFunction(const Value &f, std::vector<Value> args, con
                  fmt::format(FMT_STRING("the function of arity {} (defined at line {}) was called with {} argument{}"),
                              arity, f.fn->loc.line, args.size(), args.size() == 1 ? "" : "s"));
   if (stack_.size() > 200) return error(loc, "calls nested too deeply");
-  Env env = *f.captured;
+  Env env(f.captured.get());
   std::set<std::string> bound;
   for (size_t k = 0; k < arity; ++k) NXC_CHECK(bindPattern(*f.fn->children[k], args[k], env, &bound));
   const ast::Module *saved = module_;

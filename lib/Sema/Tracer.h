@@ -43,7 +43,7 @@ using ast::Expr;
 using ast::ExprKind;
 
 struct Value;
-using Env = std::map<std::string, Value>;
+class Env;
 
 /// A value during tracing.
 struct Value {
@@ -100,6 +100,41 @@ struct Value {
     x.loc = l;
     return x;
   }
+};
+
+/// The variables in scope. A nested scope (a branch, a while body, a case
+/// clause, a call of a closure) is a child that sees its parent's bindings
+/// and keeps its own, which end with it as Elixir's do: a child costs what it
+/// binds, not a copy of everything above it, so nesting stays linear. A
+/// parent must outlive its children; a closure captures a flattened copy.
+class Env {
+public:
+  Env() = default;
+  explicit Env(const Env *parent) : parent_(parent) {}
+  Env(const Env &) = delete;
+  Env &operator=(const Env &) = delete;
+
+  /// The innermost binding of `name`, or null.
+  const Value *find(const std::string &name) const {
+    for (const Env *e = this; e; e = e->parent_) {
+      auto it = e->own_.find(name);
+      if (it != e->own_.end()) return &it->second;
+    }
+    return nullptr;
+  }
+  /// Binds `name` in this scope (shadowing any outer binding).
+  void bind(const std::string &name, Value v) { own_.insert_or_assign(name, std::move(v)); }
+  /// Every visible binding in one scope with no parent (what a closure keeps).
+  std::shared_ptr<const Env> flattened() const {
+    auto flat = std::make_shared<Env>();
+    for (const Env *e = this; e; e = e->parent_)
+      for (auto &[name, v] : e->own_) flat->own_.emplace(name, v); // inner scopes come first and win
+    return flat;
+  }
+
+private:
+  const Env *parent_ = nullptr;
+  std::map<std::string, Value> own_;
 };
 
 /// The leaves of a container value (tuples nest), depth-first.
@@ -382,6 +417,12 @@ private:
   /// the top level.
   std::vector<std::vector<int> *> regions_;
   int depth_ = 0;
+  /// Runtime while loops around the node being traced, and the most nxc
+  /// nests: MLIR's and LLVM's loop passes take time that grows faster than
+  /// the depth (300 levels: a minute), so deeper nests are refused with a
+  /// located error instead of compiling for hours.
+  int whileDepth_ = 0;
+  static constexpr int kMaxWhileDepth = 128;
   /// Nesting eval() follows before it stops with a located error (nxc runs
   /// on a 512 MiB stack; a level takes a few hundred bytes).
   static constexpr int kMaxEvalDepth = 100000;

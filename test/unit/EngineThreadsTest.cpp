@@ -13,6 +13,8 @@
 #include "nxc/Jit/Engine.h"
 #include "nxc/Pipeline/Compiler.h"
 
+#include "llvm/Support/CommandLine.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -130,4 +132,21 @@ TEST_CASE("one JIT session links objects from 8 threads at once") {
     });
   for (auto &th : threads) th.join();
   CHECK_MESSAGE(failures.empty(), (failures.empty() ? "" : failures[0]));
+}
+
+TEST_CASE("compiling bounds the SLP vectorizer's scheduling regions") {
+  // LLVM's option by name: a rename in a new LLVM would otherwise leave the
+  // bound (lib/Target/ObjectEmitter.cpp) silently unset.
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("slp-schedule-budget");
+  REQUIRE(it != options.end());
+  auto file = nxc::test::parseString(kProgram);
+  REQUIRE(file.ok());
+  auto engine = Engine::create();
+  REQUIRE(engine.ok());
+  HostTensor x = HostTensor::zeros(ElemType::f32(), {4});
+  std::vector<HostValue> args{HostValue::leaf(x)};
+  auto prepared = (*engine)->prepare(*file, "T", "f", args, false, Loc{});
+  REQUIRE(prepared.ok());
+  CHECK(static_cast<llvm::cl::opt<int> *>(it->second)->getValue() == 4096);
 }
