@@ -238,7 +238,9 @@ defmodule Nxc do
     end
   end
 
-  defp nxc_executable(opts) do
+  @doc false
+  # The nxc to run: opts[:nxc], $NXC, else nxc on the PATH.
+  def nxc_executable(opts) do
     case opts[:nxc] || System.get_env("NXC") || System.find_executable("nxc") do
       nil ->
         raise Nxc.CompileError,

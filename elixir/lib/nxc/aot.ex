@@ -46,8 +46,18 @@ defmodule Nxc.AOT do
 
   @doc false
   def export(dir, module, functions, opts) do
+    module |> prepare(functions) |> write(dir, opts)
+  end
+
+  @doc false
+  # Traces every function: the module's name, its graph file and constant
+  # files, and the description import_aot reads. Nothing is written.
+  def prepare(module, functions) do
     name = library_name(module)
     unless Nxc.valid_name?(name), do: raise(ArgumentError, "#{inspect(module)} does not make a C module name")
+
+    unless is_list(functions) and functions != [] and Enum.all?(functions, &match?({_, _, _}, &1)),
+      do: raise(ArgumentError, "expected a non-empty list of {name, fun, templates}, got: #{inspect(functions)}")
 
     names = Enum.map(functions, &elem(&1, 0))
     if Enum.uniq(names) != names, do: raise(ArgumentError, "function names must be distinct, got: #{inspect(names)}")
@@ -72,17 +82,42 @@ defmodule Nxc.AOT do
         {graph, files, description}
       end
 
+    %{
+      name: name,
+      graph: Nxc.Graph.file(Enum.map(traced, &elem(&1, 0))),
+      files: Enum.flat_map(traced, &elem(&1, 1)),
+      meta: %{format: 1, library: "lib#{name}.so", functions: Enum.map(traced, &elem(&1, 2))}
+    }
+  end
+
+  @doc false
+  # Writes a prepared module into `dir` and compiles it there with nxc.
+  def write(prepared, dir, opts) do
     File.mkdir_p!(dir)
     graph_path = Path.join(dir, "graph.json")
-    File.write!(graph_path, Nxc.Graph.file(Enum.map(traced, &elem(&1, 0))))
-    for {_, files, _} <- traced, {file, bytes} <- files, do: File.write!(Path.join(dir, file), bytes)
+    File.write!(graph_path, prepared.graph)
+    for {file, bytes} <- prepared.files, do: File.write!(Path.join(dir, file), bytes)
 
-    args = ["aot", graph_path, "--name", name, "--packed-entries", "-o", dir] ++ target_args(opts)
+    args = ["aot", graph_path, "--name", prepared.name, "--packed-entries", "-o", dir] ++ target_args(opts)
     Nxc.run_nxc!(args, opts)
-
-    meta = %{format: 1, library: "lib#{name}.so", functions: Enum.map(traced, &elem(&1, 2))}
-    File.write!(Path.join(dir, "#{name}.nxc"), :erlang.term_to_binary(meta))
+    File.write!(Path.join(dir, "#{prepared.name}.nxc"), :erlang.term_to_binary(prepared.meta))
     :ok
+  end
+
+  @doc false
+  # What a prepared module's files depend on: its graphs and constants, the
+  # nxc options and nxc itself (its version line).
+  def fingerprint(prepared, opts) do
+    version =
+      case System.cmd(Nxc.nxc_executable(opts), ["--version"], stderr_to_stdout: true) do
+        {out, 0} -> out
+        {out, status} -> raise Nxc.CompileError, "nxc --version exited with #{status}: #{out}"
+      end
+
+    options = Keyword.take(opts, [:target, :cpu])
+    files = Enum.sort(prepared.files)
+    :crypto.hash(:sha256, :erlang.term_to_binary({1, version, options, prepared.graph, files, prepared.meta}))
+    |> Base.encode16(case: :lower)
   end
 
   defp target_args(opts) do
@@ -103,8 +138,26 @@ defmodule Nxc.AOT do
   def read!(dir, module) do
     name = library_name(module)
     path = Path.join(dir, "#{name}.nxc")
-    meta = path |> File.read!() |> :erlang.binary_to_term([:safe])
-    Map.merge(meta, %{path: path, library_path: Path.join(dir, meta.library)})
+    # Not [:safe]: the description names the functions, whose atoms a fresh
+    # VM (the importing project's) has not seen yet. It is the user's own
+    # build output, read at compile time, like the source it sits beside.
+    meta =
+      try do
+        path |> File.read!() |> :erlang.binary_to_term()
+      rescue
+        ArgumentError -> raise ArgumentError, "#{path} is not a module description written by Nxc.export_aot"
+      end
+
+    case meta do
+      %{format: 1, library: library, functions: functions} when is_binary(library) and is_list(functions) ->
+        Map.merge(meta, %{path: path, library_path: Path.join(dir, library)})
+
+      %{format: format} ->
+        raise ArgumentError, "#{path} has format #{inspect(format)}; this Nxc reads format 1 (export the module again)"
+
+      _ ->
+        raise ArgumentError, "#{path} is not a module description written by Nxc.export_aot"
+    end
   end
 
   @doc false
