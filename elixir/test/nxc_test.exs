@@ -296,16 +296,33 @@ defmodule NxcTest do
     {:ok, lib} = Nxc.NIF.load(library)
     symbol = library |> Path.basename(".so") |> String.replace_prefix("lib", "")
     symbol = symbol <> "_f"
-    assert_raise ArgumentError, fn -> Nxc.NIF.call(lib, symbol, [<<0::32>>], [24], [24], 0) end
-    # Sizes that agree with each other but not with the module's layout.
-    assert_raise ArgumentError, fn -> Nxc.NIF.call(lib, symbol, [<<0::32>>], [4], [4], 0) end
-    assert_raise ArgumentError, fn -> Nxc.NIF.call(lib, symbol, [], [], [24], 0) end
-    assert_raise ArgumentError, fn -> Nxc.NIF.call(lib, symbol, [:nope], [24], [24], 0) end
-    assert_raise ArgumentError, fn -> Nxc.NIF.call(:nope, symbol, [], [], [], 0) end
-    assert {:error, _} = Nxc.NIF.call(lib, "no_such_function", [], [], [], 0)
+    # Both entry points, on the calling and on a dirty scheduler, check alike.
+    for call <- [&Nxc.NIF.call/6, &Nxc.NIF.call_dirty/6] do
+      assert_raise ArgumentError, fn -> call.(lib, symbol, [<<0::32>>], [24], [24], 0) end
+      # Sizes that agree with each other but not with the module's layout.
+      assert_raise ArgumentError, fn -> call.(lib, symbol, [<<0::32>>], [4], [4], 0) end
+      assert_raise ArgumentError, fn -> call.(lib, symbol, [], [], [24], 0) end
+      assert_raise ArgumentError, fn -> call.(lib, symbol, [:nope], [24], [24], 0) end
+      assert_raise ArgumentError, fn -> call.(:nope, symbol, [], [], [], 0) end
+      assert {:error, _} = call.(lib, "no_such_function", [], [], [], 0)
+      x = Nx.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+      assert {:ok, [bin]} = call.(lib, symbol, [Nx.to_binary(x)], [24], [24], Nxc.NIF.workspace_size(lib, symbol))
+      compare(Nx.from_binary(bin, :f32), Defns.softmax(x))
+    end
+
     assert {:error, _} = Nxc.NIF.load("/nonexistent.so")
-    x = Nx.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
-    assert {:ok, [bin]} = Nxc.NIF.call(lib, symbol, [Nx.to_binary(x)], [24], [24], Nxc.NIF.workspace_size(lib, symbol))
-    compare(Nx.from_binary(bin, :f32), Defns.softmax(x))
+  end
+
+  test "a short function runs on the calling scheduler after its first call, with the same results" do
+    dir = Path.join(System.get_env("NXC_CACHE_DIR"), "short")
+    f = Nx.Defn.jit(&Defns.softmax/1, compiler: Nxc, cache_dir: dir)
+    x = uniform({7})
+    first = f.(x)
+    [library] = Path.wildcard(Path.join(dir, "*/lib*.so"))
+    symbol = (library |> Path.basename(".so") |> String.replace_prefix("lib", "")) <> "_f"
+    # Timed on its first call (a dirty scheduler): softmax of 7 takes microseconds.
+    assert :persistent_term.get({Nxc, :short_call, symbol, [28], [28]}) == true
+    assert f.(x) == first
+    compare(first, Defns.softmax(x))
   end
 end

@@ -195,7 +195,7 @@ defmodule Nxc.AOT do
         Nx.to_binary(t)
       end)
 
-    case Nxc.NIF.call(lib, function.symbol, binaries, function.input_bytes, function.output_bytes, workspace) do
+    case Nxc.invoke(lib, function.symbol, binaries, function.input_bytes, function.output_bytes, workspace) do
       {:ok, results} -> Nxc.outputs(function.output, results)
       {:error, why} -> raise RuntimeError, "#{function.name}: #{why}"
     end

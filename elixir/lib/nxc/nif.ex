@@ -11,4 +11,5 @@ defmodule Nxc.NIF do
   def load(_path), do: :erlang.nif_error(:not_loaded)
   def workspace_size(_library, _symbol), do: :erlang.nif_error(:not_loaded)
   def call(_library, _symbol, _inputs, _input_bytes, _output_bytes, _workspace_bytes), do: :erlang.nif_error(:not_loaded)
+  def call_dirty(_library, _symbol, _inputs, _input_bytes, _output_bytes, _workspace_bytes), do: :erlang.nif_error(:not_loaded)
 end
