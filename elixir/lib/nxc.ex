@@ -187,12 +187,33 @@ defmodule Nxc do
       @external_resource meta.path
       library = meta.library_path
 
+      # A library exported for this very module is its NIF: loaded when the
+      # module is, it is called with no other native code (no C compiler or
+      # loader NIF where it runs). Otherwise the package's NIF opens it.
+      own_nif = meta[:nif] == Atom.to_string(__MODULE__)
+
+      if own_nif do
+        @on_load :__nxc_load__
+        @doc false
+        def __nxc_load__, do: :erlang.load_nif(unquote(String.to_charlist(Path.rootname(library))), 0)
+        @doc false
+        def __nxc_call__(_name, _inputs), do: :erlang.nif_error(:not_loaded)
+        @doc false
+        def __nxc_call_dirty__(_name, _inputs), do: :erlang.nif_error(:not_loaded)
+      end
+
       for function <- meta.functions do
         args = Macro.generate_arguments(function.arity, __MODULE__)
         escaped = Macro.escape(function)
 
-        def unquote(function.name)(unquote_splicing(args)) do
-          Nxc.AOT.call(unquote(library), unquote(escaped), [unquote_splicing(args)])
+        if own_nif do
+          def unquote(function.name)(unquote_splicing(args)) do
+            Nxc.AOT.call_nif(__MODULE__, unquote(escaped), [unquote_splicing(args)])
+          end
+        else
+          def unquote(function.name)(unquote_splicing(args)) do
+            Nxc.AOT.call(unquote(library), unquote(escaped), [unquote_splicing(args)])
+          end
         end
       end
     end
@@ -304,19 +325,26 @@ defmodule Nxc do
   # @short_call_us runs on the calling scheduler from then on, saving the
   # switch to a dirty scheduler and back (several microseconds) per call.
   def invoke(lib, symbol, binaries, inputs, outputs, workspace) do
-    key = {__MODULE__, :short_call, symbol, inputs, outputs}
+    scheduled({symbol, inputs, outputs}, fn dirty? ->
+      if dirty?,
+        do: Nxc.NIF.call_dirty(lib, symbol, binaries, inputs, outputs, workspace),
+        else: Nxc.NIF.call(lib, symbol, binaries, inputs, outputs, workspace)
+    end)
+  end
+
+  @doc false
+  # Runs call.(dirty?) on the scheduler `function` has earned (see invoke/6).
+  def scheduled(function, call) do
+    key = {__MODULE__, :short_call, function}
 
     case :persistent_term.get(key, nil) do
-      true ->
-        Nxc.NIF.call(lib, symbol, binaries, inputs, outputs, workspace)
-
-      false ->
-        Nxc.NIF.call_dirty(lib, symbol, binaries, inputs, outputs, workspace)
-
       nil ->
-        {us, result} = :timer.tc(fn -> Nxc.NIF.call_dirty(lib, symbol, binaries, inputs, outputs, workspace) end)
+        {us, result} = :timer.tc(fn -> call.(true) end)
         if match?({:ok, _}, result), do: :persistent_term.put(key, us < @short_call_us)
         result
+
+      short? ->
+        call.(not short?)
     end
   end
 

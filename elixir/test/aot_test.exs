@@ -72,6 +72,32 @@ defmodule NxcAotTest do
     end
   end
 
+  test "a module imported under its exported name loads the library as its own NIF", %{dir: dir} do
+    :ok = Nxc.export_aot(dir, NxcAotTest.OwnNif, [{:stats, &Defns.stats/1, [Nx.template({4, 6}, :f32)]}])
+
+    Code.compile_string("""
+    defmodule NxcAotTest.OwnNif do
+      require Nxc
+      Nxc.import_aot(#{inspect(dir)}, NxcAotTest.OwnNif)
+    end
+    """)
+
+    # The library's nif_init bound __nxc_call__ and __nxc_call_dirty__ to the module.
+    own = Module.concat(["NxcAotTest", "OwnNif"])
+    y = uniform({4, 6}, 8)
+    assert {:ok, [_, _]} = own.__nxc_call_dirty__("nxc_aot_test_own_nif_stats", [Nx.to_binary(y)])
+    assert {:ok, [_, _]} = own.__nxc_call__("nxc_aot_test_own_nif_stats", [Nx.to_binary(y)])
+    {mean, arg} = apply(own, :stats, [y])
+    {want_mean, want_arg} = Defns.stats(y)
+    assert Nx.all_close(mean, want_mean) |> Nx.to_number() == 1
+    assert arg == want_arg
+    # Bad arguments are refused, never run.
+    assert_raise ArgumentError, fn -> own.__nxc_call__("nxc_aot_test_own_nif_stats", [<<0::32>>]) end
+    assert_raise ArgumentError, fn -> own.__nxc_call__("nxc_aot_test_own_nif_stats", []) end
+    assert_raise ArgumentError, fn -> own.__nxc_call__(:stats, [Nx.to_binary(y)]) end
+    assert {:error, ~c"the module has no such function"} = own.__nxc_call__("other", [])
+  end
+
   test "export_graph writes a graph that nxc aot and nxc jit compile", %{dir: dir} do
     path = Path.join(dir, "stats.json")
     :ok = Nxc.export_graph(&Defns.stats/1, [Nx.template({4, 6}, :f32)], path, name: "stats")

@@ -321,7 +321,7 @@ defmodule NxcTest do
     [library] = Path.wildcard(Path.join(dir, "*/lib*.so"))
     symbol = (library |> Path.basename(".so") |> String.replace_prefix("lib", "")) <> "_f"
     # Timed on its first call (a dirty scheduler): softmax of 7 takes microseconds.
-    assert :persistent_term.get({Nxc, :short_call, symbol, [28], [28]}) == true
+    assert :persistent_term.get({Nxc, :short_call, {symbol, [28], [28]}}) == true
     assert f.(x) == first
     compare(first, Defns.softmax(x))
   end

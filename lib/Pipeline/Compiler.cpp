@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Pipeline/Compiler.h"
+#include "BeamNif.h"
 #include "CpuVariants.h"
 #include "ParallelDispatch.h"
 #include "PipelineSupport.h"
@@ -386,6 +387,12 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
                                                                                   : kDefaultStackWorkspaceLimit;
   addEntryWrappers(*llvmModule, out.entries, tm->createDataLayout(), tm->getTargetTriple(), stackLimit,
                    target.packedEntries);
+  if (!target.beamNifModule.empty()) {
+    if (out.bareMetal)
+      return error(Loc{}, "--nif needs a target with an operating system (the BEAM loads the library)");
+    NXC_CHECK(addBeamNif(*llvmModule, out.entries, target.beamNifModule,
+                         tm->createDataLayout().getPointerSizeInBits() == 64));
+  }
   // Parallel bodies are the module's own (private in MLIR, external after
   // translation): internal, so that each CPU variant gets its own copy.
   for (llvm::Function &f : *llvmModule)

@@ -16,6 +16,9 @@ config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%not", os.path.join(config.llvm_bin_dir, "not")))
 config.substitutions.append(("split-file", os.path.join(config.llvm_bin_dir, "split-file")))
 config.substitutions.append(("llvm-readelf", os.path.join(config.llvm_bin_dir, "llvm-readelf")))
+# nxc aot --nif exists when nxc was built with erl_nif.h (runtime/CMakeLists.txt).
+if config.erl_nif_include and not config.erl_nif_include.endswith("NOTFOUND"):
+    config.available_features.add("beam-nif")
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
 # The build's tools come before the system's in RUN lines.
 config.environment["PATH"] = os.pathsep.join(

@@ -62,7 +62,7 @@ std::string inputsDigest(const std::string &source, const std::vector<TracedEntr
   add(module);
   for (auto &part : {o.triple, o.cpu, o.features, std::to_string(o.optLevel), std::to_string(o.stackWorkspaceLimit),
                      o.device, o.gpu, std::to_string(o.threads), std::to_string(o.minParallelWork),
-                     std::string(o.packedEntries ? "packed" : "")})
+                     std::string(o.packedEntries ? "packed" : ""), o.nifModule})
     add(part);
   std::function<void(const Template &)> constants = [&](const Template &t) {
     if (t.values) {
@@ -293,13 +293,21 @@ int runAot(const AotOptions &o) {
   for (auto &e : entries) {
     points.push_back(EntryPoint{e.symbol, &e.graph});
     descs.push_back(EntryDescription{e.symbol, e.sig.function, e.sigText, &e.graph});
-    descs.back().packedEntry = o.packedEntries;
+    descs.back().packedEntry = o.packedEntries || !o.nifModule.empty();
   }
   TargetOptions target{o.triple, o.cpu, o.features, o.optLevel, o.stackWorkspaceLimit};
   target.threads = o.threads;
-  target.packedEntries = o.packedEntries;
+  target.packedEntries = o.packedEntries || !o.nifModule.empty();
   if (o.packedEntries && cuda)
     return report(error(Loc{}, "--packed-entries applies to CPU code (a CUDA module's functions take device pointers)"));
+  if (!o.nifModule.empty()) {
+    if (cuda || emulated) return report(error(Loc{}, "--nif applies to CPU code (the NIF calls the module on the CPU)"));
+    if (!validErlangModuleName(o.nifModule))
+      return report(error(Loc{}, fmt::format(FMT_STRING("--nif expects an Erlang module name of letters, digits, '_', "
+                                                         "'.' and '@' (as 'Elixir.MNIST.Compiled'), got '{}'"),
+                                              commentText(o.nifModule))));
+    target.beamNifModule = o.nifModule;
+  }
   if (o.minParallelWork >= 0) target.minParallelWork = o.minParallelWork;
   target.threadExportPrefix = module;
   if (o.minParallelWork >= 0 && o.threads <= 1)

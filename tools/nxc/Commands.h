@@ -55,6 +55,7 @@ struct AotOptions {
   int threads = 1;
   int64_t minParallelWork = -1;
   bool packedEntries = false;
+  std::string nifModule;
 };
 int runAot(const AotOptions &o);
 

@@ -82,6 +82,11 @@ int main(int argc, char **argv) {
   aotCmd->add_flag("--packed-entries", aot.packedEntries,
                     "Also export FN_packed(void **args) per function: args holds FN_with_workspace's arguments in "
                     "order (inputs, outputs, workspace), for callers that cannot call a C prototype (a NIF, dlsym)");
+  aotCmd->add_option("--nif", aot.nifModule,
+                     "Make libMODULE.so also an Erlang NIF library for the Erlang module given ('Elixir.MNIST.Compiled'): "
+                     "the BEAM loads it with erlang:load_nif/2 from that module and calls __nxc_call__(Name, Inputs); "
+                     "no other native code is needed where it runs (the Elixir package's import_aot uses it). Implies "
+                     "--packed-entries; CPU code on targets with an OS");
   aotCmd->add_option("-O", aot.optLevel, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
   aotCmd->footer(
       "Writes OUTDIR/MODULE.h, OUTDIR/libMODULE.so, OUTDIR/libMODULE.a, OUTDIR/libnxrt.a, OUTDIR/MODULE.json\n"

@@ -46,13 +46,13 @@ defmodule Nxc.AOT do
 
   @doc false
   def export(dir, module, functions, opts) do
-    module |> prepare(functions) |> write(dir, opts)
+    module |> prepare(functions, opts) |> write(dir, opts)
   end
 
   @doc false
   # Traces every function: the module's name, its graph file and constant
   # files, and the description import_aot reads. Nothing is written.
-  def prepare(module, functions) do
+  def prepare(module, functions, opts \\ []) do
     name = library_name(module)
     unless Nxc.valid_name?(name), do: raise(ArgumentError, "#{inspect(module)} does not make a C module name")
 
@@ -86,9 +86,18 @@ defmodule Nxc.AOT do
       name: name,
       graph: Nxc.Graph.file(Enum.map(traced, &elem(&1, 0))),
       files: Enum.flat_map(traced, &elem(&1, 1)),
-      meta: %{format: 1, library: "lib#{name}.so", functions: Enum.map(traced, &elem(&1, 2))}
+      meta: %{format: 1, library: "lib#{name}.so", functions: Enum.map(traced, &elem(&1, 2)), nif: nif_module(module, opts)}
     }
   end
+
+  # The library is also the NIF of the Erlang module it is exported under
+  # (nxc aot --nif), so that importing it needs no other native code; not for
+  # a module given by name, or with nif: false.
+  defp nif_module(module, opts) when is_atom(module) do
+    if Keyword.get(opts, :nif, true), do: Atom.to_string(module)
+  end
+
+  defp nif_module(_name, _opts), do: nil
 
   @doc false
   # Writes a prepared module into `dir` and compiles it there with nxc.
@@ -98,7 +107,8 @@ defmodule Nxc.AOT do
     File.write!(graph_path, prepared.graph)
     for {file, bytes} <- prepared.files, do: File.write!(Path.join(dir, file), bytes)
 
-    args = ["aot", graph_path, "--name", prepared.name, "--packed-entries", "-o", dir] ++ target_args(opts)
+    nif = if prepared.meta[:nif], do: ["--nif", prepared.meta.nif], else: []
+    args = ["aot", graph_path, "--name", prepared.name, "--packed-entries", "-o", dir] ++ nif ++ target_args(opts)
     Nxc.run_nxc!(args, opts)
     File.write!(Path.join(dir, "#{prepared.name}.nxc"), :erlang.term_to_binary(prepared.meta))
     :ok
@@ -114,7 +124,7 @@ defmodule Nxc.AOT do
         {out, status} -> raise Nxc.CompileError, "nxc --version exited with #{status}: #{out}"
       end
 
-    options = Keyword.take(opts, [:target, :cpu])
+    options = Keyword.take(opts, [:target, :cpu, :nif])
     files = Enum.sort(prepared.files)
     :crypto.hash(:sha256, :erlang.term_to_binary({1, version, options, prepared.graph, files, prepared.meta}))
     |> Base.encode16(case: :lower)
@@ -177,13 +187,41 @@ defmodule Nxc.AOT do
           loaded
       end
 
+    binaries = input_binaries(function, args)
+
+    case Nxc.invoke(lib, function.symbol, binaries, function.input_bytes, function.output_bytes, workspace) do
+      {:ok, results} -> Nxc.outputs(function.output, results)
+      {:error, why} -> raise RuntimeError, "#{function.name}: #{why}"
+    end
+  end
+
+  @doc false
+  # Calls an imported function through the module's own NIF (the library
+  # was built with nxc aot --nif and loaded by `module`'s @on_load).
+  def call_nif(module, function, args) do
+    binaries = input_binaries(function, args)
+    symbol = function.symbol
+
+    result =
+      Nxc.scheduled({module, symbol}, fn
+        true -> module.__nxc_call_dirty__(symbol, binaries)
+        false -> module.__nxc_call__(symbol, binaries)
+      end)
+
+    case result do
+      {:ok, results} -> Nxc.outputs(function.output, results)
+      {:error, why} -> raise RuntimeError, "#{function.name}: #{why}"
+    end
+  end
+
+  # The arguments' tensors in order, checked against the templates.
+  defp input_binaries(function, args) do
     tensors = Nx.Defn.Composite.flatten_list(args)
 
     if length(tensors) != length(function.params),
       do: raise(ArgumentError, "#{function.name} takes #{length(function.params)} tensors, got #{length(tensors)}")
 
-    binaries =
-      Enum.zip_with(tensors, function.params, fn t, {type, shape, _names} ->
+    Enum.zip_with(tensors, function.params, fn t, {type, shape, _names} ->
         t = Nx.to_tensor(t)
 
         if t.shape != shape or t.type != type,
@@ -194,10 +232,5 @@ defmodule Nxc.AOT do
 
         Nx.to_binary(t)
       end)
-
-    case Nxc.invoke(lib, function.symbol, binaries, function.input_bytes, function.output_bytes, workspace) do
-      {:ok, results} -> Nxc.outputs(function.output, results)
-      {:error, why} -> raise RuntimeError, "#{function.name}: #{why}"
-    end
   end
 end

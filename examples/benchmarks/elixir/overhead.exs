@@ -49,7 +49,7 @@ defmodule Overhead do
       ])
 
     Code.compile_string("""
-    defmodule Overhead.Imported do
+    defmodule Overhead.Compiled do
       require Nxc
       Nxc.import_aot(#{inspect(dir)}, Overhead.Compiled)
     end
@@ -62,9 +62,9 @@ defmodule Overhead do
 
     rows = [
       {"softmax f32[1000]", 4000 + 1000 * 4, 20_000, fn -> jit_softmax.(x1000) end,
-       fn -> Overhead.Imported.softmax(x1000) end, fn -> eval_softmax.(x1000) end, "overhead_compiled_softmax"},
+       fn -> Overhead.Compiled.softmax(x1000) end, fn -> eval_softmax.(x1000) end, "overhead_compiled_softmax"},
       {"predict f32[30,784]", 30 * 784 * 4 + 30 * 10 * 4, 2_000, fn -> jit_predict.(x30) end,
-       fn -> Overhead.Imported.predict(x30) end, fn -> eval_predict.(x30) end, "overhead_compiled_predict"}
+       fn -> Overhead.Compiled.predict(x30) end, fn -> eval_predict.(x30) end, "overhead_compiled_predict"}
     ]
 
     IO.puts("CPU: #{cpu()}; one scheduler thread, best of 5 rounds, microseconds per call")

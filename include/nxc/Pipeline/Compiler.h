@@ -72,7 +72,15 @@ struct TargetOptions {
   /// CUDA: the exported `const char *NAME(void)` that says why the last call
   /// returned NXRT_ERROR_NO_DEVICE or NXRT_ERROR_DEVICE.
   std::string deviceErrorQuery;
+  /// Non-empty: the module is also an Erlang NIF library for this Erlang
+  /// module ("Elixir.MNIST.Compiled"; needs packedEntries and an OS):
+  /// runtime/beam_nif.c, linked in, calls the packed entries.
+  std::string beamNifModule;
 };
+
+/// Whether `name` may name the Erlang module of --nif (letters, digits,
+/// `_`, `.` and `@`, at most 255 bytes).
+bool validErlangModuleName(const std::string &name);
 
 /// The CUDA architectures `nxc aot --device cuda` builds cubins for by default.
 constexpr const char *kDefaultGpuArchs = "sm_80,sm_90,sm_100,sm_120";

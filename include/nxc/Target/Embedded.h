@@ -27,6 +27,7 @@ NXC_EMBEDDED_BLOB(cpu_aarch64_bc)
 NXC_EMBEDDED_BLOB(cpu_request_bc)
 NXC_EMBEDDED_BLOB(cache_x86_bc)
 NXC_EMBEDDED_BLOB(cuda_loader_bc)
+NXC_EMBEDDED_BLOB(beam_nif64_bc) // empty when nxc was built without erl_nif.h
 NXC_EMBEDDED_BLOB(module_h_in)
 #undef NXC_EMBEDDED_BLOB
 

@@ -70,7 +70,7 @@ defmodule Mix.Tasks.Compile.Nxc do
       do: Mix.raise("nxc: #{inspect(m)}.#{f}/#{length(a)} is undefined (it should return [{name, fun, templates}])")
 
     functions = apply(m, f, a)
-    prepared = Nxc.AOT.prepare(module, functions)
+    prepared = Nxc.AOT.prepare(module, functions, options)
     dir = Path.expand(Keyword.get(options, :output, Path.join(["priv", "nxc", prepared.name])), root)
     fingerprint = Nxc.AOT.fingerprint(prepared, options)
     stamp = Path.join(dir, @fingerprint_file)
