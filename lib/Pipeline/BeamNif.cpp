@@ -28,11 +28,11 @@ bool beamNifAvailable() { return !NXC_EMBEDDED(beam_nif64_bc).empty(); }
 
 Status addBeamNif(llvm::Module &m, const std::vector<EntryInfo> &entries, const std::string &erlangModule,
                   bool pointers64) {
+  if (!pointers64)
+    return error(Loc{}, "--nif supports 64-bit targets so far (x86-64, aarch64, riscv64 Linux)");
   if (!beamNifAvailable())
     return error(Loc{}, "--nif: this nxc was built without Erlang's erl_nif.h (install erlang-dev and build nxc again)");
   llvm::LLVMContext &ctx = m.getContext();
-  if (!pointers64)
-    return error(Loc{}, "--nif supports 64-bit targets so far (x86-64, aarch64, riscv64 Linux)");
   NXC_CHECK(linkInternalBitcode(m, NXC_EMBEDDED(beam_nif64_bc), "beam_nif.bc"));
   llvm::Function *init = m.getFunction("nif_init");
   if (!init) return error(Loc{}, "internal error: the embedded NIF has no nif_init");

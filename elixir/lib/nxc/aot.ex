@@ -107,10 +107,30 @@ defmodule Nxc.AOT do
     File.write!(graph_path, prepared.graph)
     for {file, bytes} <- prepared.files, do: File.write!(Path.join(dir, file), bytes)
 
-    nif = if prepared.meta[:nif], do: ["--nif", prepared.meta.nif], else: []
-    args = ["aot", graph_path, "--name", prepared.name, "--packed-entries", "-o", dir] ++ nif ++ target_args(opts)
-    Nxc.run_nxc!(args, opts)
-    File.write!(Path.join(dir, "#{prepared.name}.nxc"), :erlang.term_to_binary(prepared.meta))
+    args = ["aot", graph_path, "--name", prepared.name, "--packed-entries", "-o", dir] ++ target_args(opts)
+
+    meta =
+      if nif = prepared.meta[:nif] do
+        try do
+          Nxc.run_nxc!(args ++ ["--nif", nif], opts)
+          prepared.meta
+        rescue
+          # An nxc built without erl_nif.h, or a 32-bit target: the
+          # package's NIF opens the library instead.
+          e in Nxc.CompileError ->
+            if e.message =~ ~r/built without Erlang's erl_nif.h|--nif supports 64-bit targets/ do
+              Nxc.run_nxc!(args, opts)
+              %{prepared.meta | nif: nil}
+            else
+              reraise e, __STACKTRACE__
+            end
+        end
+      else
+        Nxc.run_nxc!(args, opts)
+        prepared.meta
+      end
+
+    File.write!(Path.join(dir, "#{prepared.name}.nxc"), :erlang.term_to_binary(meta))
     :ok
   end
 
