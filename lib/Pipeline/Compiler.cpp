@@ -65,7 +65,7 @@ std::string toLinalgPipeline(bool gpu, bool bareMetal) {
     return "nxc-lower-nx-to-linalg,canonicalize,cse,"
            "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse";
   return std::string(bareMetal ? "nxc-lower-nx-to-linalg{blocked-reductions}"
-                               : "nxc-lower-nx-to-linalg{blocked-reductions long-contraction=128}") +
+                               : "nxc-lower-nx-to-linalg{blocked-reductions long-contraction=128 conv-as-dot}") +
          ",canonicalize,cse,"
          "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-pack-constant-layouts),"
          "func.func(nxc-tile-rows),canonicalize,cse,"

@@ -1307,8 +1307,32 @@ def _(ctx):
         Call("cv_cg", [xg, kg], [Out("f32", conv_ref(xg, kg, [1], [(1, 0)], [1], 2))]),
         Call("cv_cperm", [xp, k], [Out("f32", nhwc.transpose(0, 2, 3, 1))]),
     ]
+    # 8 input channels or more: the CPU runs these as one dot of the input's
+    # windows (im2col), for 1, 2 and 3 spatial axes, strides, dilations,
+    # padding, batches, f64 and permuted layouts. Inputs of a third of the
+    # scale keep sums of 64-72 products within f32's absolute tolerance
+    # (any order of the sum is correct; a wrong window is off by O(1)).
+    def small(shape):
+        return (normal(rng, shape) * 0.3).astype(np.float32)
+    xw, kw = small((2, 9, 5, 6)), small((4, 9, 2, 3))
+    x1, k1 = small((1, 8, 7)), small((5, 8, 3))
+    x3, k3 = small((1, 8, 3, 4, 5)), small((2, 8, 2, 2, 2))
+    xpw = small((2, 5, 6, 9))
+    nhwcw = conv_ref(xpw.transpose(0, 3, 1, 2), kw, [1, 1], [same_padding(5, 2, 1), same_padding(6, 3, 1)], [1, 1], 1)
+    calls += [
+        Call("cv_c1w", [xw, kw], [Out("f32", conv_ref(xw, kw, [1, 1], [(0, 0), (0, 0)], [1, 1], 1))]),
+        Call("cv_c2w", [xw, kw], [Out("f32", conv_ref(xw, kw, [2, 1], [same_padding(5, 2, 2), same_padding(6, 5, 1)],
+                                                     [1, 2], 1))]),
+        Call("cv_c2w64", [f64(xw), f64(kw)], [Out("f64", conv_ref(xw, kw, [2, 1], [same_padding(5, 2, 2), same_padding(6, 5, 1)],
+                                                       [1, 2], 1))]),
+        Call("cv_c1d", [x1, k1], [Out("f32", conv_ref(x1, k1, [1], [(0, 0)], [1], 1))]),
+        Call("cv_c3d", [x3, k3], [Out("f32", conv_ref(x3, k3, [1, 1, 1], [(0, 0)] * 3, [1, 1, 1], 1))]),
+        Call("cv_cpermw", [xpw, kw], [Out("f32", nhwcw.transpose(0, 2, 3, 1))]),
+    ]
     fns = ["c1(f32[2,3,5,6], f32[4,3,2,3])", "c2(f32[2,3,5,6], f32[4,3,2,3])", "cg(f32[1,4,7], f32[6,2,3])",
-           "cperm(f32[2,5,6,3], f32[4,3,2,3])"]
+           "cperm(f32[2,5,6,3], f32[4,3,2,3])", "c1w=c1(f32[2,9,5,6], f32[4,9,2,3])",
+           "c2w=c2(f32[2,9,5,6], f32[4,9,2,3])", "c2w64=c2(f64[2,9,5,6], f64[4,9,2,3])", "c1d=c1(f32[1,8,7], f32[5,8,3])",
+           "c3d=c1(f32[1,8,3,4,5], f32[2,8,2,2,2])", "cpermw=cperm(f32[2,5,6,9], f32[4,9,2,3])"]
     return ctx.check_calls("conv.nx", fns, "cv", calls)
 
 
