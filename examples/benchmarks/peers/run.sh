@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # W1-W7 (shared workload definitions in the README) side by side with Eigen 3.4,
 # oneDNN 2.6 and Halide 14 AOT, at 1 and 2 threads.
-# Needs: apt-get install libeigen3-dev libdnnl-dev libhalide14-0-dev
+# Needs: apt-get install libeigen3-dev libdnnl-dev libhalide14-0-dev (W8-W10: python3-torch libopenblas0-pthread)
 # Usage: examples/benchmarks/peers/run.sh [path/to/nxc]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,3 +27,7 @@ c++ -std=c++17 -O3 -march=native -fopenmp -I"$work" -I/usr/include/eigen3 -I/usr
   "$work/libpbsm.a" "$work/libpbmm.a" "$work/libpbmnist.a" "$work/libpbln.a" "$work/libnxrt.a" \
   "$work"/halide_*.a -ldnnl -ldl -lpthread -lm -o "$work/peers"
 for threads in 1 2; do "$work/peers" "$threads"; done
+# W8-W10 against PyTorch and NumPy (python3-torch; libopenblas0-pthread for an optimized BLAS).
+for threads in 1 2; do
+  OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads /usr/bin/python3 "$here/models.py" "$nxc" "$work" "$threads"
+done
