@@ -39,6 +39,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
@@ -60,7 +61,7 @@ namespace {
 /// columns run as dot products of rows from a contraction of 128 on (the
 /// second layer of an MLP, [30,128] x [128,10]: 6% of the whole predict);
 /// bare metal keeps the smaller code of the other order below 256.
-std::string toLinalgPipeline(bool gpu, bool bareMetal) {
+std::string toLinalgPipeline(bool gpu, bool bareMetal, int vectorBits) {
   if (gpu)
     return "nxc-lower-nx-to-linalg,canonicalize,cse,"
            "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse";
@@ -68,8 +69,25 @@ std::string toLinalgPipeline(bool gpu, bool bareMetal) {
                                : "nxc-lower-nx-to-linalg{blocked-reductions long-contraction=128 conv-as-dot}") +
          ",canonicalize,cse,"
          "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-pack-constant-layouts),"
-         "func.func(nxc-tile-rows),canonicalize,cse,"
-         "func.func(nxc-block-contractions),canonicalize,cse,func.func(nxc-fuse-into-reductions),canonicalize,cse";
+         "func.func(nxc-tile-rows),canonicalize,cse," +
+         fmt::format(FMT_STRING("func.func(nxc-block-contractions{{vector-bits={}}}),"), vectorBits) +
+         "canonicalize,cse,func.func(nxc-fuse-into-reductions),canonicalize,cse";
+}
+
+/// The vector width nxc's register blocks are sized for: 512 bits when every
+/// CPU the module is compiled for (each of its variants, or its one CPU) has
+/// AVX-512F, else 256. Blocks are chosen once, before the variants are
+/// cloned, so the narrowest CPU decides.
+int blockVectorBits(const TargetOptions &target, llvm::TargetMachine &tm) {
+  auto has512 = [](llvm::TargetMachine &m) {
+    return m.getTargetTriple().isX86() && m.getMCSubtargetInfo()->checkFeatures("+avx512f");
+  };
+  if (target.variants.empty()) return has512(tm) ? 512 : 256;
+  for (const std::string &cpu : target.variants) {
+    auto variant = createTargetMachine(target.triple, cpu, target.features, target.optLevel);
+    if (!variant || !has512(**variant)) return 256;
+  }
+  return 512;
 }
 
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
@@ -338,7 +356,8 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   if (mlir::failed(mlir::verify(*module))) return internalError("building the nx dialect", diags.messages);
   if (stage == Stage::Nx) { out.text = print(*module); return out; }
 
-  NXC_CHECK(runPipeline(*module, toLinalgPipeline(target.device != Device::Cpu, out.bareMetal), diags, "lowering nx to linalg"));
+  NXC_CHECK(runPipeline(*module, toLinalgPipeline(target.device != Device::Cpu, out.bareMetal, blockVectorBits(target, *tm)),
+                        diags, "lowering nx to linalg"));
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
   for (auto &e : entries) {

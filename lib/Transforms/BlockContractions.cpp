@@ -61,8 +61,9 @@ namespace {
 /// The most output rows in one block.
 constexpr int64_t kMaxBlockRows = 6;
 
-/// Lanes of the vectors the blocks are sized for (AVX2: 8 f32 or 4 f64).
-int64_t vectorLanes(Type t) { return t.isF64() ? 4 : 8; }
+/// Lanes of the vectors the blocks are sized for (AVX2: 8 f32 or 4 f64;
+/// AVX-512: 16 or 8).
+int64_t vectorLanes(Type t, int64_t vectorBits) { return vectorBits / t.getIntOrFloatBitWidth(); }
 
 /// The most accumulator vectors in one block: 12 leave AVX2's 16 registers
 /// room for the rhs row and the broadcast lhs value.
@@ -151,6 +152,7 @@ void reuseAsInit(RewriterBase &rw, Value v) {
 }
 
 struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractionsPass> {
+  using BlockContractionsPassBase::BlockContractionsPassBase;
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> dots;
     getOperation().walk([&](linalg::GenericOp g) {
@@ -172,8 +174,10 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
       if (bounds[i] == 1) continue;
       int64_t rows = 1, cols = 1;
       if (ikj) {
-        // At least two vectors of columns per block.
-        int64_t lanes = vectorLanes(elem), step = 2 * lanes;
+        // At least 16 f32 (8 f64) columns per block: two AVX2 vectors, one
+        // AVX-512 vector.
+        bool wide = vectorBits == 512;
+        int64_t lanes = vectorLanes(elem, wide ? 512 : 256), step = wide ? lanes : 2 * lanes;
         cols = step;
         if (bounds[j] % cols != 0) continue;
         for (int64_t r = kMaxBlockRows; r > 1; --r)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -23,7 +24,19 @@ constexpr int kMaxTemporaries = 32;
 char pending[kMaxTemporaries][4096];
 volatile sig_atomic_t pendingCount = 0;
 
+/// Who owns the temporaries: nobody (0), commit() renaming them into place
+/// (1), or the signal handler removing them (2). A signal during the renames
+/// waits for them to finish (a partial set would be left otherwise), then
+/// ends the process; commit() does not start while the handler removes.
+std::atomic<int> owner{0};
+volatile sig_atomic_t deferredSignal = 0;
+
 extern "C" void removeTemporariesAndDie(int sig) {
+  int idle = 0;
+  if (!owner.compare_exchange_strong(idle, 2)) {
+    if (idle == 1) deferredSignal = sig; // commit() raises it when the set is complete
+    return;
+  }
   for (int i = 0; i < pendingCount; ++i)
     if (pending[i][0]) unlink(pending[i]);
   std::signal(sig, SIG_DFL);
@@ -101,6 +114,12 @@ Result<std::string> ModuleFiles::writeScratch(const std::string &name, const std
 }
 
 Status ModuleFiles::commit() {
+  int idle = 0;
+  while (!owner.compare_exchange_strong(idle, 1)) { // a signal handler is removing the temporaries: it ends us
+    idle = 0;
+    pause();
+  }
+  Status status = okStatus();
   for (auto &[tmp, final] : files_) {
     std::error_code ec;
     if (final.empty()) {
@@ -109,11 +128,19 @@ Status ModuleFiles::commit() {
       continue;
     }
     fs::rename(tmp, final, ec);
-    if (ec) return error(Loc{}, fmt::format(FMT_STRING("cannot write '{}': {}"), final, ec.message()));
+    if (ec) {
+      status = error(Loc{}, fmt::format(FMT_STRING("cannot write '{}': {}"), final, ec.message()));
+      break;
+    }
     forget(tmp);
   }
-  files_.clear();
-  return okStatus();
+  if (status) files_.clear();
+  owner.store(0);
+  if (int sig = deferredSignal) { // arrived during the renames: now the set is whole
+    deferredSignal = 0;
+    std::raise(sig);
+  }
+  return status;
 }
 
 } // namespace nxc::cli

@@ -70,7 +70,14 @@ def BlockContractionsPass : Pass<"nxc-block-contractions", "mlir::func::FuncOp">
     columns, the contraction innermost) is tiled into blocks of up to 4
     columns and 8 partial-sum vectors, also run k, i, j. Dots with one
     output row, and columns that do not divide into blocks, are left alone.
+    The vectors are `vector-bits` wide: 256 (AVX2's registers, the default),
+    or 512 when every CPU the module is compiled for has AVX-512 (32
+    registers): blocks of 4 rows then take 32 columns, 8 accumulators.
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "The width of the vector registers the blocks are sized for (256 or 512)">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
                            "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect"];
