@@ -93,6 +93,13 @@ Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::stri
                      f.first().str());
     prepend(host);
   }
+  // Linux on RISC-V 64 is rv64gc (the distributions' baseline): without a
+  // --cpu, "generic" would have no F and D and call libgcc for every float
+  // operation.
+  if (!isHost && cpuIn.empty() && triple.isRISCV64() && triple.isOSLinux()) {
+    cpu = "generic-rv64";
+    prepend("+m,+a,+f,+d,+c");
+  }
   prepend(codegenTunings(triple.str()));
   llvm::TargetOptions options;
   // Constructors and destructors (the CPU variant choice, the thread pool's

@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
       "below every variant gets NXRT_ERROR_UNSUPPORTED_CPU (3), never an illegal instruction. Without --cpu a host build holds the build machine's CPU, x86-64-v3 and the x86-64\n"
       "baseline, so it runs everywhere and stays fast where it was built; one --cpu gives one (checked)\n"
       "variant. Other architectures get one version for --cpu (default: the host CPU for the host,\n"
-      "generic otherwise). nxc jit always compiles for the running CPU.\n\n"
+      "generic otherwise; riscv64 Linux: rv64gc). nxc jit always compiles for the running CPU.\n\n"
       "CUDA (--device cuda): the same files, for NVIDIA GPUs; no GPU is needed to compile. The library\n"
       "embeds a cubin per --gpu architecture and the newest one's PTX (ptxas and fatbinary from the CUDA\n"
       "toolkit at --cuda-path, $CUDA_PATH or /usr/local/cuda; without one, PTX only). Per function:\n"
