@@ -119,7 +119,17 @@ defmodule Nxc do
   def library!(path) do
     case :persistent_term.get({__MODULE__, :library, path}, nil) do
       nil ->
-        case Nxc.NIF.load(path) do
+        loaded =
+          try do
+            Nxc.NIF.load(path)
+          rescue
+            ErlangError ->
+              {:error,
+               "the nxc package's NIF is not loaded (it is built when the package compiles, with a C compiler; " <>
+                 "install one and run mix deps.compile nxc --force)"}
+          end
+
+        case loaded do
           {:ok, lib} ->
             :persistent_term.put({__MODULE__, :library, path}, lib)
             lib

@@ -227,21 +227,29 @@ defmodule NxcMixTest do
 
     assert status == 0, out
     assert out =~ "Compiled Story.Classifier with nxc into priv/nxc/story_classifier"
+    # Run alone, the compiler finds the project's modules itself; nothing changed.
+    {out_alone, 0} = System.cmd(mix, ["compile.nxc"], cd: exporter, env: env, stderr_to_stdout: true)
+    refute out_alone =~ "Compiled Story.Classifier"
     [_, accuracy] = Regex.run(~r/ACCURACY (\S+)/, out)
     assert String.to_float(accuracy) >= 0.95, "training with compiler: Nxc did not learn: #{out}"
     [_, want] = Regex.run(~r/PREDICTIONS (\S+)/, out)
 
-    # The importer: no nxc anywhere (an nxc it tried to run would fail).
+    # The importer: no nxc anywhere (an nxc it tried to run would fail), and
+    # no C compiler, in a build of its own: the package's NIF is not built,
+    # and the module runs through its own.
     path = System.get_env("PATH") |> String.split(":") |> Enum.reject(&File.exists?(Path.join(&1, "nxc"))) |> Enum.join(":")
     x_path = Path.join(exporter, "x.bin")
+    importer_env = [{"NXC", "/nonexistent/nxc"}, {"PATH", path}, {"CC", "/nonexistent/cc"},
+                    {"MIX_BUILD_PATH", Path.join(root, "importer_build")}]
 
     {out, status} =
       System.cmd(mix, ["run", "-e", """
       x = Nx.from_binary(File.read!(#{inspect(x_path)}), :f32) |> Nx.reshape({64, 8})
       IO.puts("PREDICTIONS " <> Base.encode64(Nx.to_binary(Story.Classifier.predict(x))))
-      """], cd: importer, env: env ++ [{"NXC", "/nonexistent/nxc"}, {"PATH", path}], stderr_to_stdout: true)
+      """], cd: importer, env: env ++ importer_env, stderr_to_stdout: true)
 
     assert status == 0, out
+    assert out =~ "no C compiler (/nonexistent/cc): the package's NIF is not built"
     [_, got] = Regex.run(~r/PREDICTIONS (\S+)/, out)
     got = Nx.from_binary(Base.decode64!(got), :f32)
     want = Nx.from_binary(Base.decode64!(want), :f32)

@@ -36,6 +36,10 @@ defmodule Mix.Tasks.Compile.Nxc do
   @impl true
   def run(args) do
     {opts, _, _} = OptionParser.parse(args, switches: [force: :boolean])
+    # Run alone (mix compile.nxc), the project's modules and deps are not on
+    # the code path yet; after the Elixir compiler they are, and this is a no-op.
+    Mix.Task.run("loadpaths", [])
+    Code.prepend_path(Mix.Project.compile_path())
     config = Mix.Project.config()
     entries = Keyword.get(config, :nxc, [])
     unless is_list(entries), do: Mix.raise("the project's :nxc entry must be a list, got: #{inspect(entries)}")
