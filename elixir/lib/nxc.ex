@@ -328,12 +328,14 @@ defmodule Nxc do
   # Calls that take less than this run on the calling scheduler (the BEAM
   # asks NIFs to return within a millisecond).
   @short_call_us 100
+  @short_call_probes 3
 
   @doc false
-  # Runs a compiled function through the NIF. Its first call runs on a dirty
-  # CPU scheduler and is timed; a function that returned within
+  # Runs a compiled function through the NIF. Its first calls run on a dirty
+  # CPU scheduler and are timed; a function that returned within
   # @short_call_us runs on the calling scheduler from then on, saving the
-  # switch to a dirty scheduler and back (several microseconds) per call.
+  # switch to a dirty scheduler and back (several microseconds) per call;
+  # one slow @short_call_probes times stays on dirty schedulers.
   def invoke(lib, symbol, binaries, inputs, outputs, workspace) do
     scheduled({symbol, inputs, outputs}, fn dirty? ->
       if dirty?,
@@ -348,13 +350,24 @@ defmodule Nxc do
     key = {__MODULE__, :short_call, function}
 
     case :persistent_term.get(key, nil) do
-      nil ->
-        {us, result} = :timer.tc(fn -> call.(true) end)
-        if match?({:ok, _}, result), do: :persistent_term.put(key, us < @short_call_us)
-        result
-
-      short? ->
+      short? when is_boolean(short?) ->
         call.(not short?)
+
+      # Not decided yet: nil, or the number of timed calls that were slow. A
+      # first call can be slow for reasons of its own (a sleeping dirty
+      # scheduler, cold caches, a busy machine): three slow ones decide.
+      probes ->
+        {us, result} = :timer.tc(fn -> call.(true) end)
+
+        if match?({:ok, _}, result) do
+          cond do
+            us < @short_call_us -> :persistent_term.put(key, true)
+            (probes || 0) + 1 >= @short_call_probes -> :persistent_term.put(key, false)
+            true -> :persistent_term.put(key, (probes || 0) + 1)
+          end
+        end
+
+        result
     end
   end
 

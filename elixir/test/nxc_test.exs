@@ -313,16 +313,25 @@ defmodule NxcTest do
     assert {:error, _} = Nxc.NIF.load("/nonexistent.so")
   end
 
-  test "a short function runs on the calling scheduler after its first call, with the same results" do
+  test "calls run on the calling or a dirty scheduler as their first calls' times decide, with the same results" do
     dir = Path.join(System.get_env("NXC_CACHE_DIR"), "short")
     f = Nx.Defn.jit(&Defns.softmax/1, compiler: Nxc, cache_dir: dir)
     x = uniform({7})
     first = f.(x)
+    compare(first, Defns.softmax(x))
     [library] = Path.wildcard(Path.join(dir, "*/lib*.so"))
     symbol = (library |> Path.basename(".so") |> String.replace_prefix("lib", "")) <> "_f"
-    # Timed on its first call (a dirty scheduler): softmax of 7 takes microseconds.
-    assert :persistent_term.get({Nxc, :short_call, {symbol, [28], [28]}}) == true
+    key = {Nxc, :short_call, {symbol, [28], [28]}}
+    # The first call was timed: decided (true or false), or one slow probe of three.
+    assert :persistent_term.get(key) in [true, false, 1]
+    # Both ways give the same bits (which one a machine picks depends on its load).
+    for short <- [true, false] do
+      :persistent_term.put(key, short)
+      assert f.(x) == first
+    end
+
+    :persistent_term.put(key, 2)
     assert f.(x) == first
-    compare(first, Defns.softmax(x))
+    assert :persistent_term.get(key) in [true, false]
   end
 end
