@@ -54,21 +54,18 @@ defmodule Nxc do
     # same object as last time in this process is found without hashing it,
     # which for a closure over trained weights would read every byte of
     # them (200 us for MNIST's 400 KB) on each call.
-    case Process.get({__MODULE__, :last}) do
-      {last, ^signature, ^options, compiled} ->
-        if :erts_debug.same(last, key), do: compiled, else: remember(key, compiled(key, vars, fun, params, signature, options, opts), signature, options)
-
+    with {last, ^signature, ^options, compiled} <- Process.get({__MODULE__, :last}),
+         true <- :erts_debug.same(last, key) do
+      compiled
+    else
       _ ->
-        remember(key, compiled(key, vars, fun, params, signature, options, opts), signature, options)
+        compiled = lookup_or_compile(key, vars, fun, params, signature, options, opts)
+        Process.put({__MODULE__, :last}, {key, signature, options, compiled})
+        compiled
     end
   end
 
-  defp remember(key, compiled, signature, options) do
-    Process.put({__MODULE__, :last}, {key, signature, options, compiled})
-    compiled
-  end
-
-  defp compiled(key, vars, fun, params, signature, options, opts) do
+  defp lookup_or_compile(key, vars, fun, params, signature, options, opts) do
 
     # The key is hashed as a tree: one that holds a large expression (a
     # closure over a traced graph, whose shared nodes a hash visits once per
