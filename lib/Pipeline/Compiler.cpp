@@ -35,11 +35,14 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+
+#include <algorithm>
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
@@ -74,20 +77,21 @@ std::string toLinalgPipeline(bool gpu, bool bareMetal, int vectorBits) {
          "canonicalize,cse,func.func(nxc-fuse-into-reductions),canonicalize,cse";
 }
 
-/// The vector width nxc's register blocks are sized for: 512 bits when every
-/// CPU the module is compiled for (each of its variants, or its one CPU) has
-/// AVX-512F, else 256. Blocks are chosen once, before the variants are
-/// cloned, so the narrowest CPU decides.
-int blockVectorBits(const TargetOptions &target, llvm::TargetMachine &tm) {
+/// The vector width nxc's register blocks are sized for, per CPU variant (or
+/// for the one CPU when there are none): 512 bits where the CPU has
+/// AVX-512F, else 256. When the variants differ, the module is lowered once
+/// per width and each variant clones the bodies of its own.
+std::vector<int> blockVectorBits(const TargetOptions &target, llvm::TargetMachine &tm) {
   auto has512 = [](llvm::TargetMachine &m) {
     return m.getTargetTriple().isX86() && m.getMCSubtargetInfo()->checkFeatures("+avx512f");
   };
-  if (target.variants.empty()) return has512(tm) ? 512 : 256;
+  if (target.variants.empty()) return {has512(tm) ? 512 : 256};
+  std::vector<int> bits;
   for (const std::string &cpu : target.variants) {
     auto variant = createTargetMachine(target.triple, cpu, target.features, target.optLevel);
-    if (!variant || !has512(**variant)) return 256;
+    bits.push_back(variant && has512(**variant) ? 512 : 256);
   }
-  return 512;
+  return bits;
 }
 
 /// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
@@ -202,6 +206,17 @@ namespace {
 
 using namespace detail;
 
+/// Names the kernel of entry `symbol` as the entry points call it, internal.
+/// The header's contract: an output overlaps no other argument, inputs are
+/// only read, and the workspace is the kernel's own. That is `noalias`,
+/// which lets LLVM keep accumulators in registers and vectorize freely.
+void markKernel(llvm::Function &kernel, const std::string &symbol) {
+  kernel.setName("__nxc_kernel_" + symbol);
+  kernel.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::Argument &a : kernel.args())
+    if (a.getType()->isPointerTy()) a.addAttr(llvm::Attribute::NoAlias);
+}
+
 /// Renames each kernel `symbol(inputs..., outputs..., workspace)` to an
 /// internal symbol and exports the C entry points around it:
 ///   int32_t symbol_with_workspace(inputs..., outputs..., void *workspace)
@@ -218,13 +233,7 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
   for (auto &e : entries) {
     llvm::Function *kernel = m.getFunction(e.symbol);
     if (!kernel) continue;
-    kernel->setName("__nxc_kernel_" + e.symbol);
-    kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
-    // The header's contract: an output overlaps no other argument, inputs are
-    // only read, and the workspace is the kernel's own. That is `noalias`,
-    // which lets LLVM keep accumulators in registers and vectorize freely.
-    for (llvm::Argument &a : kernel->args())
-      if (a.getType()->isPointerTy()) a.addAttr(llvm::Attribute::NoAlias);
+    markKernel(*kernel, e.symbol);
     llvm::ArrayRef<llvm::Type *> params = kernel->getFunctionType()->params();
     size_t tensors = params.size() - 1; // the last parameter is the workspace
 
@@ -356,8 +365,15 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   if (mlir::failed(mlir::verify(*module))) return internalError("building the nx dialect", diags.messages);
   if (stage == Stage::Nx) { out.text = print(*module); return out; }
 
-  NXC_CHECK(runPipeline(*module, toLinalgPipeline(target.device != Device::Cpu, out.bareMetal, blockVectorBits(target, *tm)),
-                        diags, "lowering nx to linalg"));
+  // The printed stages before LLVM IR show the narrowest variant's blocks.
+  std::vector<int> blockBits = blockVectorBits(target, *tm);
+  int narrowBits = *std::min_element(blockBits.begin(), blockBits.end());
+  mlir::OwningOpRef<mlir::ModuleOp> wideModule;
+  if (target.device == Device::Cpu && narrowBits < 512 && llvm::is_contained(blockBits, 512) &&
+      (stage == Stage::LLVMIR || stage == Stage::Asm || stage == Stage::Object))
+    wideModule = module->clone();
+  NXC_CHECK(runPipeline(*module, toLinalgPipeline(target.device != Device::Cpu, out.bareMetal, narrowBits), diags,
+                        "lowering nx to linalg"));
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
   for (auto &e : entries) {
@@ -398,9 +414,39 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   NXC_CHECK(runPipeline(*module, toLLVMDialectPipeline(out.bareMetal), diags, "lowering to the LLVM dialect"));
   if (stage == Stage::LLVMDialect) { out.text = print(*module); return out; }
 
+  // The AVX-512 variants' lowering, with 512-bit register blocks; their
+  // workspace is the larger of the two.
+  if (wideModule) {
+    NXC_CHECK(runPipeline(*wideModule, toLinalgPipeline(false, out.bareMetal, 512), diags, "lowering nx to linalg"));
+    NXC_CHECK(runPipeline(*wideModule,
+                          bufferizePipeline(target.threads, target.minParallelWork, streamsLargeOutputs(out.triple),
+                                            checksFastExtrema(out.triple)),
+                          diags, "bufferizing"));
+    std::vector<EntryInfo> wideEntries = out.entries;
+    readWorkspaceSizes(*wideModule, wideEntries);
+    for (size_t i = 0; i < out.entries.size(); ++i)
+      out.entries[i].workspaceSize = std::max(out.entries[i].workspaceSize, wideEntries[i].workspaceSize);
+    markParallelBodies(*wideModule);
+    NXC_CHECK(runPipeline(*wideModule, toLLVMDialectPipeline(out.bareMetal), diags, "lowering to the LLVM dialect"));
+  }
+
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(*module, llvmCtx, "nxc");
   if (!llvmModule) return internalError("translating to LLVM IR", diags.messages);
+  std::unique_ptr<llvm::Module> wideLlvmModule;
+  if (wideModule) {
+    wideLlvmModule = mlir::translateModuleToLLVMIR(*wideModule, llvmCtx, "nxc-wide");
+    if (!wideLlvmModule) return internalError("translating to LLVM IR", diags.messages);
+    for (auto &e : out.entries)
+      if (llvm::Function *kernel = wideLlvmModule->getFunction(e.symbol)) markKernel(*kernel, e.symbol);
+    for (llvm::Function &f : *wideLlvmModule)
+      if (!f.isDeclaration()) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    prepareModuleForTarget(*wideLlvmModule, *tm);
+    // The streaming stores' cache-size query is linked in below where the
+    // module declares it.
+    if (llvm::Function *query = wideLlvmModule->getFunction(kCacheBytesQuery))
+      llvmModule->getOrInsertFunction(kCacheBytesQuery, query->getFunctionType());
+  }
   int64_t stackLimit = target.stackWorkspaceLimit >= 0 ? target.stackWorkspaceLimit
                        : tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS ? 0
                                                                                   : kDefaultStackWorkspaceLimit;
@@ -421,7 +467,13 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     NXC_CHECK(linkInternalBitcode(*llvmModule, NXC_EMBEDDED(cache_x86_bc), "cache_x86.bc"));
   prepareModuleForTarget(*llvmModule, *tm);
   if (!target.variants.empty()) {
-    NXC_TRY(variants, addCpuVariants(*llvmModule, target.variants, target.features, target.variantQuery, *tm));
+    WideVariantBodies wide;
+    if (wideLlvmModule) {
+      wide.module = wideLlvmModule.get();
+      for (int bits : blockBits) wide.used.push_back(bits == 512);
+    }
+    NXC_TRY(variants,
+            addCpuVariants(*llvmModule, target.variants, target.features, target.variantQuery, *tm, &wide));
     out.variants = std::move(variants);
   }
   if (target.threads > 1 && target.device == Device::Cpu)

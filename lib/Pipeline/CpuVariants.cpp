@@ -160,7 +160,7 @@ Result<std::vector<std::string>> planCpuVariants(const std::string &tripleStr, c
 
 Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vector<std::string> &names,
                                                const std::string &userFeatures, const std::string &query,
-                                               llvm::TargetMachine &tm) {
+                                               llvm::TargetMachine &tm, const WideVariantBodies *wide) {
   llvm::LLVMContext &ctx = m.getContext();
   const llvm::Triple &triple = tm.getTargetTriple();
   const Arch *arch = archFor(triple);
@@ -220,8 +220,72 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
     if (f.isDeclaration() || &f == features || &f == requested) continue;
     (f.hasExternalLinkage() ? entries : bodies).push_back(&f);
   }
+  // The wide module's bodies, and what its globals and declarations are in
+  // `m`: the same constant where `m` has it (constants are uniqued per
+  // context, so equal data is the same pointer), a copy otherwise.
+  std::vector<llvm::Function *> wideBodies;
+  llvm::ValueToValueMapTy wideGlobals;
+  if (wide && wide->module) {
+    for (llvm::Function &f : *wide->module) {
+      if (!f.isDeclaration()) {
+        wideBodies.push_back(&f);
+        continue;
+      }
+      llvm::Function *same = m.getFunction(f.getName());
+      if (same && same->getFunctionType() != f.getFunctionType())
+        return error(Loc{}, "internal error: the wide-block lowering declares " + f.getName().str() +
+                                " with another type");
+      wideGlobals[&f] = same ? same : llvm::Function::Create(f.getFunctionType(), f.getLinkage(), f.getName(), m);
+    }
+    for (llvm::GlobalVariable &g : wide->module->globals()) {
+      if (g.getName().starts_with("llvm."))
+        return error(Loc{}, "internal error: the wide-block lowering has " + g.getName().str());
+      llvm::GlobalVariable *same = m.getGlobalVariable(g.getName(), true);
+      if (same && same->getValueType() == g.getValueType() && same->isConstant() == g.isConstant() &&
+          same->hasInitializer() == g.hasInitializer() &&
+          (!g.hasInitializer() || same->getInitializer() == g.getInitializer())) {
+        wideGlobals[&g] = same;
+        continue;
+      }
+      auto *copy = new llvm::GlobalVariable(m, g.getValueType(), g.isConstant(), g.getLinkage(), nullptr,
+                                            g.getName() + ".wide", nullptr, g.getThreadLocalMode(),
+                                            g.getAddressSpace());
+      copy->copyAttributesFrom(&g);
+      wideGlobals[&g] = copy;
+    }
+    for (llvm::GlobalVariable &g : wide->module->globals())
+      if (g.hasInitializer()) {
+        auto *copy = llvm::cast<llvm::GlobalVariable>(&*wideGlobals[&g]);
+        if (copy->getName().ends_with(".wide"))
+          copy->setInitializer(llvm::MapValue(g.getInitializer(), wideGlobals));
+      }
+  }
+  auto wideFor = [&](size_t k) { return !wideBodies.empty() && k < wide->used.size() && wide->used[k]; };
+
   std::vector<std::map<llvm::Function *, llvm::Function *>> clones(variants.size());
   for (size_t k = 0; k < variants.size(); ++k) {
+    if (wideFor(k)) {
+      llvm::ValueToValueMapTy vmap;
+      for (auto entry : wideGlobals) vmap[entry.first] = entry.second;
+      for (llvm::Function *f : wideBodies) {
+        llvm::Function *c = llvm::Function::Create(f->getFunctionType(), llvm::GlobalValue::InternalLinkage,
+                                                   f->getName() + ".v" + std::to_string(k), m);
+        vmap[f] = c;
+        clones[k][f] = c;
+      }
+      for (llvm::Function *f : wideBodies) {
+        llvm::Function *c = clones[k][f];
+        auto arg = c->arg_begin();
+        for (llvm::Argument &a : f->args()) vmap[&a] = &*arg++;
+        llvm::SmallVector<llvm::ReturnInst *, 4> returns;
+        llvm::CloneFunctionInto(c, f, vmap, llvm::CloneFunctionChangeType::DifferentModule, returns);
+        c->setLinkage(llvm::GlobalValue::InternalLinkage);
+        c->addFnAttr("target-cpu", resolved[k].first);
+        if (resolved[k].second.empty()) c->removeFnAttr("target-features");
+        else c->addFnAttr("target-features", resolved[k].second);
+      }
+      continue;
+    }
     llvm::ValueToValueMapTy vmap;
     for (llvm::Function *f : bodies) {
       llvm::Function *c = llvm::Function::Create(f->getFunctionType(), llvm::GlobalValue::InternalLinkage,
@@ -323,7 +387,14 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
       llvm::BasicBlock *bb = k + 1 == variants.size() ? last : llvm::BasicBlock::Create(ctx, "v" + std::to_string(k), f);
       if (k + 1 < variants.size()) sw->addCase(b.getInt32((int)k), bb);
       llvm::IRBuilder<> cb(bb);
-      cb.CreateCall(clones[k][f], args);
+      llvm::Function *target = clones[k][f];
+      if (wideFor(k)) {
+        llvm::Function *same = wide->module->getFunction(f->getName());
+        if (!same || same->isDeclaration() || same->getFunctionType() != f->getFunctionType())
+          return error(Loc{}, "internal error: the wide-block lowering has no kernel " + f->getName().str());
+        target = clones[k][same];
+      }
+      cb.CreateCall(target, args);
       cb.CreateRetVoid();
     }
   }
