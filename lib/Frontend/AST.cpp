@@ -31,6 +31,8 @@ const char *kindName(ExprKind k) {
   case ExprKind::Case: return "Case";
   case ExprKind::While: return "While";
   case ExprKind::String: return "String";
+  case ExprKind::Interpolation: return "Interpolation";
+  case ExprKind::Map: return "Map";
   }
   return "?";
 }

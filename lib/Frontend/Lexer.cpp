@@ -19,10 +19,12 @@ const char *const kOperators[] = {
 
 /// After these tokens a newline cannot end the expression.
 bool continuesAfter(const Token &t) {
+  if (t.kind == Tok::Ident) return t.text == "and" || t.text == "or" || t.text == "when";
   if (t.kind != Tok::Punct) return false;
   static const char *const ops[] = {"|>", "**", "==", "!=", "<=", ">=", "&&", "||", "&&&", "|||",
                                     "<<<", ">>>", "->", "<-", "..", "//", "<>", "+", "-", "*",
-                                    "/", "<", ">", "=", "(", "[", "{", ",", ".", "&", "|", "\\\\"};
+                                    "/", "<", ">", "=", "(", "[", "{", ",", ".", "&", "|", "\\\\",
+                                    "++", "--", "=>", "===", "!==", "::"};
   for (const char *op : ops)
     if (t.text == op) return true;
   return false;
@@ -133,7 +135,8 @@ Result<std::pair<Token, size_t>> number(const std::shared_ptr<const SourceFile> 
 /// nest brackets and further strings. Returns npos when it is not closed.
 size_t quotedEnd(const std::string &s, size_t i, char close, bool interpolate);
 
-/// `#{ ... }` from s[i] == '#': the end after the matching '}'.
+} // namespace
+
 size_t interpolationEnd(const std::string &s, size_t i) {
   int depth = 0;
   for (size_t j = i + 1; j < s.size(); ++j) {
@@ -149,6 +152,8 @@ size_t interpolationEnd(const std::string &s, size_t i) {
   }
   return std::string::npos;
 }
+
+namespace {
 
 size_t quotedEnd(const std::string &s, size_t i, char close, bool interpolate) {
   for (size_t j = i + 1; j < s.size(); ++j) {

@@ -58,6 +58,9 @@ public:
   Parser(std::shared_ptr<const SourceFile> src, std::vector<Token> toks)
       : src_(std::move(src)), toks_(std::move(toks)) {}
 
+  /// See parseFile.
+  bool library = false;
+
   Result<File> file() {
     File f;
     f.source = src_;
@@ -93,6 +96,45 @@ public:
   }
 
 private:
+  /// The expression of a `#{...}` in the string token at `at`: characters
+  /// [from, from + len) of the token. It is read from a copy of the source
+  /// with everything else blanked, so that its locations are the file's own.
+  Result<ExprPtr> embeddedExpression(const Loc &at, size_t from, size_t len) {
+    const std::string &text = src_->text;
+    size_t offset = 0;
+    for (int line = 1; line < at.line; ++line) offset = text.find('\n', offset) + 1;
+    offset += (size_t)(at.col - 1) + from;
+    auto blank = std::make_shared<SourceFile>(*src_);
+    for (size_t k = 0; k < blank->text.size(); ++k)
+      if ((k < offset || k >= offset + len) && blank->text[k] != '\n') blank->text[k] = ' ';
+    // The closing '}' where the inner text ran out.
+    Loc close{src_, 1, 1};
+    for (size_t k = 0; k < offset + len && k < text.size(); ++k)
+      if (text[k] == '\n') { ++close.line; close.col = 1; } else { ++close.col; }
+    auto ours = [&](Diag d) {
+      d.loc.file = src_;
+      size_t eof = d.message.find("found end of file");
+      if (eof != std::string::npos) {
+        d.message.replace(eof, std::string("found end of file").size(), "found '}'");
+        d.loc = close;
+      }
+      return d;
+    };
+    auto toks = lex(blank);
+    if (!toks.ok()) return ours(toks.error());
+    Parser inner(blank, std::move(toks.value()));
+    inner.skipNewlines();
+    if (inner.at(Tok::Eof)) return ours(error(at, "an empty #{} in a string"));
+    auto e = inner.expressionFile();
+    if (!e.ok()) return ours(e.error());
+    std::function<void(Expr &)> relocate = [&](Expr &x) {
+      x.loc.file = src_;
+      for (auto &c : x.children) relocate(*c);
+    };
+    relocate(*e.value());
+    return std::move(e.value());
+  }
+
   std::shared_ptr<const SourceFile> src_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
@@ -241,27 +283,40 @@ private:
       Attribute a;
       a.name = t.text;
       a.loc = take().loc;
+      a.bindingsBefore = m.bindings.size();
       if (at(Tok::Alias) && !(isPunct(".", 1) && peek(2).kind == Tok::Ident)) {
         // `@defn_compiler EXLA`: a compile-time setting nxc does not need.
         NXC_TRY(name, aliasPath(""));
         a.value = node(ExprKind::Atom, a.loc);
         a.value->name = name;
       } else {
-        NXC_TRY(v, expression());
-        a.value = std::move(v);
+        // An attribute nxc cannot read is kept with the reason, for a use.
+        size_t start = pos_;
+        auto v = expression();
+        if (v.ok() && (at(Tok::Newline) || isWord("end"))) {
+          a.value = std::move(v.value());
+        } else {
+          a.skipped = v.ok() ? fmt::format(FMT_STRING("unexpected {}"), describe(peek())) : v.error().message;
+          pos_ = start;
+          NXC_CHECK(skipExpression());
+        }
       }
       m.attributes.push_back(std::move(a));
       return okStatus();
     }
-    if (t.kind == Tok::Ident && (t.text == "def" || t.text == "defp")) {
-      // Plain functions: kept when their body is in the defn subset (they can
-      // be compiled as entry points, as Nx.Defn.jit traces them); otherwise
-      // skipped, with their name and arity kept for Nx's error message.
+    if (t.kind == Tok::Ident && (t.text == "def" || t.text == "defp" || t.text == "deftransform" ||
+                                 t.text == "deftransformp" || (library && (t.text == "defn" || t.text == "defnp")))) {
+      // Plain functions and transforms: kept when nxc can read their body
+      // (a def can be compiled as an entry point, as Nx.Defn.jit traces it;
+      // a transform runs at trace time); otherwise skipped, with their name,
+      // arity and the reason kept for the message of a call.
       size_t start = pos_;
       auto f = function();
       if (!f) {
         pos_ = start;
         Function stub;
+        stub.skipped = f.error().message;
+        stub.skippedLoc = f.error().loc;
         stub.kind = take().text;
         stub.loc = t.loc;
         if (peek().kind == Tok::Ident) stub.name = peek().text;
@@ -281,6 +336,11 @@ private:
           if (any) ++arity;
         }
         NXC_CHECK(skipExpression());
+        // A guard on the next line, and the body after it.
+        if (at(Tok::Newline) && peek(1).kind == Tok::Ident && peek(1).text == "when") {
+          take();
+          NXC_CHECK(skipExpression());
+        }
         stub.params.resize(arity);
         stub.defaults.resize(arity);
         if (!stub.name.empty()) m.functions.push_back(std::move(stub));
@@ -299,15 +359,36 @@ private:
       m.functions.push_back(std::move(f));
       return okStatus();
     }
-    if (t.kind == Tok::Ident && (t.text == "deftransform" || t.text == "deftransformp"))
-      return error(t.loc,
-                   fmt::format(FMT_STRING("'{}' is not supported by nxc (only defn, defnp, def and defp)"), t.text));
     if (t.kind == Tok::Ident && (t.text == "defmacro" || t.text == "defmacrop" || t.text == "defstruct" ||
                                  t.text == "defdelegate" || t.text == "defguard" || t.text == "defimpl" ||
                                  t.text == "defprotocol" || t.text == "defexception" || t.text == "defmodule" ||
                                  t.text == "defoverridable")) {
       // Plain Elixir: skipped.
       take();
+      return skipExpression();
+    }
+    if (t.kind == Tok::Ident && !reservedWords().count(t.text) && isPunct("=", 1)) {
+      // `schema = [...]`: a module-level binding the attributes below may use.
+      Binding b;
+      b.name = t.text;
+      b.loc = take().loc;
+      take();
+      skipNewlines();
+      size_t start = pos_;
+      auto v = expression();
+      if (v.ok() && (at(Tok::Newline) || isWord("end"))) {
+        b.value = std::move(v.value());
+      } else {
+        b.skipped = v.ok() ? fmt::format(FMT_STRING("unexpected {}"), describe(peek())) : v.error().message;
+        pos_ = start;
+        NXC_CHECK(skipExpression());
+      }
+      m.bindings.push_back(std::move(b));
+      return okStatus();
+    }
+    if ((t.kind == Tok::Ident && !reservedWords().count(t.text)) || t.kind == Tok::Alias) {
+      // Other module-level Elixir (`for ... do def ... end`, calls): passed
+      // over, as plain defs that nxc cannot read are.
       return skipExpression();
     }
     return error(t.loc, fmt::format(FMT_STRING("expected defn, defnp, def, defp, import, alias or @attribute in module "
@@ -351,7 +432,18 @@ private:
       }
       take();
     }
-    if (isWord("when")) return error(peek().loc, "guards are not allowed in defn");
+    if (f.kind == "defn" || f.kind == "defnp")
+      for (auto &p : f.params) NXC_CHECK(checkDefnPattern(*p));
+    // A guard may start on the next line.
+    if (at(Tok::Newline) && peek(1).kind == Tok::Ident && peek(1).text == "when") take();
+    if (isWord("when")) {
+      // Guards select among the clauses of Elixir functions; defn has none.
+      if (f.kind == "defn" || f.kind == "defnp") return error(peek().loc, "guards are not allowed in defn");
+      take();
+      skipNewlines();
+      NXC_TRY(g, expression());
+      f.guard = std::move(g);
+    }
     if (isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "do") {
       take();
       take();
@@ -395,8 +487,151 @@ private:
     }
     return std::move(p);
   }
+  /// defn's parameters are variables and tuples of them (literals, lists and
+  /// maps match only in the clauses of Elixir functions).
+  Status checkDefnPattern(const Expr &p) {
+    if (p.kind == ExprKind::Var) return okStatus();
+    if (p.kind == ExprKind::Tuple || p.kind == ExprKind::Match) {
+      for (auto &c : p.children) NXC_CHECK(checkDefnPattern(*c));
+      return okStatus();
+    }
+    std::string found = p.kind == ExprKind::Int     ? std::to_string(p.intValue)
+                        : p.kind == ExprKind::Atom  ? (p.name == "nil" || p.name == "true" || p.name == "false"
+                                                           ? p.name
+                                                           : ":" + p.name)
+                        : p.kind == ExprKind::Map   ? "%"
+                        : p.kind == ExprKind::List  ? "["
+                        : p.kind == ExprKind::String ? "\"" + p.name + "\""
+                                                     : "a literal";
+    return error(p.loc, fmt::format(FMT_STRING("only variables and tuples are allowed as patterns in defn (nxc does "
+                                               "not support maps and structs yet), found '{}'"),
+                                    found));
+  }
+
+  /// `%{k: v, ...}`, `%{:k => v}`, `%Mod{k: v}` and `%{m | k: v}` (not
+  /// in patterns), from the `%`. Keys are atoms.
+  Result<ExprPtr> mapLiteral(bool pattern) {
+    Loc loc = take().loc;
+    auto m = node(ExprKind::Map, loc);
+    if (at(Tok::Alias)) {
+      NXC_TRY(mod, aliasPath(""));
+      m->name = mod;
+    } else if (peek().kind == Tok::Ident && peek().text == "__MODULE__") {
+      take();
+      m->name = "__MODULE__";
+    } else if (peek().kind == Tok::Ident && peek().text == "_") {
+      take();
+      m->name = "_";
+    }
+    if (!isPunct("{")) return error(peek().loc, fmt::format(FMT_STRING("expected '{{' after '%', found {}"),
+                                                            describe(peek())));
+    Loc open = take().loc;
+    skipNewlines();
+    if (!pattern && !isPunct("}") && !at(Tok::KwKey)) {
+      // Either `%{m | k: v}` or `%{key => value, ...}`.
+      NXC_TRY(first, expression());
+      skipNewlines();
+      if (isPunct("|")) {
+        take();
+        skipNewlines();
+        m->intValue = 1;
+        m->children.push_back(std::move(first));
+      } else {
+        if (!isPunct("=>"))
+          return error(peek().loc, fmt::format(FMT_STRING("expected '=>' or '|' in a map, found {}"), describe(peek())));
+        if (first->kind != ExprKind::Atom)
+          return error(first->loc, "map keys must be atoms in nxc (as in %{key: value} or %{:key => value})");
+        take();
+        skipNewlines();
+        NXC_TRY(v, expression());
+        auto p = node(ExprKind::Pair, first->loc);
+        p->name = first->name;
+        p->children.push_back(std::move(v));
+        m->children.push_back(std::move(p));
+        skipNewlines();
+        if (isPunct(",")) { take(); skipNewlines(); }
+      }
+    }
+    while (!isPunct("}")) {
+      if (at(Tok::Eof)) return error(open, "missing '}' for this '%{'");
+      ExprPtr key;
+      if (at(Tok::KwKey)) {
+        Token k = take();
+        key = node(ExprKind::Atom, k.loc);
+        key->name = k.text;
+      } else if (at(Tok::Atom)) {
+        Token k = take();
+        key = node(ExprKind::Atom, k.loc);
+        key->name = k.text;
+        skipNewlines();
+        if (!isPunct("=>")) return error(peek().loc, fmt::format(FMT_STRING("expected '=>' after the key :{}, found {}"),
+                                                                 key->name, describe(peek())));
+        take();
+      } else {
+        return error(peek().loc, fmt::format(FMT_STRING("map keys must be atoms in nxc (as in %{{key: value}}), found {}"),
+                                             describe(peek())));
+      }
+      skipNewlines();
+      ExprPtr v;
+      if (pattern) {
+        NXC_TRY(pv, this->pattern());
+        v = std::move(pv);
+      } else {
+        NXC_TRY(ev, expression());
+        v = std::move(ev);
+      }
+      auto p = node(ExprKind::Pair, key->loc);
+      p->name = key->name;
+      p->children.push_back(std::move(v));
+      m->children.push_back(std::move(p));
+      skipNewlines();
+      if (isPunct(",")) { take(); skipNewlines(); continue; }
+      if (!isPunct("}"))
+        return error(peek().loc, fmt::format(FMT_STRING("expected ',' or '}}' in a map, found {}"), describe(peek())));
+    }
+    take();
+    return std::move(m);
+  }
+
   Result<ExprPtr> primaryPattern() {
     const Token &t = peek();
+    // Literals, lists and maps match in the heads of Elixir functions' clauses.
+    if (t.kind == Tok::Atom) {
+      auto a = node(ExprKind::Atom, t.loc);
+      a->name = take().text;
+      return std::move(a);
+    }
+    if (t.kind == Tok::Ident && (t.text == "true" || t.text == "false" || t.text == "nil")) {
+      auto a = node(ExprKind::Atom, t.loc);
+      a->name = take().text;
+      return std::move(a);
+    }
+    if (t.kind == Tok::Int || t.kind == Tok::Float) return primary();
+    if (isPunct("%")) return mapLiteral(/*pattern=*/true);
+    if (isPunct("[")) {
+      auto list = node(ExprKind::List, take().loc);
+      skipNewlines();
+      while (!isPunct("]")) {
+        NXC_TRY(p, pattern());
+        list->children.push_back(std::move(p));
+        skipNewlines();
+        if (isPunct("|")) {
+          take();
+          skipNewlines();
+          NXC_TRY(tail, pattern());
+          list->name = "|";
+          list->children.push_back(std::move(tail));
+          skipNewlines();
+          break;
+        }
+        if (isPunct(",")) { take(); skipNewlines(); continue; }
+        if (!isPunct("]"))
+          return error(peek().loc,
+                       fmt::format(FMT_STRING("expected ',', '|' or ']' in a list pattern, found {}"), describe(peek())));
+      }
+      NXC_CHECK(expectPunct("]", "to close the list pattern"));
+      return std::move(list);
+    }
     if (t.kind == Tok::Ident && !reservedWords().count(t.text)) {
       auto v = node(ExprKind::Var, t.loc);
       v->name = take().text;
@@ -627,7 +862,21 @@ private:
 
   Result<ExprPtr> postfix() {
     NXC_TRY(e, primary());
-    while (isPunct("[") || (isPunct(".") && isPunct("(", 1))) {
+    while (isPunct("[") || (isPunct(".") && (isPunct("(", 1) || peek(1).kind == Tok::Ident))) {
+      if (isPunct(".") && peek(1).kind == Tok::Ident) {
+        // `map.key` (and a tensor's struct fields): Map.fetch!(map, :key).
+        Loc loc = take().loc;
+        Token field = take();
+        auto c = node(ExprKind::Call, loc);
+        c->module = "Map";
+        c->name = "fetch!";
+        c->children.push_back(std::move(e));
+        auto key = node(ExprKind::Atom, field.loc);
+        key->name = field.text;
+        c->children.push_back(std::move(key));
+        e = std::move(c);
+        continue;
+      }
       if (isPunct(".")) {
         Loc loc = take().loc;
         Loc open = take().loc;
@@ -959,9 +1208,12 @@ private:
     case Tok::Alias: {
       Loc loc = t.loc;
       NXC_TRY(mod, aliasPath(""));
-      if (!isPunct(".") || peek(1).kind != Tok::Ident)
-        return error(loc,
-                     fmt::format(FMT_STRING("expected a function call on module {}, as in {}.fun(...)"), mod, mod));
+      if (!isPunct(".") || peek(1).kind != Tok::Ident) {
+        // A module name as a value (`raise ArgumentError, "..."`): an atom.
+        auto n = node(ExprKind::Atom, loc);
+        n->name = mod;
+        return std::move(n);
+      }
       take();
       Token fn = take();
       auto c = node(ExprKind::Call, loc);
@@ -995,6 +1247,32 @@ private:
         NXC_CHECK(callArgs(*c, open));
         return std::move(c);
       }
+      if (id.text == "raise" && peek().loc.line == id.loc.line &&
+          (at(Tok::Alias) || at(Tok::String) || at(Tok::Ident))) {
+        // `raise ArgumentError, "message"` without parentheses.
+        auto c = node(ExprKind::Call, id.loc);
+        c->name = id.text;
+        while (true) {
+          NXC_TRY(arg, expression());
+          c->children.push_back(std::move(arg));
+          if (!isPunct(",")) break;
+          take();
+          skipNewlines();
+          if (at(Tok::KwKey)) {
+            auto kw = node(ExprKind::List, peek().loc);
+            while (at(Tok::KwKey)) {
+              NXC_TRY(p, pair());
+              kw->children.push_back(std::move(p));
+              if (!isPunct(",")) break;
+              take();
+              skipNewlines();
+            }
+            c->children.push_back(std::move(kw));
+            break;
+          }
+        }
+        return std::move(c);
+      }
       auto v = node(ExprKind::Var, id.loc);
       v->name = id.text;
       return std::move(v);
@@ -1018,6 +1296,7 @@ private:
         take();
         return std::move(e);
       }
+      if (t.text == "%") return mapLiteral(/*pattern=*/false);
       if (t.text == "{" || t.text == "[") {
         bool tuple = t.text == "{";
         const char *close = tuple ? "}" : "]";
@@ -1047,25 +1326,58 @@ private:
       break;
     }
     case Tok::String: {
-      // Plain double-quoted strings (labels); no interpolation.
+      // Double-quoted strings: labels, and messages with `#{...}` parts;
+      // heredocs ("""), their lines without the closing line's indentation.
       const std::string &q = t.text;
-      if (q.size() < 2 || q[0] != '"' || q.compare(0, 3, "\"\"\"") == 0)
-        return error(t.loc, "charlists, heredocs and sigils are not supported in defn");
+      bool heredoc = q.compare(0, 3, "\"\"\"") == 0;
+      if (q.size() < 2 || q[0] != '"')
+        return error(t.loc, "charlists and sigils are not supported in defn");
+      size_t from = 1, to = q.size() - 1, indent = 0;
+      if (heredoc) {
+        size_t nl = q.find('\n');
+        size_t lastNl = q.rfind('\n');
+        if (nl == std::string::npos || q.size() < 6) return error(t.loc, "malformed heredoc");
+        from = nl + 1;
+        to = lastNl + 1; // the closing line is only indentation and """
+        indent = q.size() - 3 - to;
+      }
+      std::vector<ExprPtr> parts;
       std::string text;
-      for (size_t i = 1; i + 1 < q.size(); ++i) {
+      auto flush = [&] {
+        auto s = std::make_unique<Expr>(ExprKind::String, t.loc);
+        s->name = std::move(text);
+        text.clear();
+        parts.push_back(std::move(s));
+      };
+      for (size_t i = from; i < to; ++i) {
         char c = q[i];
-        if (c == '#' && q[i + 1] == '{')
-          return error(t.loc, "string interpolation is not supported in defn");
-        if (c == '\\' && i + 2 < q.size()) {
+        if (heredoc && (i == from || q[i - 1] == '\n'))
+          for (size_t k = 0; k < indent && i < to && q[i] == ' '; ++k) c = q[++i];
+        if (i >= to) break;
+        if (c == '#' && i + 1 < to && q[i + 1] == '{') {
+          size_t end = interpolationEnd(q, i);
+          if (end == std::string::npos || end > to) return error(t.loc, "unterminated #{ in a string");
+          flush();
+          NXC_TRY(inner, embeddedExpression(t.loc, i + 2, end - 1 - (i + 2)));
+          parts.push_back(std::move(inner));
+          i = end - 1;
+          continue;
+        }
+        if (c == '\\' && i + 1 < to) {
           char n = q[++i];
           text += n == 'n' ? '\n' : n == 't' ? '\t' : n;
           continue;
         }
         text += c;
       }
-      auto s = std::make_unique<Expr>(ExprKind::String, t.loc);
-      s->name = std::move(text);
       take();
+      if (parts.empty()) {
+        flush();
+        return std::move(parts[0]);
+      }
+      if (!text.empty()) flush();
+      auto s = std::make_unique<Expr>(ExprKind::Interpolation, t.loc);
+      s->children = std::move(parts);
       return std::move(s);
     }
     default:
@@ -1077,9 +1389,10 @@ private:
 
 } // namespace
 
-Result<File> parseFile(std::shared_ptr<const SourceFile> source) {
+Result<File> parseFile(std::shared_ptr<const SourceFile> source, bool library) {
   NXC_TRY(toks, lex(source));
   Parser p(source, std::move(toks));
+  p.library = library;
   return p.file();
 }
 

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -94,8 +96,15 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
   for (auto &m : file.modules) {
     if (!module.empty() && m.name != module) continue;
     moduleSeen = true;
-    for (auto &f : m.functions)
-      if (f.name == function && (f.kind == "defn" || f.kind == "def")) found.push_back(&f);
+    size_t before = found.size();
+    for (auto &f : m.functions) {
+      // Any defn, def or deftransform, public or private (the clauses of an
+      // Elixir function count once: tracing picks the clause).
+      bool clause = std::any_of(found.begin() + before, found.end(), [&](const ast::Function *g) {
+        return g->kind == f.kind && g->params.size() == f.params.size();
+      });
+      if (f.name == function && !clause) found.push_back(&f);
+    }
   }
   std::string qual = fmt::format(FMT_STRING("{}{}{}"), module, module.empty() ? "" : ".", function);
   if (!moduleSeen)
@@ -106,6 +115,10 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
     return error(where, fmt::format(FMT_STRING("several functions are named {}; qualify the module (Mod.{}) or keep "
                                                "one arity"),
                                     qual, function));
+  if (!found[0]->body && !found[0]->skipped.empty())
+    return error(where, fmt::format(FMT_STRING("{} {}/{} runs Elixir that nxc cannot read (line {}:{}): {}"),
+                                    found[0]->kind, qual, found[0]->params.size(), found[0]->skippedLoc.line,
+                                    found[0]->skippedLoc.col, found[0]->skipped));
   if (!found[0]->body)
     return error(where, fmt::format(FMT_STRING("{}/{} is plain Elixir that nxc cannot compile (its body is not in the "
                                                "defn subset)"),

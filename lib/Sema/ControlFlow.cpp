@@ -50,6 +50,7 @@ Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t
 }
 
 std::optional<bool> Tracer::staticTruth(const Value &v) {
+  if (std::optional<bool> t = elixirTruth(v)) return t;
   if (v.kind == Value::Int) return v.i != 0;
   if (v.kind == Value::Float) return v.f != 0;
   if (v.kind == Value::Atom && (v.atom == "true" || v.atom == "false")) return v.atom == "true";
@@ -188,12 +189,14 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
     return true;
   case ExprKind::Int:
   case ExprKind::Float:
+    if (v.kind == Value::Tensor && matchingHeads_) return false;
     if (v.kind == Value::Tensor)
       return error(p.loc, "case in defn matches compile-time values (shapes, ranks, atoms, numbers), not tensors");
     // Patterns match strictly, as in Elixir: 1.0 does not match 1.
     return p.kind == ExprKind::Int ? v.kind == Value::Int && v.i == p.intValue
                                    : v.kind == Value::Float && v.f == p.floatValue;
   case ExprKind::Atom:
+    if (v.kind == Value::Tensor && matchingHeads_) return false;
     if (v.kind == Value::Tensor)
       return error(p.loc, "case in defn matches compile-time values (shapes, ranks, atoms, numbers), not tensors");
     return v.kind == Value::Atom && v.atom == p.name;
@@ -209,6 +212,40 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
     NXC_TRY(a, matchCase(*p.children[0], v, env));
     if (!a) return false;
     return matchCase(*p.children[1], v, env);
+  }
+  case ExprKind::String: return v.kind == Value::String && v.atom == p.name;
+  case ExprKind::List: {
+    // [a, b] and [h | t]; keyword pairs match as {key, value} tuples.
+    if (v.kind != Value::List) return false;
+    bool cons = p.name == "|";
+    size_t heads = cons ? p.children.size() - 1 : p.children.size();
+    if (cons ? v.elems.size() < heads : v.elems.size() != heads) return false;
+    for (size_t k = 0; k < heads; ++k) {
+      Value item = v.keys[k].empty() ? v.elems[k]
+                                     : Value::tuple({Value::atomValue(v.keys[k], v.loc), v.elems[k]}, v.loc);
+      NXC_TRY(m, matchCase(*p.children[k], item, env));
+      if (!m) return false;
+    }
+    if (!cons) return true;
+    Value rest = v;
+    rest.elems.erase(rest.elems.begin(), rest.elems.begin() + heads);
+    rest.keys.erase(rest.keys.begin(), rest.keys.begin() + heads);
+    rest.keyLocs.erase(rest.keyLocs.begin(), rest.keyLocs.begin() + heads);
+    return matchCase(*p.children.back(), rest, env);
+  }
+  case ExprKind::Map: {
+    // %Nx.Tensor{} matches a tensor; %{k: p} a map with key k whose value matches p.
+    if (v.kind == Value::Tensor) return p.name == "Nx.Tensor" && p.children.empty();
+    if (v.kind != Value::Map) return false;
+    if (!p.name.empty() && p.name != "_" && v.atom != (p.name == "__MODULE__" ? module_->name : p.name)) return false;
+    if (p.name == "_" && v.atom.empty()) return false;
+    for (auto &pair : p.children) {
+      auto it = std::find(v.keys.begin(), v.keys.end(), pair->name);
+      if (it == v.keys.end()) return false;
+      NXC_TRY(m, matchCase(*pair->children[0], v.elems[it - v.keys.begin()], env));
+      if (!m) return false;
+    }
+    return true;
   }
   default:
     return error(p.loc, "unsupported pattern in case: only variables, numbers, atoms and tuples can be matched");

@@ -243,10 +243,7 @@ Result<Value> Tracer::nxShapeQuery(const std::string &fn, std::vector<Value> &ar
   Shape s = shapeOfValue(args[0]);
   if (fn == "rank") return Value::number((int64_t)s.size(), loc);
   if (fn == "type") {
-    // {:f, 32}, as Nx.type/1 returns it.
-    ElemType t = typeOfValue(args[0]);
-    std::string kind = t.kind == TypeKind::F ? "f" : t.kind == TypeKind::BF ? "bf" : t.kind == TypeKind::S ? "s" : "u";
-    return Value::tuple({Value::atomValue(kind, loc), Value::number(t.bits, loc)}, loc);
+    return typeValue(typeOfValue(args[0]), loc);
   }
   if (fn == "size") {
     int64_t k = 1;

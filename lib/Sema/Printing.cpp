@@ -18,8 +18,9 @@
 namespace nxc {
 
 std::string PrintHeader::encode() const {
+  // One line: a newline in the label travels as \n, a backslash as \\.
   std::string label1;
-  for (char c : label) label1 += c == '\n' ? ' ' : c;
+  for (char c : label) label1 += c == '\n' ? std::string("\\n") : c == '\\' ? std::string("\\\\") : std::string(1, c);
   std::string out = label1 + "\n" + std::to_string(limit) + "\n" + structure + "\n";
   for (auto &t : leaves) {
     out += t.elem.name();
@@ -37,7 +38,16 @@ std::optional<PrintHeader> PrintHeader::decode(const std::string &text) {
   std::istringstream in(text);
   PrintHeader h;
   std::string limit, line;
-  if (!std::getline(in, h.label) || !std::getline(in, limit) || !std::getline(in, h.structure)) return std::nullopt;
+  std::string label;
+  if (!std::getline(in, label) || !std::getline(in, limit) || !std::getline(in, h.structure)) return std::nullopt;
+  for (size_t i = 0; i < label.size(); ++i) {
+    if (label[i] == '\\' && i + 1 < label.size()) {
+      h.label += label[i + 1] == 'n' ? '\n' : label[i + 1];
+      ++i;
+    } else {
+      h.label += label[i];
+    }
+  }
   h.limit = std::stoll(limit);
   while (std::getline(in, line)) {
     std::istringstream ls(line);

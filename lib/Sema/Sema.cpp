@@ -27,6 +27,7 @@ std::string describeValue(const Value &v) {
   case Value::Function: return "a function";
   case Value::Range: return "a range";
   case Value::String: return fmt::format(FMT_STRING("the string {:?}"), v.atom);
+  case Value::Map: return v.atom.empty() ? "a map" : fmt::format(FMT_STRING("a %{}{{}} struct"), v.atom);
   }
   return "a value";
 }

@@ -86,12 +86,18 @@ Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(
     for (auto &f : m.functions) {
       if (f.name == sig.function && sig.args.size() >= requiredArity(f) && sig.args.size() <= f.params.size())
         found.push_back({&m, &f});
-      if (f.kind == "defn" || f.kind == "def")
-        known.push_back(fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size()));
+      if (f.body) known.push_back(fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size()));
     }
   }
   std::string qual =
       fmt::format(FMT_STRING("{}{}{}/{}"), sig.module, sig.module.empty() ? "" : ".", sig.function, sig.args.size());
+  if (found.empty())
+    for (auto &m : file_.modules)
+      for (auto &f : m.functions)
+        if (f.name == sig.function && !f.body && !f.skipped.empty() && (sig.module.empty() || m.name == sig.module))
+          return error(sig.loc, fmt::format(FMT_STRING("{} {}/{} runs Elixir that nxc cannot read (line {}:{}): {}"),
+                                            f.kind, f.name, f.params.size(), f.skippedLoc.line, f.skippedLoc.col,
+                                            f.skipped));
   if (found.empty()) {
     if (!sig.module.empty()) {
       bool exists = false;
@@ -107,10 +113,6 @@ Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(
     return error(sig.loc,
                  fmt::format(FMT_STRING("function {} is defined in several modules; qualify it, as in {}.{}(...)"),
                              qual, found[0].first->name, sig.function));
-  if (found[0].second->kind == "defnp" || found[0].second->kind == "defp")
-    return error(sig.loc,
-                 fmt::format(FMT_STRING("{} is private ({}); only defn and def can be compiled as entry points"), qual,
-                             found[0].second->kind));
   if (!found[0].second->body)
     return error(sig.loc, fmt::format(FMT_STRING("{} is plain Elixir that nxc cannot compile (its body is not in the "
                                                  "defn subset)"),
@@ -216,8 +218,12 @@ Status Tracer::bindPattern(const Expr &p, const Value &v, Env &env, std::set<std
   case ExprKind::Match:
     NXC_CHECK(bindPattern(*p.children[0], v, env, params));
     return bindPattern(*p.children[1], v, env, params);
-  default:
-    return error(p.loc, "only variables and tuples are allowed as patterns in defn");
+  default: {
+    // Literals, lists and maps: as Elixir matches them.
+    NXC_TRY(m, matchCase(p, v, env));
+    if (!m) return error(p.loc, "** (MatchError) no match of right hand side value: " + inspectValue(v));
+    return okStatus();
+  }
   }
 }
 
@@ -246,8 +252,11 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
     v.loc = e.loc;
     return v;
   }
+  case ExprKind::Interpolation: return interpolation(e, env);
+  case ExprKind::Map: return mapLiteral(e, env);
   case ExprKind::Var: {
     if (!e.name.empty() && e.name[0] == '@') return attribute(e);
+    if (e.name == "__MODULE__") return Value::atomValue(module_->name, e.loc);
     const Value *bound = env.find(e.name);
     if (!bound) {
       if (e.name == "_") return error(e.loc, "invalid use of _: it can only be used in patterns");
@@ -317,21 +326,51 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
 
 Result<Value> Tracer::attribute(const Expr &e) {
   std::string name = e.name.substr(1);
+  // The last definition of @name (Elixir reads the one above the use; nxc
+  // reads one value per module).
+  const ast::Attribute *found = nullptr;
   for (auto &a : module_->attributes)
-    if (a.name == name) {
-      if (evaluatingAttributes_.count(name))
-        return error(e.loc, fmt::format(FMT_STRING("module attribute @{} refers to itself"), name));
-      evaluatingAttributes_.insert(name);
-      Env empty;
-      auto value = eval(*a.value, empty);
-      evaluatingAttributes_.erase(name);
-      NXC_TRY(v, std::move(value));
-      if (v.kind == Value::Atom && !v.isNumber())
-        return error(e.loc, fmt::format(FMT_STRING("module attribute @{} is not a number or tensor"), name));
-      v.loc = e.loc;
-      return v;
+    if (a.name == name) found = &a;
+  if (!found)
+    return error(e.loc, fmt::format(FMT_STRING("undefined module attribute @{} in {}"), name, module_->name));
+  const ast::Attribute &a = *found;
+  if (!a.value)
+    return error(e.loc, fmt::format(FMT_STRING("module attribute @{} (line {}) is Elixir that nxc cannot read: {}"),
+                                    name, a.loc.line, a.skipped));
+  if (auto cached = attributeValues_.find(&a); cached != attributeValues_.end()) {
+    Value v = cached->second;
+    v.loc = e.loc;
+    return v;
+  }
+  if (evaluatingAttributes_.count(name))
+    return error(e.loc, fmt::format(FMT_STRING("module attribute @{} refers to itself"), name));
+  evaluatingAttributes_.insert(name);
+  // Module-level code runs as Elixir, with the bindings written above.
+  ++moduleLevel_;
+  Env env;
+  Status bound = okStatus();
+  for (size_t k = 0; k < a.bindingsBefore && bound.ok(); ++k) {
+    const ast::Binding &b = module_->bindings[k];
+    if (!b.value) {
+      bound = error(b.loc, fmt::format(FMT_STRING("{} = ... is Elixir that nxc cannot read: {}"), b.name, b.skipped));
+      break;
     }
-  return error(e.loc, fmt::format(FMT_STRING("undefined module attribute @{} in {}"), name, module_->name));
+    auto v = eval(*b.value, env);
+    if (!v.ok()) bound = v.error();
+    else env.bind(b.name, v.value());
+  }
+  Result<Value> value = bound.ok() ? eval(*a.value, env) : Result<Value>(bound.error());
+  --moduleLevel_;
+  evaluatingAttributes_.erase(name);
+  NXC_TRY(v, std::move(value));
+  // Terms are kept; a tensor belongs to the region it was traced in.
+  std::function<bool(const Value &)> hasTensor = [&](const Value &x) {
+    if (x.kind == Value::Tensor || x.kind == Value::Function) return true;
+    return std::any_of(x.elems.begin(), x.elems.end(), hasTensor);
+  };
+  if (!hasTensor(v)) attributeValues_.emplace(&a, v);
+  v.loc = e.loc;
+  return v;
 }
 
 Result<Value> Tracer::unary(const Expr &e, Env &env) {
@@ -345,7 +384,14 @@ Result<Value> Tracer::unary(const Expr &e, Env &env) {
     if (x.kind == Value::Float) return Value::real(-x.f, e.loc);
     return callNx("negate", {x}, e.loc);
   }
-  if (e.name == "not" || e.name == "!") return callNx("logical_not", {x}, e.loc);
+  if (e.name == "not" || e.name == "!") {
+    if (std::optional<bool> t = elixirTruth(x)) {
+      if (e.name == "not" && !(x.kind == Value::Atom && (x.atom == "true" || x.atom == "false")))
+        return error(e.loc, "not/1 expects a boolean, got " + describeValue(x));
+      return Value::atomValue(*t ? "false" : "true", e.loc);
+    }
+    return callNx("logical_not", {x}, e.loc);
+  }
   return error(e.loc, fmt::format(FMT_STRING("the operator '{}' is not allowed in defn"), e.name));
 }
 
@@ -357,12 +403,30 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
       {"or", "logical_or"}, {"&&", "logical_and"},  {"||", "logical_or"}, {"&&&", "bitwise_and"},
       {"|||", "bitwise_or"}, {"<<<", "left_shift"}, {">>>", "right_shift"}};
   auto it = ops.find(e.name);
-  if (it == ops.end()) {
+  bool terms = e.name == "<>" || e.name == "++" || e.name == "--" || e.name == "in" || e.name == "===" ||
+               e.name == "!==";
+  if (it == ops.end() && !terms) {
     if (e.name == ".." || e.name == "..//") return range(e, env);
     return error(e.loc, fmt::format(FMT_STRING("the operator '{}' is not allowed in defn"), e.name));
   }
   NXC_TRY(a, eval(*e.children[0], env));
+  // Elixir's boolean operators short-circuit on terms.
+  if (e.name == "and" || e.name == "or" || e.name == "&&" || e.name == "||")
+    if (std::optional<bool> t = elixirTruth(a)) {
+      bool strict = e.name == "and" || e.name == "or";
+      if (strict && !(a.kind == Value::Atom && (a.atom == "true" || a.atom == "false")))
+        return error(e.children[0]->loc, fmt::format(FMT_STRING("{} expects a boolean on its left, got {}"), e.name,
+                                                     describeValue(a)));
+      bool conj = e.name == "and" || e.name == "&&";
+      if (*t != conj) return a;
+      return eval(*e.children[1], env);
+    }
   NXC_TRY(b, eval(*e.children[1], env));
+  NXC_TRY(term, elixirOperator(e.name, a, b, e.loc));
+  if (term) return *term;
+  if (terms)
+    return error(e.loc, fmt::format(FMT_STRING("the operator '{}' expects compile-time terms, got {} and {}"), e.name,
+                                    describeValue(a), describeValue(b)));
   // Two numbers: Elixir computes arithmetic itself.
   if ((a.kind == Value::Int || a.kind == Value::Float) && (b.kind == Value::Int || b.kind == Value::Float)) {
     bool fl = a.kind == Value::Float || b.kind == Value::Float;
@@ -470,7 +534,7 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
       for (auto &m : file_.modules)
         if (m.name == name)
           if (const ast::Function *f = findFunction(m, e.name, args.size()))
-            if (f->kind == "defn" || f->kind == "def") {
+            if (f->kind == "defn" || f->kind == "def" || f->kind == "deftransform") {
               if (imported && from != &m)
                 return error(e.loc, fmt::format(FMT_STRING("function {} is imported from both {} and {}; call it as "
                                                            "{}.{}(...) or {}.{}(...)"),
@@ -491,6 +555,11 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
       return error(e.loc, fmt::format(FMT_STRING("undefined function {} (nxc knows Access.get/2, which t[i] calls)"),
                                       qual));
     if (args[0].kind == Value::List) return keywordGet(args[0], args[1], e.loc);
+    if (args[0].kind == Value::Map) {
+      std::vector<Value> getArgs = {args[0], args[1]};
+      NXC_TRY(got, elixirCall("Map", "get", getArgs, e.loc));
+      if (got) return *got;
+    }
     return access(args[0], args[1], e.loc);
   }
   for (auto &m : file_.modules)
@@ -499,13 +568,25 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
       if (!f)
         return error(e.loc,
                      fmt::format(FMT_STRING("undefined function {} (module {} has no such defn)"), qual, e.module));
-      if (f->kind == "defnp" || f->kind == "defp")
+      if (f->kind == "defnp" || f->kind == "defp" || f->kind == "deftransformp")
         return error(e.loc, fmt::format(FMT_STRING("function {} is private to {}"), qual, e.module));
       const ast::Module *saved = module_;
       auto r = inlineCall(*f, m, args, e.loc);
       module_ = saved;
       return r;
     }
+  if (e.module == "Nx.Defn.Expr" && e.name == "metadata" && args.size() == 2) return args[0]; // Axon's logits cache
+  if (e.module == "Nx.Type") return nxTypeCall(e.name, args, e.loc);
+  if (inElixir() || e.module == "Kernel" || (e.module == "Map" && e.name == "fetch!")) {
+    NXC_TRY(done, elixirCall(e.module, e.name, args, e.loc));
+    if (done) return *done;
+    static const std::set<std::string> stdlib = {"Kernel", "Keyword", "List", "Tuple", "Enum", "Map", "Integer",
+                                                 "Float", "String", "Atom", "IO", "Logger", "Access", "Range"};
+    if (inElixir() && stdlib.count(e.module))
+      return error(e.loc, fmt::format(FMT_STRING("{} is not in the part of Elixir that nxc runs at compile time "
+                                                 "(docs/language.md lists it)"),
+                                      qual));
+  }
   if (e.module == "IO" || e.module == "Enum" || e.module == "Kernel" || e.module == "String" || e.module == "List")
     return error(e.loc, fmt::format(FMT_STRING("cannot invoke {} inside defn because it was not defined with defn{}"),
                                     qual, e.module == "IO" ? "; use print_value/print_expr instead" : ""));
@@ -523,16 +604,73 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
   for (auto it = stack_.rbegin(); it != stack_.rend() && !caller; ++it) caller = *it;
   bool fromDefn = caller && (caller->kind == "defn" || caller->kind == "defnp");
   std::string qual = fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size());
+  bool transform = f.kind == "deftransform" || f.kind == "deftransformp";
   if ((f.kind == "def" || f.kind == "defp") && (fromDefn || !f.body))
     return error(loc, fmt::format(FMT_STRING("cannot use function {} inside defn because it was not defined with defn"),
                                   qual));
-  for (auto *active : stack_)
-    if (active == &f)
-      return error(loc, fmt::format(FMT_STRING("recursive call to {}/{}: defn does not support recursion"), f.name,
-                                    f.params.size()));
-  if (stack_.size() > 200) return error(loc, "calls nested too deeply");
+  if (transform && !f.body) {
+    std::string where = f.skippedLoc.valid() ? fmt::format(FMT_STRING(" (line {}:{})"), f.skippedLoc.line,
+                                                           f.skippedLoc.col)
+                                             : "";
+    return error(loc, fmt::format(FMT_STRING("{} {} runs Elixir that nxc cannot read{}: {}"), f.kind, qual, where,
+                                  f.skipped));
+  }
+  // Elixir functions may recurse (to a depth); defn may not.
+  if (f.kind == "defn" || f.kind == "defnp")
+    for (auto *active : stack_)
+      if (active == &f)
+        return error(loc, fmt::format(FMT_STRING("recursive call to {}/{}: defn does not support recursion"), f.name,
+                                      f.params.size()));
+  if (stack_.size() > 200) return error(loc, "calls nested too deeply (more than 200)");
   const ast::Module *saved = module_;
   module_ = &m;
+  // An Elixir function of several clauses (or a guarded one) runs the first
+  // clause whose patterns match and whose guard holds.
+  if (!(f.kind == "defn" || f.kind == "defnp")) {
+    std::vector<const ast::Function *> clauses;
+    for (auto &c : m.functions)
+      if (c.name == f.name && c.params.size() == f.params.size() && c.kind == f.kind) clauses.push_back(&c);
+    if ((clauses.size() > 1 || f.guard) && args.size() == f.params.size()) {
+      for (const ast::Function *c : clauses) {
+        if (!c->body) continue;
+        Env env;
+        bool matched = true;
+        matchingHeads_ = true;
+        for (size_t i = 0; i < c->params.size() && matched; ++i) {
+          auto m = matchCase(*c->params[i], args[i], env);
+          if (!m.ok()) {
+            matchingHeads_ = false;
+            module_ = saved;
+            return m.error();
+          }
+          matched = m.value();
+        }
+        matchingHeads_ = false;
+        if (matched && c->guard) {
+          stack_.push_back(c);
+          auto g = eval(*c->guard, env);
+          stack_.pop_back();
+          if (!g.ok()) {
+            module_ = saved;
+            return g.error();
+          }
+          matched = !(g.value().kind == Value::Atom && (g.value().atom == "false" || g.value().atom == "nil"));
+        }
+        if (!matched) continue;
+        stack_.push_back(c);
+        auto r = eval(*c->body, env);
+        stack_.pop_back();
+        module_ = saved;
+        return r;
+      }
+      module_ = saved;
+      std::vector<std::string> shown;
+      for (auto &a : args) shown.push_back(inspectValue(a));
+      return error(loc, fmt::format(FMT_STRING("** (FunctionClauseError) no function clause matching in {}.{}/{} "
+                                               "(called with {})"),
+                                    m.name, f.name, f.params.size(), fmt::join(shown, ", ")));
+    }
+  }
   Env env;
   std::set<std::string> bound;
   for (size_t i = 0; i < f.params.size(); ++i) {
@@ -550,6 +688,15 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
 }
 
 Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
+  if (name == "raise" && (args.size() == 1 || args.size() == 2)) return raiseCall(args, loc);
+  {
+    // Kernel's guards and conversions on compile-time terms.
+    bool terms = std::none_of(args.begin(), args.end(), [](const Value &v) { return v.kind == Value::Tensor; });
+    if (terms || name == "inspect" || name.rfind("is_", 0) == 0) {
+      NXC_TRY(done, elixirCall("Kernel", name, args, loc));
+      if (done) return *done;
+    }
+  }
   bool numbers = args.size() == 2 && (args[0].kind == Value::Int || args[0].kind == Value::Float) &&
                  (args[1].kind == Value::Int || args[1].kind == Value::Float);
   if (numbers && (name == "max" || name == "min")) {

@@ -47,13 +47,13 @@ class Env;
 
 /// A value during tracing.
 struct Value {
-  enum Kind { Int, Float, Atom, Tensor, Tuple, List, Function, Range, String } kind = Int;
+  enum Kind { Int, Float, Atom, Tensor, Tuple, List, Function, Range, String, Map } kind = Int;
   int64_t i = 0;                 ///< Int; Range: first
   double f = 0;
-  std::string atom;              ///< Atom: the name; String: the text
+  std::string atom;              ///< Atom: the name; String: the text; Map: the struct's module ("" for a map)
   int node = -1;
   std::vector<Value> elems;
-  std::vector<std::string> keys; ///< List: key of each element ("" if not a keyword pair)
+  std::vector<std::string> keys; ///< List: key of each element ("" if not a keyword pair); Map: its (atom) keys
   std::vector<Loc> keyLocs;      ///< List: where each key is written
   /// Function: the `fn` (or capture) and what it closes over.
   const Expr *fn = nullptr;
@@ -143,6 +143,8 @@ void flattenLeaves(const Value &v, std::vector<Value> &out);
 Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next);
 
 std::string describeValue(const Value &v);
+/// A type as Nx spells it at trace time: {:f, 32}.
+Value typeValue(ElemType t, const Loc &loc);
 
 enum class BinaryRule { Arith, Float, IntOnly, Compare };
 
@@ -198,6 +200,33 @@ public:
   Result<Value> applyFunction(const Value &f, std::vector<Value> args, const Loc &loc);
   Result<Value> keywordGet(const Value &list, const Value &key, const Loc &loc);
   Result<Value> keywordValidate(const Value &list, const Value &spec, const Loc &loc);
+
+  //===--------------------------------------------------------------------===//
+  // Compile-time Elixir: transforms, plain defs, raise (CompileTimeElixir.cpp)
+  //===--------------------------------------------------------------------===//
+  /// Whether the innermost function being traced runs as Elixir (a def,
+  /// defp or deftransform) rather than as defn.
+  bool inElixir() const;
+  std::string inspectValue(const Value &v);
+  Result<std::string> elixirToString(const Value &v, const Loc &loc);
+  Result<Value> interpolation(const Expr &e, Env &env);
+  Result<Value> mapLiteral(const Expr &e, Env &env);
+  Result<Value> raiseCall(std::vector<Value> &args, const Loc &loc);
+  /// <>, ++, --, `in`, and in Elixir code comparisons of terms; nullopt
+  /// where defn's meaning applies.
+  Result<std::optional<Value>> elixirOperator(const std::string &op, const Value &a, const Value &b, const Loc &loc);
+  /// Elixir's truth (anything but nil and false) in Elixir code.
+  std::optional<bool> elixirTruth(const Value &v);
+  /// Kernel, Keyword, List, Tuple and Enum functions; nullopt when the
+  /// function is not in the subset.
+  /// NimbleOptions.validate!/2 with the schema features defn libraries use.
+  Result<Value> nimbleValidate(const Value &opts, const Value &schema, const Loc &loc);
+  /// Module.fun(args) of a module in the program (a custom validator).
+  Result<Value> callRemote(const std::string &module, const std::string &fn, std::vector<Value> args, const Loc &loc);
+  /// Nx.Type's functions on types ({:f, 32}).
+  Result<Value> nxTypeCall(const std::string &name, std::vector<Value> &args, const Loc &loc);
+  Result<std::optional<Value>> elixirCall(const std::string &module, const std::string &name, std::vector<Value> &args,
+                                          const Loc &loc);
 
   //===--------------------------------------------------------------------===//
   // Control flow (ControlFlow.cpp)
@@ -412,7 +441,14 @@ private:
   const ast::Module *module_ = nullptr;
   Graph g_;
   std::vector<const ast::Function *> stack_;
+  /// Matching the heads of an Elixir function's clauses: a tensor fails to
+  /// match a literal instead of being an error.
+  bool matchingHeads_ = false;
   std::set<std::string> evaluatingAttributes_;
+  /// Attribute values without tensors, evaluated once per trace.
+  std::map<const ast::Attribute *, Value> attributeValues_;
+  /// > 0 while module-level code (an attribute, a binding) runs: Elixir.
+  int moduleLevel_ = 0;
   /// The node lists of the regions being traced (innermost last); empty at
   /// the top level.
   std::vector<std::vector<int> *> regions_;

@@ -209,7 +209,7 @@ int runAot(const AotOptions &o) {
   bool graphInput = inputPath.extension() == ".json";
   if (graphInput && o.emit == "ast")
     return report(error(Loc{}, "--emit ast needs defn source; a graph file has no syntax tree"));
-  auto input = readInput(o.input);
+  auto input = readInput(o.input, o.with);
   if (!input) return report(input.error());
   std::optional<ast::File> &file = input->source;
   std::optional<GraphFile> &graphFile = input->graph;

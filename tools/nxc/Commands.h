@@ -35,10 +35,13 @@ struct Input {
   std::optional<GraphFile> graph;
   std::string contents;
 };
-Result<Input> readInput(const std::string &path);
+/// `path` (a file, or a directory of .ex/.exs/.nx files) and the source
+/// files or directories `with` names, read as one program.
+Result<Input> readInput(const std::string &path, const std::vector<std::string> &with = {});
 
 struct AotOptions {
   std::string input;
+  std::vector<std::string> with;
   std::vector<std::string> fns;
   std::string outDir = ".";
   bool outGiven = false; ///< -o was given (with --emit json it names the graph file)
@@ -61,6 +64,7 @@ int runAot(const AotOptions &o);
 
 struct JitOptions {
   std::string input;
+  std::vector<std::string> with;
   std::string fn;
   std::vector<std::string> args;
   std::string output;

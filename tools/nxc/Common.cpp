@@ -13,6 +13,10 @@
 
 namespace fs = std::filesystem;
 
+#include <algorithm>
+#include <map>
+#include <set>
+
 namespace nxc::cli {
 
 int report(const Diag &d) {
@@ -28,18 +32,81 @@ Result<std::shared_ptr<const SourceFile>> readSource(const std::string &path) {
   return std::make_shared<const SourceFile>(SourceFile{path, std::move(text)});
 }
 
-Result<Input> readInput(const std::string &path) {
+namespace {
+
+/// The defn source files `path` names: itself, or a directory's .ex, .exs
+/// and .nx files (recursively, in name order).
+Result<std::vector<std::string>> sourceFiles(const std::string &path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return std::vector<std::string>{path};
+  std::vector<std::string> out;
+  fs::recursive_directory_iterator it(path, ec), end;
+  if (ec) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, ec.message()));
+  for (; it != end; it.increment(ec)) {
+    if (ec) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, ec.message()));
+    std::string ext = it->path().extension().string();
+    if (it->is_regular_file(ec) && (ext == ".ex" || ext == ".exs" || ext == ".nx")) out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  if (out.empty()) return error(Loc{}, fmt::format(FMT_STRING("'{}' holds no .ex, .exs or .nx files"), path));
+  return out;
+}
+
+} // namespace
+
+Result<Input> readInput(const std::string &path, const std::vector<std::string> &with) {
   Input in;
   if (fs::path(path).extension() == ".json") {
+    if (!with.empty()) return error(Loc{}, "--with adds defn source files; a .json graph calls no other files");
     NXC_TRY(graph, loadGraphFile(path));
     in.contents = graph.contents;
     in.graph = std::move(graph);
     return in;
   }
-  NXC_TRY(src, readSource(path));
-  NXC_TRY(file, parseFile(src));
-  in.contents = src->text;
-  in.source = std::move(file);
+  std::vector<std::string> paths;
+  for (const std::string &p : std::vector<std::string>{path}) {
+    NXC_TRY(files, sourceFiles(p));
+    paths.insert(paths.end(), files.begin(), files.end());
+  }
+  // A file given twice (the input inside a --with directory) is read once.
+  std::set<std::string> seen;
+  auto identity = [](const std::string &p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    return ec ? p : c.string();
+  };
+  for (auto &p : paths) seen.insert(identity(p));
+  for (const std::string &p : with) {
+    if (fs::path(p).extension() == ".json")
+      return error(Loc{}, fmt::format(FMT_STRING("--with {}: only defn source files can be added"), p));
+    NXC_TRY(files, sourceFiles(p));
+    for (auto &f : files)
+      if (seen.insert(identity(f)).second) paths.push_back(f);
+  }
+  // One program from every file: modules of one file call those of another.
+  std::map<std::string, std::string> definedIn;
+  size_t mainFiles = 0;
+  for (const std::string &p : std::vector<std::string>{path}) {
+    NXC_TRY(files, sourceFiles(p));
+    mainFiles += files.size();
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string &p = paths[i];
+    NXC_TRY(src, readSource(p));
+    // The input is read strictly; the files it calls into as a library.
+    NXC_TRY(file, parseFile(src, /*library=*/i >= mainFiles));
+    for (auto &m : file.modules) {
+      auto [it, fresh] = definedIn.emplace(m.name, p);
+      if (!fresh)
+        return error(Loc{}, fmt::format(FMT_STRING("module {} is defined in both {} and {}"), m.name, it->second, p));
+    }
+    in.contents += paths.size() == 1 ? src->text : fmt::format(FMT_STRING("{}\n{}\n"), p, src->text);
+    if (!in.source) {
+      in.source = std::move(file);
+      continue;
+    }
+    for (auto &m : file.modules) in.source->modules.push_back(std::move(m));
+  }
   return in;
 }
 

@@ -176,7 +176,7 @@ Status checkGraphArguments(const Graph &g, const std::vector<HostValue> &args, c
 } // namespace
 
 int runJit(const JitOptions &o) {
-  auto input = readInput(o.input);
+  auto input = readInput(o.input, o.with);
   if (!input) return report(input.error());
   bool graphInput = input->graph.has_value();
   std::optional<ast::File> &file = input->source;

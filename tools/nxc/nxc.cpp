@@ -37,8 +37,12 @@ int main(int argc, char **argv) {
   AotOptions aot;
   CLI::App *aotCmd = app.add_subcommand("aot", "Compile defn functions to a C header, a shared object and static libraries");
   aotCmd->add_option("input", aot.input,
-                     "A .nx file holding defmodule ... defn ... end, or a .json graph (docs/graph-format.md)")
+                     "A .nx/.ex file holding defmodule ... defn ... end, a directory of them (a library's lib/), or "
+                     "a .json graph (docs/graph-format.md)")
       ->required();
+  aotCmd->add_option("--with", aot.with,
+                     "More source files or directories whose modules the input calls (a library's other files, "
+                     "as Axon's activations.ex imports Axon.Shared from shared.ex). Repeatable");
   aotCmd->add_option("--fn", aot.fns,
                      "A function and its argument templates: 'softmax(f32[100])', 'predict({f32[784,128], f32[128]}, "
                      "f32[30,784])', 'fast=softmax(f32[100])' to choose the C name. Repeatable. For a .json graph "
@@ -136,7 +140,10 @@ int main(int argc, char **argv) {
 
   JitOptions jit;
   CLI::App *jitCmd = app.add_subcommand("jit", "Compile a defn for the given arguments and run it now");
-  jitCmd->add_option("input", jit.input, "A .nx file holding defmodule ... defn ... end, or a .json graph")->required();
+  jitCmd->add_option("input", jit.input,
+                     "A .nx/.ex file holding defmodule ... defn ... end, a directory of them, or a .json graph")
+      ->required();
+  jitCmd->add_option("--with", jit.with, "More source files or directories whose modules the input calls. Repeatable");
   jitCmd->add_option("--fn", jit.fn, "The function to run: NAME or Module.NAME")->required();
   // The arguments are taken verbatim (CLI11 would split '[1, 2]' into a list).
   jitCmd->allow_extras();

@@ -43,6 +43,10 @@ enum class ExprKind {
   While,    ///< while init, cond do body end, or with a generator `i <- t`
             ///< (Binary `<-`) and options: children [init, cond, body, opts?]
   String,   ///< "text" without interpolation (print_value labels): name holds the text
+  Interpolation, ///< "a #{x} b": children are String parts and the expressions between
+  Map,      ///< %{k: v}, %Mod{k: v} (name: the struct's module), %{m | k: v}
+            ///< (intValue 1: children[0] is m); the others are Pair children.
+            ///< As a pattern, the pairs' values are patterns.
 };
 
 struct Expr {
@@ -72,14 +76,31 @@ struct Function {
   std::vector<ExprPtr> params;
   /// Default values (`opts \\ []`), parallel to params, null when none.
   std::vector<ExprPtr> defaults;
+  /// `when ...` of a def/defp/deftransform clause, or null.
+  ExprPtr guard;
   ExprPtr body;
+  /// A def/defp/deftransform nxc could not read (body null): why, at
+  /// `skippedLoc`, for the message of a call to it.
+  std::string skipped;
+  Loc skippedLoc;
 };
 
 /// `@name value` at module level.
 struct Attribute {
   std::string name;
   Loc loc;
-  ExprPtr value;
+  ExprPtr value;            ///< null when nxc could not read it (`skipped` says why)
+  std::string skipped;
+  size_t bindingsBefore = 0; ///< the module-level bindings written above it
+};
+
+/// `name = value` at module level (an option schema, a constant): visible to
+/// the attributes written after it.
+struct Binding {
+  std::string name;
+  Loc loc;
+  ExprPtr value;            ///< null when nxc could not read it (`skipped` says why)
+  std::string skipped;
 };
 
 struct Module {
@@ -87,6 +108,7 @@ struct Module {
   Loc loc;
   std::vector<Function> functions;
   std::vector<Attribute> attributes;
+  std::vector<Binding> bindings;
   /// Modules named by `import`: their public defns are callable unqualified.
   std::vector<std::string> imports;
 };

@@ -35,6 +35,10 @@ struct Token {
 /// or before a line that starts with `|>` or another binary-only operator).
 Result<std::vector<Token>> lex(std::shared_ptr<const SourceFile> source);
 
+/// `#{ ... }` in a string, from s[i] == '#': one past the matching '}'
+/// (brackets and strings inside may nest), or npos when it is not closed.
+size_t interpolationEnd(const std::string &s, size_t i);
+
 } // namespace nxc
 
 #endif // NXC_FRONTEND_LEXER_H

@@ -8,7 +8,10 @@ namespace nxc {
 
 /// Parses a whole source file: `defmodule ... do ... end` blocks holding
 /// `import`/`alias`/`require`, `@attr value`, and `defn`/`defnp`/`def`/`defp`.
-Result<ast::File> parseFile(std::shared_ptr<const SourceFile> source);
+/// With `library`, a defn whose body nxc cannot read is kept as a stub with
+/// the reason (as a def's always is), reported when something calls it: the
+/// other files of a library (`--with`) need not be in nxc's subset.
+Result<ast::File> parseFile(std::shared_ptr<const SourceFile> source, bool library = false);
 
 /// Parses a single expression (or a block of them), for tests and the REPL.
 Result<ast::ExprPtr> parseExpression(std::shared_ptr<const SourceFile> source);

@@ -11,6 +11,8 @@
 #ifndef NXC_TENSOR_FLOATFORMAT_H
 #define NXC_TENSOR_FLOATFORMAT_H
 
+#include "nxc/Frontend/ElixirFloat.h" // erlangShortDouble
+
 #include <cstdint>
 #include <string>
 
@@ -22,11 +24,6 @@ namespace nxc {
 /// ("1e20", "6e-8"), as Nx.Ryu does.
 std::string nxRyuBitsToDecimal(uint64_t bits, int mantissaBits, int exponentBits);
 
-/// Erlang's `float_to_binary(X, [short])` (Elixir's Float.to_string/1):
-/// shortest round-trip digits, "0.0001" but "1.0e-5", "100.0" but "1.0e3",
-/// "1.234e5", scientific from 2^53 up. NaN and infinities print as Nx prints
-/// them ("NaN", "Inf", "-Inf"), as Erlang has no such floats.
-std::string erlangShortDouble(double x);
 
 /// The spelling of one element of type f32/f16/bf16/f64 given its raw bits.
 std::string nxFloatString(uint64_t bits, int typeBits, bool isBf16);
