@@ -487,12 +487,17 @@ private:
     }
     return std::move(p);
   }
-  /// defn's parameters are variables and tuples of them (literals, lists and
-  /// maps match only in the clauses of Elixir functions).
+  /// defn's parameters are variables, tuples and maps of them (literals and
+  /// lists match only in the clauses of Elixir functions).
   Status checkDefnPattern(const Expr &p) {
     if (p.kind == ExprKind::Var) return okStatus();
     if (p.kind == ExprKind::Tuple || p.kind == ExprKind::Match) {
       for (auto &c : p.children) NXC_CHECK(checkDefnPattern(*c));
+      return okStatus();
+    }
+    // Maps and structs of tensors (containers): `%Mod{field: var}`.
+    if (p.kind == ExprKind::Map) {
+      for (auto &pair : p.children) NXC_CHECK(checkDefnPattern(*pair->children[0]));
       return okStatus();
     }
     std::string found = p.kind == ExprKind::Int     ? std::to_string(p.intValue)
@@ -503,8 +508,8 @@ private:
                         : p.kind == ExprKind::List  ? "["
                         : p.kind == ExprKind::String ? "\"" + p.name + "\""
                                                      : "a literal";
-    return error(p.loc, fmt::format(FMT_STRING("only variables and tuples are allowed as patterns in defn (nxc does "
-                                               "not support maps and structs yet), found '{}'"),
+    return error(p.loc, fmt::format(FMT_STRING("only variables, tuples and maps of them are allowed as patterns in "
+                                               "defn, found '{}'"),
                                     found));
   }
 
@@ -652,8 +657,7 @@ private:
       take();
       return std::move(tup);
     }
-    return error(t.loc, fmt::format(FMT_STRING("only variables and tuples are allowed as patterns in defn (nxc does "
-                                               "not support maps and structs yet), found {}"),
+    return error(t.loc, fmt::format(FMT_STRING("expected a pattern (a variable, literal, tuple, list or map), found {}"),
                                     describe(t)));
   }
 
@@ -1000,6 +1004,8 @@ private:
     while (!isWord("end")) {
       if (at(Tok::Eof)) return error(opener, fmt::format(FMT_STRING("missing 'end' for this '{}'"), what));
       NXC_TRY(head, expression());
+      // The guard may start on the next line.
+      if (guards && at(Tok::Newline) && peek(1).kind == Tok::Ident && peek(1).text == "when") take();
       if (guards && isWord("when")) {
         Loc wl = take().loc;
         NXC_TRY(guard, expression());

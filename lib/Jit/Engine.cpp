@@ -93,7 +93,11 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
                                            const std::string &function, const Loc &where) {
   std::vector<const ast::Function *> found;
   bool moduleSeen = module.empty();
-  for (auto &m : file.modules) {
+  // Unqualified: the input's own modules first, then the library's.
+  bool inputOnly = module.empty() && file.inputModules < file.modules.size();
+  for (size_t mi = 0; mi < file.modules.size(); ++mi) {
+    auto &m = file.modules[mi];
+    if (inputOnly && mi >= file.inputModules && !found.empty()) break;
     if (!module.empty() && m.name != module) continue;
     moduleSeen = true;
     size_t before = found.size();

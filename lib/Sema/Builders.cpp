@@ -380,6 +380,8 @@ Result<std::map<std::string, Value>> Tracer::options(const Value &v, const std::
                                    fn, allowedStr));
     if (out.count(v.keys[i]))
       return error(at, fmt::format(FMT_STRING("duplicate key :{} in the options of {}"), v.keys[i], fn));
+    // Nx reads options with opts[:key]: an explicit nil is the default.
+    if (v.elems[i].isNil()) continue;
     out[v.keys[i]] = v.elems[i];
   }
   return out;

@@ -237,10 +237,18 @@ Result<Value> Tracer::nxTranspose(const std::string &fn, std::vector<Value> &arg
 Result<Value> Tracer::nxShapeQuery(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   size_t n = fn == "axis_size" ? 2 : 1;
   NXC_CHECK(arity(fn, args, n, n, loc));
-  if (args[0].kind != Value::Tensor && !args[0].isNumber())
+  // Nx.rank/size/axis_size/shape also take a shape ({2, 3}), as Nx's do.
+  bool shape = args[0].kind == Value::Tuple && fn != "type" &&
+               std::all_of(args[0].elems.begin(), args[0].elems.end(),
+                           [](const Value &d) { return d.kind == Value::Int && d.i >= 0; });
+  if (args[0].kind != Value::Tensor && !args[0].isNumber() && !shape)
     return error(args[0].loc.valid() ? args[0].loc : loc,
                  fmt::format(FMT_STRING("Nx.{} expects a tensor, got {}"), fn, describeValue(args[0])));
-  Shape s = shapeOfValue(args[0]);
+  Shape s;
+  if (shape)
+    for (auto &d : args[0].elems) s.push_back(d.i);
+  else
+    s = shapeOfValue(args[0]);
   if (fn == "rank") return Value::number((int64_t)s.size(), loc);
   if (fn == "type") {
     return typeValue(typeOfValue(args[0]), loc);

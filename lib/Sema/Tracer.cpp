@@ -45,6 +45,17 @@ Result<Graph> Tracer::run(const Signature &sig) {
       collectNames(*fn->params[a], names);
       size_t nameIdx = 0;
       v = makeParams(sig.args[a], names, nameIdx);
+      std::function<const Expr *(const Expr &)> mapIn = [&](const Expr &p) -> const Expr * {
+        if (p.kind == ExprKind::Map) return &p;
+        for (auto &c : p.children)
+          if (const Expr *m = mapIn(*c)) return m;
+        return nullptr;
+      };
+      if (const Expr *m = mapIn(*fn->params[a]))
+        return error(m->loc, fmt::format(FMT_STRING("{}/{} takes a map or struct as argument {}: nxc compiles "
+                                                    "tensors and tuples of them as entry-point arguments for now "
+                                                    "(call it from a defn that builds the map)"),
+                                         fn->name, fn->params.size(), a + 1));
     } else {
       NXC_TRY(d, eval(*fn->defaults[a], env));
       v = d;
@@ -81,12 +92,21 @@ const ast::Function *Tracer::findFunction(const ast::Module &m, const std::strin
 Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(const Signature &sig) {
   std::vector<std::pair<const ast::Module *, const ast::Function *>> found;
   std::vector<std::string> known;
-  for (auto &m : file_.modules) {
+  bool inputOnly = sig.module.empty() && file_.inputModules < file_.modules.size();
+  for (size_t mi = 0; mi < file_.modules.size(); ++mi) {
+    auto &m = file_.modules[mi];
+    // Unqualified: the input's own modules first, then the library's.
+    if (inputOnly && mi >= file_.inputModules && !found.empty()) break;
     if (!sig.module.empty() && m.name != sig.module) continue;
+    bool inThisModule = false; // the clauses of one function count once
     for (auto &f : m.functions) {
-      if (f.name == sig.function && sig.args.size() >= requiredArity(f) && sig.args.size() <= f.params.size())
+      if (f.name == sig.function && sig.args.size() >= requiredArity(f) && sig.args.size() <= f.params.size() &&
+          !inThisModule) {
         found.push_back({&m, &f});
-      if (f.body) known.push_back(fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size()));
+        inThisModule = true;
+      }
+      std::string arity = fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size());
+      if (f.body && std::find(known.begin(), known.end(), arity) == known.end()) known.push_back(arity);
     }
   }
   std::string qual =
@@ -189,6 +209,11 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc) {
     }
     return t;
   }
+  if (v.kind == Value::Map)
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("the function returns {}: nxc compiles tensors and tuples of them as results "
+                                        "for now (return a tuple of its fields)"),
+                             describeValue(v)));
   NXC_TRY(node, toTensor(v, v.loc.valid() ? v.loc : loc));
   t.node = node;
   g_.results.push_back(node);
@@ -604,11 +629,12 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
   for (auto it = stack_.rbegin(); it != stack_.rend() && !caller; ++it) caller = *it;
   bool fromDefn = caller && (caller->kind == "defn" || caller->kind == "defnp");
   std::string qual = fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size());
-  bool transform = f.kind == "deftransform" || f.kind == "deftransformp";
-  if ((f.kind == "def" || f.kind == "defp") && (fromDefn || !f.body))
+  if ((f.kind == "def" || f.kind == "defp") && fromDefn)
     return error(loc, fmt::format(FMT_STRING("cannot use function {} inside defn because it was not defined with defn"),
                                   qual));
-  if (transform && !f.body) {
+  if (!f.body && f.skipped.empty())
+    return error(loc, fmt::format(FMT_STRING("{} {} is Elixir that nxc cannot read"), f.kind, qual));
+  if (!f.body) {
     std::string where = f.skippedLoc.valid() ? fmt::format(FMT_STRING(" (line {}:{})"), f.skippedLoc.line,
                                                            f.skippedLoc.col)
                                              : "";

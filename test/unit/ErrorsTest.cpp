@@ -226,7 +226,7 @@ const ErrorCase kParserErrors[] = {
      "defmodule M do\n"
      "  defn f(1), do: 1\n"
      "end\n",
-     nullptr, File, 2, 10, "only variables and tuples are allowed as patterns"},
+     nullptr, File, 2, 10, "only variables, tuples and maps of them are allowed as patterns"},
     {"a list as a parameter",
      "defmodule M do\n"
      "  defn f([a, b]), do: a\n"
@@ -667,9 +667,9 @@ const ErrorCase kLocatedErrors[] = {
      nullptr, File, 2, 24, "missing ')' for this '('"},
     {"the pattern error lists only what nxc accepts",
      "defmodule M do\n"
-     "  defn f(%{a: x}), do: x\n"
+     "  defn f([x]), do: x\n"
      "end\n",
-     nullptr, File, 2, 10, "only variables and tuples are allowed as patterns"},
+     nullptr, File, 2, 10, "only variables, tuples and maps of them are allowed as patterns"},
 };
 
 } // namespace

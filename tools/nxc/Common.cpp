@@ -103,9 +103,10 @@ Result<Input> readInput(const std::string &path, const std::vector<std::string> 
     in.contents += paths.size() == 1 ? src->text : fmt::format(FMT_STRING("{}\n{}\n"), p, src->text);
     if (!in.source) {
       in.source = std::move(file);
-      continue;
+    } else {
+      for (auto &m : file.modules) in.source->modules.push_back(std::move(m));
     }
-    for (auto &m : file.modules) in.source->modules.push_back(std::move(m));
+    if (i + 1 == mainFiles) in.source->inputModules = in.source->modules.size();
   }
   return in;
 }

@@ -117,6 +117,9 @@ struct Module {
 struct File {
   std::shared_ptr<const SourceFile> source;
   std::vector<Module> modules;
+  /// modules[0, inputModules) are the input's own; the rest come from the
+  /// files a library adds (`--with`). An unqualified --fn looks in the input's.
+  size_t inputModules = SIZE_MAX;
 };
 
 /// Prints the tree (for `--emit=ast`), one node per line, indented.
