@@ -271,6 +271,38 @@ private:
       }
       return okStatus();
     }
+    if (t.kind == Tok::Ident && t.text == "defstruct") {
+      // The fields, in order (a struct's results are flattened that way).
+      take();
+      size_t start = pos_;
+      auto v = expression();
+      if (v.ok() && v.value()->kind == ExprKind::List) {
+        for (auto &c : v.value()->children)
+          if (c->kind == ExprKind::Atom || c->kind == ExprKind::Pair) m.structFields.push_back(c->name);
+      } else {
+        pos_ = start;
+      }
+      if (!at(Tok::Newline) && !isWord("end")) return skipExpression();
+      return okStatus();
+    }
+    if (t.kind == Tok::Attr && t.text == "derive") {
+      // @derive {Nx.Container, containers: [...]}: the order Nx flattens.
+      take();
+      size_t start = pos_;
+      auto v = expression();
+      if (v.ok() && v.value()->kind == ExprKind::Tuple && v.value()->children.size() == 2 &&
+          v.value()->children[0]->kind == ExprKind::Atom && v.value()->children[0]->name == "Nx.Container" &&
+          v.value()->children[1]->kind == ExprKind::List) {
+        for (auto &kw : v.value()->children[1]->children)
+          if (kw->kind == ExprKind::Pair && kw->name == "containers" && kw->children[0]->kind == ExprKind::List)
+            for (auto &f : kw->children[0]->children)
+              if (f->kind == ExprKind::Atom) m.containerFields.push_back(f->name);
+      } else {
+        pos_ = start;
+      }
+      if (!at(Tok::Newline) && !isWord("end")) return skipExpression();
+      return okStatus();
+    }
     if (t.kind == Tok::Attr) {
       static const std::set<std::string> docs = {"moduledoc", "doc", "spec", "type", "typep", "opaque",
                                                  "impl", "behaviour", "callback", "derive", "enforce_keys",
@@ -359,7 +391,7 @@ private:
       m.functions.push_back(std::move(f));
       return okStatus();
     }
-    if (t.kind == Tok::Ident && (t.text == "defmacro" || t.text == "defmacrop" || t.text == "defstruct" ||
+    if (t.kind == Tok::Ident && (t.text == "defmacro" || t.text == "defmacrop" ||
                                  t.text == "defdelegate" || t.text == "defguard" || t.text == "defimpl" ||
                                  t.text == "defprotocol" || t.text == "defexception" || t.text == "defmodule" ||
                                  t.text == "defoverridable")) {

@@ -109,7 +109,14 @@ ojson resultJson(const ResultTree &t) {
   if (!t.isTuple) return t.node;
   ojson a = ojson::array();
   for (auto &e : t.elems) a.push_back(resultJson(e));
-  return a;
+  if (t.keys.empty()) return a;
+  // A map: {"keys": [...], "values": [...]} in flattening order, with
+  // "struct" for a struct.
+  ojson o = ojson::object();
+  if (!t.structName.empty()) o["struct"] = t.structName;
+  o["keys"] = t.keys;
+  o["values"] = a;
+  return o;
 }
 
 /// `items` one per line, `indent` deep, as the body of a JSON array.
@@ -335,6 +342,31 @@ Result<TensorType> Reader::tensorType(const json &obj, const std::string &ptr) c
 
 Result<ResultTree> Reader::resultTree(const json &v, const std::string &ptr, Graph &g, int depth) const {
   ResultTree t;
+  if (v.is_object()) {
+    if (depth > kMaxRegionDepth) return err(ptr, "the result's containers nest too deeply");
+    const char *shape = "a map result is {\"keys\": [names], \"values\": [results]} (one value per key) with an "
+                        "optional \"struct\" name";
+    if (!v.contains("keys") || !v.contains("values") || !v["keys"].is_array() || !v["values"].is_array() ||
+        v["keys"].size() != v["values"].size() || v.size() != (v.contains("struct") ? 3u : 2u))
+      return err(ptr, shape);
+    if (v.contains("struct")) {
+      if (!v["struct"].is_string()) return err(ptr + "/struct", "the struct's name must be a string");
+      t.structName = v["struct"].get<std::string>();
+    }
+    t.isTuple = true;
+    for (size_t i = 0; i < v["keys"].size(); ++i) {
+      std::string kp = fmt::format(FMT_STRING("{}/keys/{}"), ptr, i);
+      if (!v["keys"][i].is_string() || v["keys"][i].get<std::string>().empty())
+        return err(kp, "a map key must be a non-empty string");
+      std::string key = v["keys"][i].get<std::string>();
+      if (std::find(t.keys.begin(), t.keys.end(), key) != t.keys.end())
+        return err(kp, fmt::format(FMT_STRING("the key {} appears twice"), key));
+      NXC_TRY(e, resultTree(v["values"][i], fmt::format(FMT_STRING("{}/values/{}"), ptr, i), g, depth + 1));
+      t.elems.push_back(std::move(e));
+      t.keys.push_back(key);
+    }
+    return t;
+  }
   if (v.is_array()) {
     if (depth > kMaxRegionDepth) return err(ptr, "the result's tuples nest too deeply");
     t.isTuple = true;

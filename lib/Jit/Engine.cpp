@@ -54,7 +54,16 @@ size_t patternLeaves(const ast::Expr &p) {
 Result<HostValue> takeForPattern(const ast::Expr &p, std::vector<HostValue> &args, size_t &next, const Loc &where) {
   const ast::Expr *tuple = &p;
   if (p.kind == ast::ExprKind::Match)
-    tuple = p.children[0]->kind == ast::ExprKind::Tuple ? p.children[0].get() : p.children[1].get();
+    tuple = p.children[0]->kind == ast::ExprKind::Tuple || p.children[0]->kind == ast::ExprKind::Map
+                ? p.children[0].get()
+                : p.children[1].get();
+  if (tuple->kind == ast::ExprKind::Map) {
+    // A map comes whole from one .npz with a map template.
+    if (next < args.size() && args[next].isTuple && !args[next].keys.empty()) return args[next++];
+    return error(where, fmt::format(FMT_STRING("argument {} is a map: give it as an .npz archive with a map template, "
+                                               "as in 'params.npz:%{{w: f32[784, 10], b: f32[10]}}'"),
+                                    next + 1));
+  }
   if (tuple->kind != ast::ExprKind::Tuple) {
     if (next >= args.size()) return error(where, "not enough arguments");
     return args[next++];
@@ -74,6 +83,7 @@ Template templateOf(const HostValue &v) {
   Template t;
   if (v.isTuple) {
     t.isTuple = true;
+    t.keys = v.keys;
     for (auto &e : v.elems) t.elems.push_back(templateOf(e));
   } else {
     t.tensor = v.tensor.type;
@@ -246,7 +256,10 @@ HostValue resultsAs(const Graph &g, const ResultTree &t, std::vector<HostTensor>
   if (!t.isTuple) return HostValue::leaf(std::move(outs[next++]));
   std::vector<HostValue> elems;
   for (auto &e : t.elems) elems.push_back(resultsAs(g, e, outs, next));
-  return HostValue::tuple(std::move(elems));
+  HostValue v = HostValue::tuple(std::move(elems));
+  v.keys = t.keys;
+  v.structName = t.structName;
+  return v;
 }
 
 } // namespace

@@ -16,8 +16,9 @@ namespace nxc {
 std::string Template::str() const {
   if (!constantPath.empty() && !values) return "@" + constantPath;
   if (!isTuple) return tensor.str();
-  std::string s = "{";
-  for (size_t i = 0; i < elems.size(); ++i) s += (i ? ", " : "") + elems[i].str();
+  std::string s = keys.empty() ? "{" : "%{";
+  for (size_t i = 0; i < elems.size(); ++i)
+    s += (i ? ", " : "") + (keys.empty() ? "" : keys[i] + ": ") + elems[i].str();
   return s + "}";
 }
 
@@ -119,6 +120,34 @@ private:
   Result<Template> templ() {
     Template t;
     t.loc = loc();
+    if (peek() == '%' && i_ + 1 < s_.size() && s_[i_ + 1] == '{') {
+      // %{key: template, ...}: sorted by key, as Nx flattens maps.
+      i_ += 2;
+      t.isTuple = true;
+      skipSpace();
+      std::vector<std::pair<std::string, Template>> entries;
+      while (peek() != '}') {
+        Loc keyLoc = loc();
+        std::string key = ident();
+        if (key.empty() || peek() != ':') return error(keyLoc, "expected key: template in a map template, as in %{w: f32[2]}");
+        ++i_;
+        skipSpace();
+        for (auto &e : entries)
+          if (e.first == key) return error(keyLoc, fmt::format(FMT_STRING("the key {} appears twice in the map template"), key));
+        NXC_TRY(e, templ());
+        entries.push_back({key, std::move(e)});
+        skipSpace();
+        if (peek() == ',') { ++i_; skipSpace(); continue; }
+        if (peek() != '}') return err("expected ',' or '}' in a map template");
+      }
+      ++i_;
+      std::sort(entries.begin(), entries.end(), [](auto &a, auto &b) { return a.first < b.first; });
+      for (auto &e : entries) {
+        t.keys.push_back(e.first);
+        t.elems.push_back(std::move(e.second));
+      }
+      return t;
+    }
     if (peek() == '{') {
       ++i_;
       t.isTuple = true;

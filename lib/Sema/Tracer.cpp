@@ -45,17 +45,16 @@ Result<Graph> Tracer::run(const Signature &sig) {
       collectNames(*fn->params[a], names);
       size_t nameIdx = 0;
       v = makeParams(sig.args[a], names, nameIdx);
-      std::function<const Expr *(const Expr &)> mapIn = [&](const Expr &p) -> const Expr * {
-        if (p.kind == ExprKind::Map) return &p;
-        for (auto &c : p.children)
-          if (const Expr *m = mapIn(*c)) return m;
-        return nullptr;
-      };
-      if (const Expr *m = mapIn(*fn->params[a]))
-        return error(m->loc, fmt::format(FMT_STRING("{}/{} takes a map or struct as argument {}: nxc compiles "
-                                                    "tensors and tuples of them as entry-point arguments for now "
-                                                    "(call it from a defn that builds the map)"),
-                                         fn->name, fn->params.size(), a + 1));
+      const Expr *pat = fn->params[a].get();
+      if (pat->kind == ExprKind::Match)
+        pat = pat->children[0]->kind == ExprKind::Map ? pat->children[0].get() : pat->children[1].get();
+      if (pat->kind == ExprKind::Map && v.kind != Value::Map) {
+        std::vector<std::string> keys;
+        for (auto &pair : pat->children) keys.push_back(pair->name + ": f32[...]");
+        return error(sig.args[a].loc.valid() ? sig.args[a].loc : sig.loc,
+                     fmt::format(FMT_STRING("{}/{} takes a map as argument {}; give a map template, as in %{{{}}}"),
+                                 fn->name, fn->params.size(), a + 1, fmt::join(keys, ", ")));
+      }
     } else {
       NXC_TRY(d, eval(*fn->defaults[a], env));
       v = d;
@@ -151,6 +150,22 @@ void Tracer::collectNames(const Expr &p, std::vector<std::string> &out) {
 }
 
 Value Tracer::makeParams(const Template &t, const std::vector<std::string> &names, size_t &nameIdx) {
+  if (t.isTuple && !t.keys.empty()) {
+    // A map: each leaf named after its key (VAR_KEY when one variable takes it).
+    Value v;
+    v.kind = Value::Map;
+    v.loc = t.loc;
+    bool single = names.size() == 1 && nameIdx == 0;
+    for (size_t i = 0; i < t.elems.size(); ++i) {
+      std::vector<std::string> sub = {single ? names[0] + "_" + t.keys[i] : t.keys[i]};
+      size_t k = 0;
+      v.elems.push_back(makeParams(t.elems[i], sub, k));
+      v.keys.push_back(t.keys[i]);
+      v.keyLocs.push_back(t.loc);
+    }
+    if (single) nameIdx = 1;
+    return v;
+  }
   if (t.isTuple) {
     Value v;
     v.kind = Value::Tuple;
@@ -209,11 +224,32 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc) {
     }
     return t;
   }
-  if (v.kind == Value::Map)
-    return error(v.loc.valid() ? v.loc : loc,
-                 fmt::format(FMT_STRING("the function returns {}: nxc compiles tensors and tuples of them as results "
-                                        "for now (return a tuple of its fields)"),
-                             describeValue(v)));
+  if (v.kind == Value::Map) {
+    // Leaves in Nx's order: a map's sorted by key; a struct's as its
+    // @derive {Nx.Container, containers: [...]} lists them (only those), or
+    // in defstruct order.
+    std::vector<size_t> order(v.keys.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v.keys[a] < v.keys[b]; });
+    for (auto &m : file_.modules)
+      if (!v.atom.empty() && m.name == v.atom) {
+        const std::vector<std::string> &fields = !m.containerFields.empty() ? m.containerFields : m.structFields;
+        if (fields.empty()) break;
+        order.clear();
+        for (auto &f : fields) {
+          auto it = std::find(v.keys.begin(), v.keys.end(), f);
+          if (it != v.keys.end()) order.push_back(it - v.keys.begin());
+        }
+      }
+    t.isTuple = true;
+    t.structName = v.atom;
+    for (size_t k : order) {
+      NXC_TRY(sub, flattenResult(v.elems[k], loc));
+      t.elems.push_back(std::move(sub));
+      t.keys.push_back(v.keys[k]);
+    }
+    return t;
+  }
   NXC_TRY(node, toTensor(v, v.loc.valid() ? v.loc : loc));
   t.node = node;
   g_.results.push_back(node);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <functional>
 #include <iterator>
 #include <set>
 
@@ -65,18 +66,43 @@ std::vector<std::string> cParamNames(const Graph &g) {
   return out;
 }
 
-/// Output names: "result" for a single output, "result_0", ... for tuples.
+bool hasKeys(const ResultTree &t) {
+  if (!t.keys.empty()) return true;
+  for (auto &e : t.elems)
+    if (hasKeys(e)) return true;
+  return false;
+}
+
+/// Output names: "result" for a single output, "result_0", ... for tuples;
+/// with maps, each leaf's path: "result_w", "result_layer_0".
 std::vector<std::string> outputNames(const Graph &g) {
   if (g.results.size() == 1 && !g.resultTree.isTuple) return {"result"};
   std::vector<std::string> names;
-  for (size_t i = 0; i < g.results.size(); ++i) names.push_back(fmt::format(FMT_STRING("result_{}"), i));
+  if (!hasKeys(g.resultTree)) {
+    for (size_t i = 0; i < g.results.size(); ++i) names.push_back(fmt::format(FMT_STRING("result_{}"), i));
+    return names;
+  }
+  std::function<void(const ResultTree &, const std::string &)> walk = [&](const ResultTree &t, const std::string &path) {
+    if (!t.isTuple) {
+      names.push_back(cParameterName(path, names.size()));
+      return;
+    }
+    for (size_t i = 0; i < t.elems.size(); ++i)
+      walk(t.elems[i], path + "_" + (t.keys.empty() ? std::to_string(i) : t.keys[i]));
+  };
+  walk(g.resultTree, "result");
+  // Distinct names (keys could collide once made C identifiers).
+  std::set<std::string> seen;
+  for (auto &n : names)
+    while (!seen.insert(n).second) n += "_";
   return names;
 }
 
 std::string resultTreeString(const Graph &g, const ResultTree &t) {
   if (!t.isTuple) return g.typeOf(t.node).str();
-  std::string s = "{";
-  for (size_t i = 0; i < t.elems.size(); ++i) s += (i ? ", " : "") + resultTreeString(g, t.elems[i]);
+  std::string s = t.keys.empty() ? "{" : "%" + t.structName + "{";
+  for (size_t i = 0; i < t.elems.size(); ++i)
+    s += (i ? ", " : "") + (t.keys.empty() ? "" : t.keys[i] + ": ") + resultTreeString(g, t.elems[i]);
   return s + "}";
 }
 

@@ -128,6 +128,20 @@ void formatValue(const HostValue &v, Limit limit, bool pretty, int64_t indent, s
     formatTensor(v.tensor, limit, indent, out);
     return;
   }
+  if (!v.keys.empty()) {
+    // A map as Elixir inspects one of tensors: one `key: value` per line.
+    out += "%" + v.structName + "{";
+    for (size_t k = 0; k < v.elems.size(); ++k) {
+      out += k ? "," : "";
+      if (pretty) newline(out, indent + 2);
+      else out += k ? " " : "";
+      out += v.keys[k] + ": ";
+      formatValue(v.elems[k], limit, pretty, indent + 2, out);
+    }
+    if (pretty) newline(out, indent);
+    out += '}';
+    return;
+  }
   out += '{';
   for (size_t k = 0; k < v.elems.size(); ++k) {
     // "..." is plain text and fits after the flex break; a tensor never does.

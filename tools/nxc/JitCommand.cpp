@@ -22,6 +22,7 @@
 #include <chrono>
 #include <random>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -38,7 +39,8 @@ bool endsWith(const std::string &s, const std::string &suffix) {
 /// after the file, as in `params.npz:{f32[input: 784, layer: 128], ...}`),
 /// after checking that types and shapes match.
 Status applyTemplate(HostValue &v, const Template &declared, const std::string &file) {
-  if (v.isTuple != declared.isTuple || (v.isTuple && v.elems.size() != declared.elems.size()))
+  if (v.isTuple != declared.isTuple || (v.isTuple && v.elems.size() != declared.elems.size()) ||
+      v.keys != declared.keys)
     return error(declared.loc, fmt::format(FMT_STRING("{} does not have the structure of {}"), file, declared.str()));
   if (v.isTuple) {
     for (size_t i = 0; i < v.elems.size(); ++i) NXC_CHECK(applyTemplate(v.elems[i], declared.elems[i], file));
@@ -64,6 +66,31 @@ Result<HostValue> readArgument(const std::string &text, size_t index) {
   if (endsWith(file, ".npy")) {
     NXC_TRY(t, readNpy(file));
     v = HostValue::leaf(std::move(t));
+  } else if (endsWith(file, ".npz") && declared.rfind("%{", 0) == 0) {
+    // A map: the archive's entries by name, in the template's (sorted) order.
+    NXC_TRY(entries, readNpzEntries(file));
+    auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
+    auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
+    auto sig = parseSignature(src);
+    if (!sig || sig->args.size() != 1)
+      return error(Loc{argument, 1, (int)file.size() + 2}, fmt::format(FMT_STRING("expected one map template after {}:"),
+                                                                        file));
+    std::vector<std::string> held;
+    for (auto &e : entries) held.push_back(e.name);
+    std::vector<HostValue> elems;
+    for (auto &key : sig->args[0].keys) {
+      auto it = std::find_if(entries.begin(), entries.end(), [&](const NpzEntry &e) { return e.name == key; });
+      if (it == entries.end())
+        return error(Loc{argument, 1, (int)file.size() + 2},
+                     fmt::format(FMT_STRING("{} has no entry '{}' (it holds {})"), file, key, fmt::join(held, ", ")));
+      elems.push_back(HostValue::leaf(std::move(it->tensor)));
+    }
+    if (entries.size() != sig->args[0].keys.size())
+      return error(Loc{argument, 1, (int)file.size() + 2},
+                   fmt::format(FMT_STRING("{} holds {} entries ({}); the template names {}"), file, entries.size(),
+                               fmt::join(held, ", "), sig->args[0].keys.size()));
+    v = HostValue::tuple(std::move(elems));
+    v.keys = sig->args[0].keys;
   } else if (endsWith(file, ".npz")) {
     NXC_TRY(ts, readNpz(file));
     std::vector<HostValue> elems;
@@ -273,6 +300,19 @@ int runJit(const JitOptions &o) {
     if (result->isTuple)
       return report(error(Loc{}, "the result is a tuple; write it with -o FILE.npz (arrays arr_0, arr_1, ...)"));
     written = writeNpy(o.output, result->tensor);
+  } else if (!result->keys.empty()) {
+    // A map: entries named by each leaf's path ("w", "layer.0").
+    std::vector<NpzEntry> entries;
+    std::function<void(const HostValue &, const std::string &)> walk = [&](const HostValue &v, const std::string &path) {
+      if (!v.isTuple) {
+        entries.push_back(NpzEntry{path, v.tensor});
+        return;
+      }
+      for (size_t i = 0; i < v.elems.size(); ++i)
+        walk(v.elems[i], (path.empty() ? "" : path + ".") + (v.keys.empty() ? std::to_string(i) : v.keys[i]));
+    };
+    walk(*result, "");
+    written = writeNpzEntries(o.output, entries);
   } else {
     std::vector<const HostTensor *> leaves;
     flattenLeaves(*result, leaves);

@@ -45,8 +45,9 @@ int main(int argc, char **argv) {
                      "as Axon's activations.ex imports Axon.Shared from shared.ex). Repeatable");
   aotCmd->add_option("--fn", aot.fns,
                      "A function and its argument templates: 'softmax(f32[100])', 'predict({f32[784,128], f32[128]}, "
-                     "f32[30,784])', 'fast=softmax(f32[100])' to choose the C name. Repeatable. For a .json graph "
-                     "the name alone (the graph fixes the types), and every function when left out.")
+                     "f32[30,784])' (a tuple), 'predict(%{w: f32[784,10], b: f32[10]}, f32[30,784])' (a map, its "
+                     "leaves in key order), 'fast=softmax(f32[100])' to choose the C name. Repeatable. For a .json "
+                     "graph the name alone (the graph fixes the types), and every function when left out.")
       ->allow_extra_args(false); // one value per --fn: a stray argument is not taken for a signature
   CLI::Option *outOption =
       aotCmd->add_option("-o,--output", aot.outDir, "Output directory (created if needed); with --emit json, the "
@@ -167,6 +168,9 @@ int main(int argc, char **argv) {
       "3.5, '[[1, 2], [3, 4]]', 'f32:[1, 2, 3]'. Integer literals are s32 and floats f32, as in Nx; a prefix\n"
       "sets the type: 'u8:[1, 2]'.\n"
       "Tuple parameters take their leaves from consecutive arguments, depth-first (or from one .npz).\n"
+      "A map parameter comes from one .npz with a map template, entries by name:\n"
+      "'params.npz:%{w: f32[784, 10], b: f32[10]}'. A map result prints as Elixir prints it; -o OUT.npz\n"
+      "stores its leaves by path (w, layer.0).\n"
       "Files carry no axis names; give them with a template after the file, as in\n"
       "'params.npz:{f32[input: 784, layer: 128], f32[layer: 128]}' (types and shapes must match).\n"
       "Put negative literals after --, as in: nxc jit f.nx --fn add -- -1 2\n"

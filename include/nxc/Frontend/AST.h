@@ -109,6 +109,9 @@ struct Module {
   std::vector<Function> functions;
   std::vector<Attribute> attributes;
   std::vector<Binding> bindings;
+  /// `defstruct [:a, b: 1]`: the fields in order; `@derive {Nx.Container,
+  /// containers: [...]}`: the fields Nx flattens, in that order.
+  std::vector<std::string> structFields, containerFields;
   /// Modules named by `import`: their public defns are callable unqualified.
   std::vector<std::string> imports;
 };

@@ -70,6 +70,10 @@ struct ResultTree {
   int node = -1;                  ///< leaf: node id
   std::vector<ResultTree> elems;  ///< tuple: elements
   bool isTuple = false;
+  /// A map (or struct) of results: one key per element, in Nx's flattening
+  /// order (sorted), with isTuple set.
+  std::vector<std::string> keys;
+  std::string structName;         ///< the struct's module, for a struct
 };
 
 struct Graph {

@@ -21,6 +21,9 @@ struct Template {
   bool isTuple = false;
   TensorType tensor;
   std::vector<Template> elems;
+  /// `%{b: f32[2], a: f32}`: a map, with isTuple set, its elements sorted by
+  /// key (the order Nx flattens a map in).
+  std::vector<std::string> keys;
   Loc loc;
   /// A constant template: `@weights.npy` (a tensor), `@params.npz` (a tuple
   /// of the archive's arrays in order), optionally followed by `:TEMPLATE`

@@ -60,6 +60,8 @@ struct HostValue {
   bool isTuple = false;
   HostTensor tensor;            ///< the leaf, when !isTuple
   std::vector<HostValue> elems; ///< the elements, when isTuple
+  std::vector<std::string> keys; ///< a map's keys (one per element), with isTuple
+  std::string structName;        ///< a struct's module
 
   static HostValue leaf(HostTensor t) { HostValue v; v.tensor = std::move(t); return v; }
   static HostValue tuple(std::vector<HostValue> elems) {
