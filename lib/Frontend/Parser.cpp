@@ -649,6 +649,19 @@ private:
       auto list = node(ExprKind::List, take().loc);
       skipNewlines();
       while (!isPunct("]")) {
+        if (at(Tok::KwKey)) {
+          // [key: pattern, ...]
+          Token key = take();
+          skipNewlines();
+          NXC_TRY(v, pattern());
+          auto pair = node(ExprKind::Pair, key.loc);
+          pair->name = key.text;
+          pair->children.push_back(std::move(v));
+          list->children.push_back(std::move(pair));
+          skipNewlines();
+          if (isPunct(",")) { take(); skipNewlines(); continue; }
+          break;
+        }
         NXC_TRY(p, pattern());
         list->children.push_back(std::move(p));
         skipNewlines();
@@ -1246,6 +1259,21 @@ private:
     case Tok::Alias: {
       Loc loc = t.loc;
       NXC_TRY(mod, aliasPath(""));
+      if (mod.rfind("Elixir.", 0) == 0) mod = mod.substr(7); // Elixir.Kernel is Kernel
+      if (isPunct(".") && peek(1).kind == Tok::Punct && isPunct("(", 2) && mod == "Kernel") {
+        // Kernel.==(a, b): Elixir's operator called as a function.
+        take();
+        Token op = take();
+        Loc open = take().loc;
+        auto c = node(ExprKind::Call, loc);
+        NXC_CHECK(callArgs(*c, open));
+        if (c->children.size() != 2)
+          return error(loc, fmt::format(FMT_STRING("Kernel.{} takes two arguments"), op.text));
+        auto b = node(ExprKind::Binary, op.loc);
+        b->name = op.text;
+        b->children = std::move(c->children);
+        return std::move(b);
+      }
       if (!isPunct(".") || peek(1).kind != Tok::Ident) {
         // A module name as a value (`raise ArgumentError, "..."`): an atom.
         auto n = node(ExprKind::Atom, loc);
@@ -1351,6 +1379,19 @@ private:
             c->children.push_back(std::move(e));
           }
           skipNewlines();
+          if (!tuple && isPunct("|") && !c->children.empty()) {
+            // [a, b | tail]
+            take();
+            skipNewlines();
+            NXC_TRY(tail, expression());
+            c->children.push_back(std::move(tail));
+            c->name = "|";
+            skipNewlines();
+            if (!isPunct("]"))
+              return error(peek().loc, fmt::format(FMT_STRING("expected ']' after the tail of a list, found {}"),
+                                                   describe(peek())));
+            break;
+          }
           if (isPunct(",")) { take(); skipNewlines(); continue; }
           if (at(Tok::Eof))
             return error(open, fmt::format(FMT_STRING("missing '{}' for this '{}'"), close, tuple ? "{" : "["));

@@ -569,6 +569,58 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
         return Opt(boolean(x.atom == "false", loc));
       }
     }
+    if (name == "put_elem" && n == 3) {
+      if (args[0].kind != Value::Tuple) return error(argLoc(0), "put_elem/3 expects a tuple, got " + describeValue(args[0]));
+      if (args[1].kind != Value::Int || args[1].i < 0 || args[1].i >= (int64_t)args[0].elems.size())
+        return error(argLoc(1), fmt::format(FMT_STRING("put_elem/3: index {} is out of range for a tuple of {} "
+                                                       "elements"),
+                                            inspectValue(args[1]), args[0].elems.size()));
+      Value t = args[0];
+      t.elems[args[1].i] = args[2];
+      t.loc = loc;
+      return Opt(t);
+    }
+    return Opt();
+  }
+
+  if (module == "Nx.Shape") {
+    // Shape arithmetic library code calls: axes against a shape (and names).
+    auto shapeRank = [&](size_t k) -> Result<int64_t> {
+      if (args[k].kind != Value::Tuple)
+        return error(argLoc(k), fmt::format(FMT_STRING("Nx.Shape.{} expects a shape tuple, got {}"), name,
+                                            describeValue(args[k])));
+      return (int64_t)args[k].elems.size();
+    };
+    auto axisOf = [&](const Value &a, int64_t rank, const Value *names) -> Result<int64_t> {
+      if (a.kind == Value::Atom && names && names->kind == Value::List) {
+        for (size_t i = 0; i < names->elems.size(); ++i)
+          if (names->elems[i].kind == Value::Atom && names->elems[i].atom == a.atom) return (int64_t)i;
+        return error(a.loc.valid() ? a.loc : loc, fmt::format(FMT_STRING("key :{} not found in tensor with names {}"),
+                                                              a.atom, inspectValue(*names)));
+      }
+      if (a.kind != Value::Int)
+        return error(a.loc.valid() ? a.loc : loc, "expected an integer axis, got " + describeValue(a));
+      int64_t x = a.i < 0 ? a.i + rank : a.i;
+      if (x < 0 || x >= rank)
+        return error(a.loc.valid() ? a.loc : loc,
+                     fmt::format(FMT_STRING("given axis ({}) invalid for shape with rank {}"), a.i, rank));
+      return x;
+    };
+    if (name == "normalize_axis" && (n == 2 || n == 3)) {
+      NXC_TRY(rank, shapeRank(0));
+      NXC_TRY(a, axisOf(args[1], rank, n == 3 ? &args[2] : nullptr));
+      return Opt(Value::number(a, loc));
+    }
+    if (name == "normalize_axes" && (n == 2 || n == 3)) {
+      NXC_TRY(rank, shapeRank(0));
+      NXC_CHECK(needList(1, "normalize_axes"));
+      std::vector<Value> out;
+      for (auto &a : args[1].elems) {
+        NXC_TRY(x, axisOf(a, rank, n == 3 ? &args[2] : nullptr));
+        out.push_back(Value::number(x, loc));
+      }
+      return Opt(listOf(out));
+    }
     return Opt();
   }
 
@@ -882,9 +934,77 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       if (i < 0 || i >= (int64_t)items.size()) return Opt(n == 3 ? args[2] : Value::atomValue("nil", loc));
       return Opt(items[i]);
     }
+    if ((name == "take" || name == "drop") && n == 2) {
+      if (args[1].kind != Value::Int) return error(argLoc(1), fmt::format(FMT_STRING("Enum.{} expects a count"), name));
+      int64_t size = (int64_t)items.size(), c = args[1].i;
+      int64_t from = 0, to = size;
+      if (name == "take") {
+        if (c >= 0) to = std::min(c, size);
+        else from = std::max<int64_t>(0, size + c);
+      } else {
+        if (c >= 0) from = std::min(c, size);
+        else to = std::max<int64_t>(0, size + c);
+      }
+      return Opt(listOf(std::vector<Value>(items.begin() + from, items.begin() + to)));
+    }
+    if (name == "slice" && n == 3 && args[1].kind == Value::Int && args[2].kind == Value::Int) {
+      int64_t size = (int64_t)items.size();
+      int64_t from = args[1].i < 0 ? std::max<int64_t>(0, size + args[1].i) : std::min(args[1].i, size);
+      int64_t to = std::min(size, from + std::max<int64_t>(0, args[2].i));
+      return Opt(listOf(std::vector<Value>(items.begin() + from, items.begin() + to)));
+    }
+    if (name == "concat" && n == 2) {
+      NXC_TRY(other, elements(1));
+      std::vector<Value> out = items;
+      out.insert(out.end(), other.begin(), other.end());
+      return Opt(listOf(out));
+    }
+    if ((name == "uniq" || name == "sort") && n == 1) {
+      std::vector<Value> out;
+      for (auto &x : items) {
+        bool seen = false;
+        for (auto &y : out) seen |= name == "uniq" && sameTerm(x, y);
+        if (!seen) out.push_back(x);
+      }
+      if (name == "sort") {
+        for (auto &x : out)
+          if (x.kind != Value::Int && x.kind != Value::Float && x.kind != Value::Atom)
+            return error(argLoc(0), "Enum.sort/1 at compile time sorts numbers or atoms");
+        std::stable_sort(out.begin(), out.end(), [](const Value &a, const Value &b) {
+          bool an = a.kind != Value::Atom, bn = b.kind != Value::Atom;
+          if (an != bn) return an; // numbers before atoms, as Elixir orders terms
+          return an ? a.asDouble() < b.asDouble() : a.atom < b.atom;
+        });
+      }
+      return Opt(listOf(out));
+    }
+    if (name == "with_index" && n == 2 && args[1].kind == Value::Int) {
+      std::vector<Value> out;
+      for (size_t k = 0; k < items.size(); ++k)
+        out.push_back(Value::tuple({items[k], Value::number((int64_t)k + args[1].i, loc)}, loc));
+      return Opt(listOf(out));
+    }
     if (name == "with_index" && n == 1) {
       std::vector<Value> out;
       for (size_t k = 0; k < items.size(); ++k) out.push_back(Value::tuple({items[k], Value::number((int64_t)k, loc)}, loc));
+      return Opt(listOf(out));
+    }
+    if (name == "zip" && n == 1) {
+      // A list of lists (or tuples) zipped into tuples, as long as the shortest.
+      std::vector<std::vector<Value>> lists;
+      for (auto &l : items) {
+        if (l.kind != Value::List && l.kind != Value::Tuple)
+          return error(argLoc(0), "Enum.zip/1 expects a list of lists, got an element " + describeValue(l));
+        lists.push_back(l.elems);
+      }
+      size_t shortest = lists.empty() ? 0 : SIZE_MAX;
+      for (auto &l : lists) shortest = std::min(shortest, l.size());
+      std::vector<Value> out;
+      for (size_t k = 0; k < shortest; ++k) {
+        std::vector<Value> t;
+        for (auto &l : lists) t.push_back(l[k]);
+        out.push_back(Value::tuple(t, loc));
+      }
       return Opt(listOf(out));
     }
     if (name == "zip" && n == 2) {
@@ -933,6 +1053,19 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       return Opt(s);
     }
     if (n >= 2 && args[n - 1].kind != Value::Function) return Opt();
+    if (name == "flat_map" && n == 2) {
+      std::vector<Value> out;
+      for (auto &x : items) {
+        NXC_TRY(y, call1(args[1], x));
+        if (y.kind != Value::List) return error(loc, "Enum.flat_map/2's function must return a list");
+        out.insert(out.end(), y.elems.begin(), y.elems.end());
+      }
+      return Opt(listOf(out));
+    }
+    if (name == "each" && n == 2) {
+      for (auto &x : items) NXC_CHECK(call1(args[1], x));
+      return Opt(Value::atomValue("ok", loc));
+    }
     if (name == "map" && n == 2) {
       std::vector<Value> out;
       for (auto &x : items) {
@@ -958,6 +1091,17 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       if (name == "all?") return Opt(boolean(true, loc));
       if (name == "any?") return Opt(boolean(false, loc));
       if (name == "find") return Opt(Value::atomValue("nil", loc));
+      return Opt(listOf(out));
+    }
+    if (name == "zip_with" && n == 3) {
+      NXC_TRY(other, elements(1));
+      if (args[1].kind == Value::List)
+        for (size_t k = 0; k < other.size(); ++k) other[k] = pairOf(args[1], k);
+      std::vector<Value> out;
+      for (size_t k = 0; k < std::min(items.size(), other.size()); ++k) {
+        NXC_TRY(y, applyFunction(args[2], {items[k], other[k]}, loc));
+        out.push_back(y);
+      }
       return Opt(listOf(out));
     }
     if (name == "reduce" && n == 3) {

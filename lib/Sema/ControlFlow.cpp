@@ -221,6 +221,13 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
     size_t heads = cons ? p.children.size() - 1 : p.children.size();
     if (cons ? v.elems.size() < heads : v.elems.size() != heads) return false;
     for (size_t k = 0; k < heads; ++k) {
+      if (p.children[k]->kind == ExprKind::Pair) {
+        // [key: pattern] matches a keyword pair with that key.
+        if (v.keys[k] != p.children[k]->name) return false;
+        NXC_TRY(m, matchCase(*p.children[k]->children[0], v.elems[k], env));
+        if (!m) return false;
+        continue;
+      }
       Value item = v.keys[k].empty() ? v.elems[k]
                                      : Value::tuple({Value::atomValue(v.keys[k], v.loc), v.elems[k]}, v.loc);
       NXC_TRY(m, matchCase(*p.children[k], item, env));

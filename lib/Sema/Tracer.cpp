@@ -335,7 +335,19 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
     Value v;
     v.kind = e.kind == ExprKind::Tuple ? Value::Tuple : Value::List;
     v.loc = e.loc;
-    for (auto &c : e.children) {
+    bool cons = e.kind == ExprKind::List && e.name == "|"; // [a, b | tail]
+    for (size_t k = 0; k < e.children.size(); ++k) {
+      auto &c = e.children[k];
+      if (cons && k + 1 == e.children.size()) {
+        NXC_TRY(tail, eval(*c, env));
+        if (tail.kind != Value::List)
+          return error(c->loc, fmt::format(FMT_STRING("the tail of [... | tail] must be a list, got {}"),
+                                           describeValue(tail)));
+        v.elems.insert(v.elems.end(), tail.elems.begin(), tail.elems.end());
+        v.keys.insert(v.keys.end(), tail.keys.begin(), tail.keys.end());
+        v.keyLocs.insert(v.keyLocs.end(), tail.keyLocs.begin(), tail.keyLocs.end());
+        break;
+      }
       if (c->kind == ExprKind::Pair) {
         NXC_TRY(x, eval(*c->children[0], env));
         v.elems.push_back(std::move(x));
@@ -641,7 +653,8 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
   if (inElixir() || e.module == "Kernel" || (e.module == "Map" && e.name == "fetch!")) {
     NXC_TRY(done, elixirCall(e.module, e.name, args, e.loc));
     if (done) return *done;
-    static const std::set<std::string> stdlib = {"Kernel", "Keyword", "List", "Tuple", "Enum", "Map", "Integer",
+    if (e.module == "Kernel") return kernel(e.name, args, e.loc, qual); // Kernel.div/2 and the like
+    static const std::set<std::string> stdlib = {"Kernel", "Nx.Shape", "Keyword", "List", "Tuple", "Enum", "Map", "Integer",
                                                  "Float", "String", "Atom", "IO", "Logger", "Access", "Range"};
     if (inElixir() && stdlib.count(e.module))
       return error(e.loc, fmt::format(FMT_STRING("{} is not in the part of Elixir that nxc runs at compile time "
