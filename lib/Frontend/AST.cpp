@@ -51,6 +51,13 @@ void printExpr(std::string &out, const Expr &e, int indent) {
   case ExprKind::Float: fmt::format_to(to, FMT_STRING(" {:g}"), e.floatValue); break;
   case ExprKind::Call: fmt::format_to(to, FMT_STRING(" {}{}{}"), e.module, e.module.empty() ? "" : ".", e.name); break;
   case ExprKind::Fn: fmt::format_to(to, FMT_STRING("/{}"), e.intValue); break;
+  case ExprKind::Map:
+    if (!e.name.empty()) fmt::format_to(to, FMT_STRING(" %{}"), e.name);
+    if (e.intValue == 1) out += " update";
+    break;
+  case ExprKind::List:
+    if (e.name == "|") out += " |";
+    break;
   case ExprKind::Atom: case ExprKind::Var: case ExprKind::Pair: case ExprKind::Binary: case ExprKind::Unary:
   case ExprKind::If:
     fmt::format_to(to, FMT_STRING(" {}"), e.name); break;
@@ -68,22 +75,37 @@ std::string print(const File &file) {
   auto to = std::back_inserter(out);
   for (auto &m : file.modules) {
     fmt::format_to(to, FMT_STRING("Module {} @{}:{}\n"), m.name, m.loc.line, m.loc.col);
+    for (auto &b : m.bindings) {
+      fmt::format_to(to, FMT_STRING("  Binding {} @{}:{}\n"), b.name, b.loc.line, b.loc.col);
+      if (b.value) printExpr(out, *b.value, 2);
+      else fmt::format_to(to, FMT_STRING("    (not read: {})\n"), b.skipped);
+    }
     for (auto &a : m.attributes) {
       fmt::format_to(to, FMT_STRING("  Attribute @{}\n"), a.name);
-      printExpr(out, *a.value, 2);
+      if (a.value) printExpr(out, *a.value, 2);
+      else fmt::format_to(to, FMT_STRING("    (not read: {})\n"), a.skipped);
     }
+    if (!m.structFields.empty())
+      fmt::format_to(to, FMT_STRING("  Struct fields {}\n"), fmt::join(m.structFields, " "));
+    if (!m.containerFields.empty())
+      fmt::format_to(to, FMT_STRING("  Containers {}\n"), fmt::join(m.containerFields, " "));
     for (auto &f : m.functions) {
       fmt::format_to(to, FMT_STRING("  Function {} {}/{} @{}:{}\n"), f.kind, f.name, f.params.size(), f.loc.line,
                      f.loc.col);
-      // A plain def that is not in the defn subset keeps only its name and arity.
+      // A function nxc could not read keeps only its name, arity and why.
       if (!f.body) {
-        out += "    (not in the defn subset)\n";
+        if (f.skipped.empty()) out += "    (not in the defn subset)\n";
+        else fmt::format_to(to, FMT_STRING("    (not read: {})\n"), f.skipped);
         continue;
       }
       for (size_t i = 0; i < f.params.size(); ++i) {
         out += "    Param\n";
-        printExpr(out, *f.params[i], 3);
+        if (f.params[i]) printExpr(out, *f.params[i], 3);
         if (f.defaults[i]) { out += "    Default\n"; printExpr(out, *f.defaults[i], 3); }
+      }
+      if (f.guard) {
+        out += "    Guard\n";
+        printExpr(out, *f.guard, 3);
       }
       out += "    Body\n";
       printExpr(out, *f.body, 3);

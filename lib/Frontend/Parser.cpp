@@ -290,10 +290,18 @@ private:
       take();
       size_t start = pos_;
       auto v = expression();
-      if (v.ok() && v.value()->kind == ExprKind::Tuple && v.value()->children.size() == 2 &&
-          v.value()->children[0]->kind == ExprKind::Atom && v.value()->children[0]->name == "Nx.Container" &&
-          v.value()->children[1]->kind == ExprKind::List) {
-        for (auto &kw : v.value()->children[1]->children)
+      if (v.ok() && v.value()->kind == ExprKind::Tuple && v.value()->children.size() >= 2 &&
+          v.value()->children[0]->kind == ExprKind::Atom && v.value()->children[0]->name == "Nx.Container") {
+        // {Nx.Container, containers: [...]} holds its options as pairs (or a list).
+        std::vector<const Expr *> options;
+        for (size_t k = 1; k < v.value()->children.size(); ++k) {
+          const Expr *o = v.value()->children[k].get();
+          if (o->kind == ExprKind::List)
+            for (auto &kw : o->children) options.push_back(kw.get());
+          else
+            options.push_back(o);
+        }
+        for (const Expr *kw : options)
           if (kw->kind == ExprKind::Pair && kw->name == "containers" && kw->children[0]->kind == ExprKind::List)
             for (auto &f : kw->children[0]->children)
               if (f->kind == ExprKind::Atom) m.containerFields.push_back(f->name);
