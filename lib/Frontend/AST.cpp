@@ -33,6 +33,7 @@ const char *kindName(ExprKind k) {
   case ExprKind::String: return "String";
   case ExprKind::Interpolation: return "Interpolation";
   case ExprKind::Map: return "Map";
+  case ExprKind::For: return "For";
   }
   return "?";
 }

@@ -315,6 +315,8 @@ Result<std::vector<Token>> lex(std::shared_ptr<const SourceFile> source) {
       size_t end = quotedEnd(s, i + 1, '"', true);
       if (end == std::string::npos) return error(loc, "missing terminator for this atom");
       std::string text = s.substr(i + 2, end - i - 3);
+      if (text.find("#{") != std::string::npos)
+        return error(loc, "atoms built by interpolation (:\"k#{x}\") are not supported by nxc; use a literal atom");
       advance(end - i);
       out.push_back(Token{Tok::Atom, text, loc});
       continue;

@@ -132,7 +132,9 @@ private:
       for (auto &c : x.children) relocate(*c);
     };
     relocate(*e.value());
-    return std::move(e.value());
+    ExprPtr parsed = std::move(e.value());
+    if (parsed->kind == ExprKind::Block && parsed->children.size() == 1) return std::move(parsed->children[0]);
+    return parsed;
   }
 
   std::shared_ptr<const SourceFile> src_;
@@ -1152,6 +1154,69 @@ private:
     return std::move(e);
   }
 
+  /// `for x <- xs, y <- ys, filter, into: c, reduce: acc do ... end`.
+  Result<ExprPtr> forExpr() {
+    auto e = node(ExprKind::For, take().loc);
+    bool reduce = false;
+    while (true) {
+      skipNewlines();
+      if (at(Tok::KwKey)) {
+        bool isDo = peek().text == "do";
+        if (isDo) break;
+        NXC_TRY(p, pair());
+        reduce |= p->name == "reduce";
+        e->children.push_back(std::move(p));
+      } else {
+        NXC_TRY(q, expression());
+        if (isPunct("<-")) {
+          Loc gl = take().loc;
+          NXC_TRY(from, expression());
+          auto g = node(ExprKind::Binary, gl);
+          g->name = "<-";
+          g->children.push_back(std::move(q));
+          g->children.push_back(std::move(from));
+          q = std::move(g);
+        }
+        e->children.push_back(std::move(q));
+      }
+      if (!isPunct(",")) break;
+      take();
+    }
+    if (e->children.empty()) return error(e->loc, "'for' needs at least one generator, as in for x <- list do ... end");
+    if (reduce) {
+      // The body is `acc -> expression` clauses.
+      auto clausesNode = node(ExprKind::Case, e->loc);
+      clausesNode->children.push_back(node(ExprKind::Atom, e->loc));
+      NXC_CHECK(clauses(*clausesNode, e->loc, "for", true));
+      e->children.push_back(std::move(clausesNode));
+      return std::move(e);
+    }
+    if (isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "do") {
+      take();
+      take();
+      skipNewlines();
+      NXC_TRY(b, expression());
+      e->children.push_back(std::move(b));
+      return std::move(e);
+    }
+    if (at(Tok::KwKey) && peek().text == "do") {
+      take();
+      skipNewlines();
+      NXC_TRY(b, expression());
+      e->children.push_back(std::move(b));
+      return std::move(e);
+    }
+    if (!isWord("do"))
+      return error(peek().loc, fmt::format(FMT_STRING("expected 'do' after the generators of 'for', found {}"),
+                                           describe(peek())));
+    Loc doLoc = take().loc;
+    NXC_TRY(b, block({"end"}, &doLoc, "missing 'end' for this 'do' of 'for'"));
+    if (!isWord("end")) return error(doLoc, "missing 'end' for this 'do' of 'for'");
+    take();
+    e->children.push_back(std::move(b));
+    return std::move(e);
+  }
+
   Result<ExprPtr> whileExpr() {
     auto e = node(ExprKind::While, take().loc);
     NXC_TRY(init, expression());
@@ -1312,6 +1377,7 @@ private:
       if (t.text == "cond") return condExpr();
       if (t.text == "case") return caseExpr();
       if (t.text == "while") return whileExpr();
+      if (t.text == "for") return forExpr();
       if (reservedWords().count(t.text)) return error(t.loc, fmt::format(FMT_STRING("unexpected '{}'"), t.text));
       Token id = take();
       if (isPunct("(") && peek().loc.line == id.loc.line && peek().loc.col == id.loc.col + (int)id.text.size()) {

@@ -265,6 +265,146 @@ std::optional<bool> Tracer::elixirTruth(const Value &v) {
   return truthy(v);
 }
 
+Result<Value> Tracer::forExpr(const Expr &e, Env &env) {
+  // As Nx: defn has no comprehensions; transforms run them as Elixir.
+  if (!inElixir())
+    return error(e.loc, "for comprehensions are not allowed in defn (Nx: undefined function for/3); run them in a "
+                        "deftransform, or use while");
+  size_t quals = e.children.size() - 1;
+  const Expr &body = *e.children.back();
+  std::optional<Value> into, acc;
+  bool uniq = false;
+  for (size_t q = 0; q < quals; ++q)
+    if (e.children[q]->kind == ExprKind::Pair) {
+      const Expr &opt = *e.children[q];
+      NXC_TRY(v, eval(*opt.children[0], env));
+      if (opt.name == "into") into = v;
+      else if (opt.name == "reduce") acc = v;
+      else if (opt.name == "uniq") uniq = truthy(v);
+      else return error(opt.loc, fmt::format(FMT_STRING("unknown option :{} of for (into:, reduce: and uniq:)"),
+                                             opt.name));
+    }
+  std::vector<Value> out;
+  size_t steps = 0;
+  std::function<Status(size_t, Env &)> run = [&](size_t q, Env &scope) -> Status {
+    if (++steps > 1000000) return error(e.loc, "a for comprehension of more than 1,000,000 steps at compile time");
+    if (q == quals) {
+      if (!acc) {
+        NXC_TRY(v, eval(body, scope));
+        out.push_back(v);
+        return okStatus();
+      }
+      // reduce: the first `acc -> expression` clause that matches.
+      for (size_t k = 1; k + 1 < body.children.size(); k += 2) {
+        const Expr *pattern = body.children[k].get();
+        const Expr *guard = nullptr;
+        if (pattern->kind == ExprKind::Binary && pattern->name == "when") {
+          guard = pattern->children[1].get();
+          pattern = pattern->children[0].get();
+        }
+        Env local(&scope);
+        matchingHeads_ = true;
+        auto m = matchCase(*pattern, *acc, local);
+        matchingHeads_ = false;
+        if (!m.ok()) return m.error();
+        if (!m.value()) continue;
+        if (guard) {
+          NXC_TRY(g, eval(*guard, local));
+          if (!truthy(g)) continue;
+        }
+        NXC_TRY(v, eval(*body.children[k + 1], local));
+        acc = v;
+        return okStatus();
+      }
+      return error(body.loc, "** (FunctionClauseError) no clause of the for's reduce matches " + inspectValue(*acc));
+    }
+    const Expr &x = *e.children[q];
+    if (x.kind == ExprKind::Pair) return run(q + 1, scope);
+    if (x.kind == ExprKind::Binary && x.name == "<-") {
+      NXC_TRY(from, eval(*x.children[1], scope));
+      std::vector<Value> items;
+      if (from.kind == Value::List) {
+        for (size_t k = 0; k < from.elems.size(); ++k)
+          items.push_back(from.keys[k].empty() ? from.elems[k]
+                                               : Value::tuple({Value::atomValue(from.keys[k], x.loc), from.elems[k]},
+                                                              x.loc));
+      } else if (from.kind == Value::Range && !from.full) {
+        int64_t count = from.step > 0 ? (from.last - from.i) / from.step + 1 : (from.i - from.last) / -from.step + 1;
+        if ((from.step > 0 && from.last < from.i) || (from.step < 0 && from.last > from.i)) count = 0;
+        if (count > 1000000) return error(x.children[1]->loc, "a range of more than 1,000,000 elements at compile time");
+        for (int64_t j = 0; j < count; ++j) items.push_back(Value::number(from.i + j * from.step, x.loc));
+      } else if (from.kind == Value::Map) {
+        for (size_t k = 0; k < from.elems.size(); ++k)
+          items.push_back(Value::tuple({Value::atomValue(from.keys[k], x.loc), from.elems[k]}, x.loc));
+      } else {
+        return error(x.children[1]->loc, fmt::format(FMT_STRING("for takes its elements from a list, a range or a "
+                                                                "map at compile time, got {}"),
+                                                     describeValue(from)));
+      }
+      for (auto &item : items) {
+        Env child(&scope);
+        // Elements that do not match the generator's pattern are skipped.
+        matchingHeads_ = true;
+        auto m = matchCase(*x.children[0], item, child);
+        matchingHeads_ = false;
+        if (!m.ok()) return m.error();
+        if (!m.value()) continue;
+        NXC_CHECK(run(q + 1, child));
+      }
+      return okStatus();
+    }
+    NXC_TRY(keep, eval(x, scope));
+    if (keep.kind == Value::Tensor)
+      return error(x.loc, "a for filter must be a compile-time value, not a tensor");
+    if (truthy(keep)) return run(q + 1, scope);
+    return okStatus();
+  };
+  Env scope(&env);
+  NXC_CHECK(run(0, scope));
+  if (acc) return *acc;
+  if (uniq) {
+    std::vector<Value> distinct;
+    for (auto &v : out)
+      if (std::none_of(distinct.begin(), distinct.end(), [&](const Value &d) { return sameTerm(d, v); }))
+        distinct.push_back(v);
+    out = distinct;
+  }
+  if (!into) return Value::list(out, e.loc);
+  if (into->kind == Value::List) {
+    Value r = *into;
+    for (auto &v : out) {
+      r.elems.push_back(v);
+      r.keys.push_back("");
+      r.keyLocs.push_back(e.loc);
+    }
+    return r;
+  }
+  if (into->kind == Value::Map) {
+    Value r = *into;
+    for (auto &v : out) {
+      if (v.kind != Value::Tuple || v.elems.size() != 2 || v.elems[0].kind != Value::Atom)
+        return error(body.loc, "for ... into: %{} needs {atom_key, value} tuples, got " + inspectValue(v));
+      auto it = std::find(r.keys.begin(), r.keys.end(), v.elems[0].atom);
+      if (it != r.keys.end()) r.elems[it - r.keys.begin()] = v.elems[1];
+      else {
+        r.keys.push_back(v.elems[0].atom);
+        r.elems.push_back(v.elems[1]);
+        r.keyLocs.push_back(e.loc);
+      }
+    }
+    return r;
+  }
+  if (into->kind == Value::String) {
+    Value r = *into;
+    for (auto &v : out) {
+      NXC_TRY(text, elixirToString(v, body.loc));
+      r.atom += text;
+    }
+    return r;
+  }
+  return error(e.loc, "for ... into: takes a list, a map or a string at compile time, got " + describeValue(*into));
+}
+
 Result<Value> Tracer::mapLiteral(const Expr &e, Env &env) {
   Value m;
   m.kind = Value::Map;

@@ -315,6 +315,7 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
   }
   case ExprKind::Interpolation: return interpolation(e, env);
   case ExprKind::Map: return mapLiteral(e, env);
+  case ExprKind::For: return forExpr(e, env);
   case ExprKind::Var: {
     if (!e.name.empty() && e.name[0] == '@') return attribute(e);
     if (e.name == "__MODULE__") return Value::atomValue(module_->name, e.loc);

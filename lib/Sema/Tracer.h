@@ -211,6 +211,8 @@ public:
   Result<std::string> elixirToString(const Value &v, const Loc &loc);
   Result<Value> interpolation(const Expr &e, Env &env);
   Result<Value> mapLiteral(const Expr &e, Env &env);
+  /// A `for` comprehension over compile-time lists and ranges.
+  Result<Value> forExpr(const Expr &e, Env &env);
   Result<Value> raiseCall(std::vector<Value> &args, const Loc &loc);
   /// <>, ++, --, `in`, and in Elixir code comparisons of terms; nullopt
   /// where defn's meaning applies.

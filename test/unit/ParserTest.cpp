@@ -47,6 +47,9 @@ std::string sexpr(const Expr &e) {
   case ExprKind::Case: os << "(case "; kids(); os << ")"; break;
   case ExprKind::While: os << "(while "; kids(); os << ")"; break;
   case ExprKind::String: os << "\"" << e.name << "\""; break;
+  case ExprKind::Interpolation: os << "(<> "; kids(); os << ")"; break;
+  case ExprKind::Map: os << "(%" << e.name << (e.intValue ? " |" : "") << " "; kids(); os << ")"; break;
+  case ExprKind::For: os << "(for "; kids(); os << ")"; break;
   }
   return os.str();
 }
@@ -486,6 +489,17 @@ TEST_CASE("unsupported constructs are rejected, not misparsed") {
   CHECK(expr("if x do y") == "error: missing 'end' for this 'if'");
   CHECK(expr("x |> y") == "error: the right side of '|>' must be a function call, as in x |> Nx.exp()");
   CHECK(expr("Nx") == ":Nx"); // a module name as a value (raise ArgumentError, ...)
+}
+
+TEST_CASE("library-code expressions parse into their own nodes") {
+  CHECK(expr("\"a#{x}b\"") == "(<> \"a\" x \"b\")");
+  CHECK(expr("%{a: 1, b: x}") == "(% a: 1 b: x)");
+  CHECK(expr("%Mod{m | a: 1}") == "(%Mod | m a: 1)");
+  CHECK(expr("[1, 2 | t]") == "[1 2 t]");
+  CHECK(expr("for x <- xs, x > 1, into: %{}, do: {x, 1}") == "(for (<- x xs) (> x 1) into: (% ) {x 1})");
+  CHECK(expr("raise ArgumentError, \"no\"") == "(raise :ArgumentError \"no\")");
+  CHECK(expr("Elixir.Kernel.==(a, b)") == "(== a b)");
+  CHECK(expr("m.key") == "(Map.fetch! m :key)");
 }
 
 } // TEST_SUITE

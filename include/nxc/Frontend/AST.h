@@ -44,6 +44,10 @@ enum class ExprKind {
             ///< (Binary `<-`) and options: children [init, cond, body, opts?]
   String,   ///< "text" without interpolation (print_value labels): name holds the text
   Interpolation, ///< "a #{x} b": children are String parts and the expressions between
+  For,      ///< for gen <- e, filter, into: x, reduce: acc do body end: children are
+            ///< the qualifiers (Binary `<-` generators, filters, Pair options),
+            ///< then the body; with reduce:, the body is a Case of `acc -> e` clauses
+            ///< (children[0] unused)
   Map,      ///< %{k: v}, %Mod{k: v} (name: the struct's module), %{m | k: v}
             ///< (intValue 1: children[0] is m); the others are Pair children.
             ///< As a pattern, the pairs' values are patterns.
