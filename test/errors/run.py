@@ -61,8 +61,16 @@ def main():
         name = os.path.basename(path)
         argv = [args.nxc] + shlex.split(command.replace("%s", name))
         want = expected.replace("%s", name)
-        proc = subprocess.run(argv, cwd=os.path.dirname(path), capture_output=True, text=True, errors="replace",
+        folder = os.path.dirname(path)
+        before = set(os.listdir(folder))
+        proc = subprocess.run(argv, cwd=folder, capture_output=True, text=True, errors="replace",
                               input=stdin, timeout=120, env=dict(os.environ, NO_COLOR="1"))
+        # A case that wrongly succeeds writes its artifacts here: remove them,
+        # so that the source tree stays clean (the case still fails below).
+        for extra in set(os.listdir(folder)) - before:
+            extra_path = os.path.join(folder, extra)
+            if os.path.isfile(extra_path):
+                os.remove(extra_path)
         first = proc.stderr.splitlines()[0] if proc.stderr else ""
         if proc.returncode != 1 or first != want:
             failures.append(f"{rel}: exit {proc.returncode}\n  expected: {want}\n  got:      {first}\n"
