@@ -586,13 +586,15 @@ private:
       } else {
         if (!isPunct("=>"))
           return error(peek().loc, fmt::format(FMT_STRING("expected '=>' or '|' in a map, found {}"), describe(peek())));
-        if (first->kind != ExprKind::Atom)
-          return error(first->loc, "map keys must be atoms in nxc (as in %{key: value} or %{:key => value})");
+        if (first->kind != ExprKind::Atom && first->kind != ExprKind::String)
+          return error(first->loc, "map keys must be atoms or strings in nxc (as in %{key: value}, %{:key => value} or "
+                                   "%{\"key\" => value})");
         take();
         skipNewlines();
         NXC_TRY(v, expression());
         auto p = node(ExprKind::Pair, first->loc);
-        p->name = first->name;
+        // A string key is kept with a leading '"' (ast::kStringKeyMark).
+        p->name = first->kind == ExprKind::String ? "\"" + first->name : first->name;
         p->children.push_back(std::move(v));
         m->children.push_back(std::move(p));
         skipNewlines();
@@ -606,16 +608,26 @@ private:
         Token k = take();
         key = node(ExprKind::Atom, k.loc);
         key->name = k.text;
-      } else if (at(Tok::Atom)) {
-        Token k = take();
-        key = node(ExprKind::Atom, k.loc);
-        key->name = k.text;
+      } else if (at(Tok::Atom) || at(Tok::String)) {
+        bool text = at(Tok::String);
+        Loc kl = peek().loc;
+        std::string name;
+        if (text) {
+          NXC_TRY(s, primary());
+          if (s->kind != ExprKind::String) return error(kl, "a map key cannot be an interpolated string");
+          name = "\"" + s->name;
+        } else {
+          name = take().text;
+        }
+        key = node(ExprKind::Atom, kl);
+        key->name = name;
         skipNewlines();
         if (!isPunct("=>")) return error(peek().loc, fmt::format(FMT_STRING("expected '=>' after the key :{}, found {}"),
                                                                  key->name, describe(peek())));
         take();
       } else {
-        return error(peek().loc, fmt::format(FMT_STRING("map keys must be atoms in nxc (as in %{{key: value}}), found {}"),
+        return error(peek().loc, fmt::format(FMT_STRING("map keys must be atoms or strings in nxc (as in %{{key: "
+                                                        "value}} or %{{\"key\" => value}}), found {}"),
                                              describe(peek())));
       }
       skipNewlines();

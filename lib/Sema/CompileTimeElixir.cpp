@@ -132,8 +132,10 @@ std::string Tracer::inspectValue(const Value &v) {
   case Value::Function: return "#Function<>";
   case Value::Map: {
     std::vector<std::string> items;
+    bool allAtoms = std::none_of(v.keys.begin(), v.keys.end(), ast::isStringKey);
     for (size_t k = 0; k < v.elems.size(); ++k)
-      items.push_back(fmt::format(FMT_STRING("{}: {}"), atomText(v.keys[k]), inspectValue(v.elems[k])));
+      items.push_back(ast::mapKeyPrefix(ast::isStringKey(v.keys[k]) ? v.keys[k] : atomText(v.keys[k]), allAtoms) +
+                      inspectValue(v.elems[k]));
     return fmt::format(FMT_STRING("%{}{{{}}}"), v.atom, fmt::join(items, ", "));
   }
   }
@@ -790,8 +792,9 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
     NXC_CHECK(needMap(0));
     const Value &map = args[0];
     auto find = [&](const Value &key) -> const Value * {
-      if (key.kind != Value::Atom) return nullptr;
-      auto it = std::find(map.keys.begin(), map.keys.end(), key.atom);
+      if (key.kind != Value::Atom && key.kind != Value::String) return nullptr;
+      std::string k = key.kind == Value::String ? ast::kStringKeyMark + key.atom : key.atom;
+      auto it = std::find(map.keys.begin(), map.keys.end(), k);
       return it == map.keys.end() ? nullptr : &map.elems[it - map.keys.begin()];
     };
     if (name == "get" && (n == 2 || n == 3)) {
@@ -808,17 +811,22 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
     if (name == "has_key?" && n == 2) return Opt(boolean(find(args[1]) != nullptr, loc));
     if (name == "keys" && n == 1) {
       std::vector<Value> keys;
-      for (auto &k : map.keys) keys.push_back(Value::atomValue(k, loc));
+      for (auto &k : map.keys) {
+        Value key = Value::atomValue(ast::keyText(k), loc);
+        if (ast::isStringKey(k)) key.kind = Value::String;
+        keys.push_back(key);
+      }
       return Opt(listOf(keys));
     }
     if (name == "values" && n == 1) return Opt(listOf(map.elems));
     if ((name == "put" && n == 3) || (name == "delete" && n == 2)) {
-      if (args[1].kind != Value::Atom)
-        return error(argLoc(1), fmt::format(FMT_STRING("Map.{}: nxc's map keys are atoms, got {}"), name,
+      if (args[1].kind != Value::Atom && args[1].kind != Value::String)
+        return error(argLoc(1), fmt::format(FMT_STRING("Map.{}: nxc's map keys are atoms or strings, got {}"), name,
                                             describeValue(args[1])));
+      std::string key = args[1].kind == Value::String ? ast::kStringKeyMark + args[1].atom : args[1].atom;
       Value out = map;
       out.loc = loc;
-      auto it = std::find(out.keys.begin(), out.keys.end(), args[1].atom);
+      auto it = std::find(out.keys.begin(), out.keys.end(), key);
       if (name == "delete") {
         if (it != out.keys.end()) {
           size_t k = it - out.keys.begin();
@@ -830,7 +838,7 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       }
       if (it != out.keys.end()) out.elems[it - out.keys.begin()] = args[2];
       else {
-        out.keys.push_back(args[1].atom);
+        out.keys.push_back(key);
         out.elems.push_back(args[2]);
         out.keyLocs.push_back(loc);
       }
@@ -853,9 +861,18 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
     }
     if (name == "to_list" && n == 1) {
       Value out = listOf({});
-      out.elems = map.elems;
-      out.keys = map.keys;
-      out.keyLocs.assign(map.keys.size(), loc);
+      for (size_t k = 0; k < map.keys.size(); ++k) {
+        if (ast::isStringKey(map.keys[k])) {
+          Value key = Value::atomValue(ast::keyText(map.keys[k]), loc);
+          key.kind = Value::String;
+          out.elems.push_back(Value::tuple({key, map.elems[k]}, loc));
+          out.keys.push_back("");
+        } else {
+          out.elems.push_back(map.elems[k]);
+          out.keys.push_back(map.keys[k]);
+        }
+        out.keyLocs.push_back(loc);
+      }
       return Opt(out);
     }
     return Opt();

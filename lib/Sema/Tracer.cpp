@@ -230,7 +230,7 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc) {
     // in defstruct order.
     std::vector<size_t> order(v.keys.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v.keys[a] < v.keys[b]; });
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ast::mapKeyLess(v.keys[a], v.keys[b]); });
     for (auto &m : file_.modules)
       if (!v.atom.empty() && m.name == v.atom) {
         const std::vector<std::string> &fields = !m.containerFields.empty() ? m.containerFields : m.structFields;

@@ -1,5 +1,6 @@
 //===- Header.cpp - the generated C header and JSON manifest --------------===//
 #include "nxc/Target/Artifacts.h"
+#include "nxc/Frontend/AST.h"
 #include "nxc/Target/CText.h"
 #include "nxc/Target/Embedded.h"
 
@@ -88,7 +89,7 @@ std::vector<std::string> outputNames(const Graph &g) {
       return;
     }
     for (size_t i = 0; i < t.elems.size(); ++i)
-      walk(t.elems[i], path + "_" + (t.keys.empty() ? std::to_string(i) : t.keys[i]));
+      walk(t.elems[i], path + "_" + (t.keys.empty() ? std::to_string(i) : ast::keyText(t.keys[i])));
   };
   walk(g.resultTree, "result");
   // Distinct names (keys could collide once made C identifiers).
@@ -101,8 +102,10 @@ std::vector<std::string> outputNames(const Graph &g) {
 std::string resultTreeString(const Graph &g, const ResultTree &t) {
   if (!t.isTuple) return g.typeOf(t.node).str();
   std::string s = t.keys.empty() ? "{" : "%" + t.structName + "{";
+  bool allAtoms = std::none_of(t.keys.begin(), t.keys.end(), ast::isStringKey);
   for (size_t i = 0; i < t.elems.size(); ++i)
-    s += (i ? ", " : "") + (t.keys.empty() ? "" : t.keys[i] + ": ") + resultTreeString(g, t.elems[i]);
+    s += (i ? ", " : "") + (t.keys.empty() ? "" : ast::mapKeyPrefix(t.keys[i], allAtoms)) +
+         resultTreeString(g, t.elems[i]);
   return s + "}";
 }
 

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Tensor/HostTensor.h"
+#include "nxc/Frontend/AST.h"
 
 #include "nxc/Tensor/FloatFormat.h"
 
@@ -131,11 +132,12 @@ void formatValue(const HostValue &v, Limit limit, bool pretty, int64_t indent, s
   if (!v.keys.empty()) {
     // A map as Elixir inspects one of tensors: one `key: value` per line.
     out += "%" + v.structName + "{";
+    bool allAtoms = std::none_of(v.keys.begin(), v.keys.end(), ast::isStringKey);
     for (size_t k = 0; k < v.elems.size(); ++k) {
       out += k ? "," : "";
       if (pretty) newline(out, indent + 2);
       else out += k ? " " : "";
-      out += v.keys[k] + ": ";
+      out += ast::mapKeyPrefix(v.keys[k], allAtoms);
       formatValue(v.elems[k], limit, pretty, indent + 2, out);
     }
     if (pretty) newline(out, indent);

@@ -309,7 +309,7 @@ int runJit(const JitOptions &o) {
         return;
       }
       for (size_t i = 0; i < v.elems.size(); ++i)
-        walk(v.elems[i], (path.empty() ? "" : path + ".") + (v.keys.empty() ? std::to_string(i) : v.keys[i]));
+        walk(v.elems[i], (path.empty() ? "" : path + ".") + (v.keys.empty() ? std::to_string(i) : ast::keyText(v.keys[i])));
     };
     walk(*result, "");
     written = writeNpzEntries(o.output, entries);

@@ -53,6 +53,22 @@ enum class ExprKind {
             ///< As a pattern, the pairs' values are patterns.
 };
 
+/// Map keys are atom names; a string key ("mean" in %{"mean" => x}) is kept
+/// with this mark in front, and sorts after every atom, as Elixir orders terms.
+constexpr char kStringKeyMark = '"';
+inline bool isStringKey(const std::string &k) { return !k.empty() && k[0] == kStringKeyMark; }
+inline std::string keyText(const std::string &k) { return isStringKey(k) ? k.substr(1) : k; }
+inline bool mapKeyLess(const std::string &a, const std::string &b) {
+  if (isStringKey(a) != isStringKey(b)) return !isStringKey(a);
+  return a < b;
+}
+/// How Elixir writes the key in a map: `k: ` when every key is an atom,
+/// else `:k => ` and `"k" => `.
+inline std::string mapKeyPrefix(const std::string &k, bool allAtoms) {
+  if (allAtoms) return k + ": ";
+  return isStringKey(k) ? "\"" + keyText(k) + "\" => " : ":" + k + " => ";
+}
+
 struct Expr {
   ExprKind kind;
   Loc loc;
