@@ -139,6 +139,7 @@ private:
 
   std::shared_ptr<const SourceFile> src_;
   std::vector<Token> toks_;
+  const Module *current_ = nullptr; ///< the module being read (its aliases)
   size_t pos_ = 0;
 
   const Token &peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
@@ -182,6 +183,15 @@ private:
       take();
       name += "." + take().text;
     }
+    return name;
+  }
+
+  /// `name` with the current module's `alias`es applied to its first part.
+  std::string resolveAlias(const std::string &name) const {
+    if (!current_) return name;
+    std::string head = name.substr(0, name.find('.'));
+    for (auto &[shortName, full] : current_->aliases)
+      if (shortName == head) return full + name.substr(head.size());
     return name;
   }
 
@@ -237,6 +247,7 @@ private:
     m.name = name;
     NXC_CHECK(expectWord("do", "after the module name"));
     skipNewlines();
+    current_ = &m;
     while (!isWord("end")) {
       if (at(Tok::Eof)) return error(m.loc, "missing 'end' for this 'defmodule'");
       NXC_CHECK(moduleItem(m));
@@ -246,6 +257,7 @@ private:
       skipNewlines();
     }
     take();
+    current_ = nullptr;
     return m;
   }
 
@@ -255,22 +267,29 @@ private:
       std::string what = take().text;
       NXC_TRY(target, aliasPath(fmt::format(FMT_STRING("after '{}'"), what)));
       if (what == "import") m.imports.push_back(target);
-      // Options such as `only: [...]` or `as: LA` are accepted and ignored.
+      std::string shortName = target.substr(target.rfind('.') == std::string::npos ? 0 : target.rfind('.') + 1);
+      bool aliased = what == "alias";
+      // Options such as `only: [...]` are accepted and ignored; `as: X` names the alias.
       while (isPunct(",")) {
         take();
         skipNewlines();
         if (at(Tok::KwKey)) {
+          bool as = peek().text == "as";
           take();
           skipNewlines();
           if (at(Tok::Alias)) {
             NXC_TRY(alias, aliasPath(""));
-            (void)alias;
+            if (as) {
+              shortName = alias;
+              aliased = true;
+            }
             continue;
           }
         }
         NXC_TRY(opt, expression());
         (void)opt;
       }
+      if (aliased && shortName != target) m.aliases.push_back({shortName, target});
       return okStatus();
     }
     if (t.kind == Tok::Ident && t.text == "defstruct") {
@@ -562,7 +581,7 @@ private:
     auto m = node(ExprKind::Map, loc);
     if (at(Tok::Alias)) {
       NXC_TRY(mod, aliasPath(""));
-      m->name = mod;
+      m->name = resolveAlias(mod);
     } else if (peek().kind == Tok::Ident && peek().text == "__MODULE__") {
       take();
       m->name = "__MODULE__";
@@ -789,6 +808,9 @@ private:
   bool atOperator(const OpLevel &lvl) const {
     const Token &t = peek();
     if (t.kind != Tok::Punct && t.kind != Tok::Ident) return false;
+    // `a not in list`
+    if (t.kind == Tok::Ident && t.text == "not" && peek(1).kind == Tok::Ident && peek(1).text == "in")
+      return std::find(lvl.ops.begin(), lvl.ops.end(), "in") != lvl.ops.end();
     for (auto &op : lvl.ops)
       if (t.text == op) return true;
     return false;
@@ -800,6 +822,8 @@ private:
     NXC_TRY(lhs, binary(level + 1));
     while (atOperator(lvl)) {
       Token op = take();
+      bool negated = op.text == "not";
+      if (negated) op = take(); // `not in`: the `in`, then a `not` around it
       skipNewlines();
       // A right-associative chain (a <> b <> ...) nests one level per operator.
       NestingGuard guard(nesting_);
@@ -829,6 +853,12 @@ private:
       b->children.push_back(std::move(lhs));
       b->children.push_back(std::move(rhs));
       lhs = std::move(b);
+      if (negated) {
+        auto n = node(ExprKind::Unary, op.loc);
+        n->name = "not";
+        n->children.push_back(std::move(lhs));
+        lhs = std::move(n);
+      }
     }
     return std::move(lhs);
   }
@@ -1343,7 +1373,8 @@ private:
     }
     case Tok::Alias: {
       Loc loc = t.loc;
-      NXC_TRY(mod, aliasPath(""));
+      NXC_TRY(aliasName, aliasPath(""));
+      std::string mod = resolveAlias(aliasName);
       if (mod.rfind("Elixir.", 0) == 0) mod = mod.substr(7); // Elixir.Kernel is Kernel
       if (isPunct(".") && peek(1).kind == Tok::Punct && isPunct("(", 2) && mod == "Kernel") {
         // Kernel.==(a, b): Elixir's operator called as a function.
@@ -1493,9 +1524,12 @@ private:
     case Tok::String: {
       // Double-quoted strings: labels, and messages with `#{...}` parts;
       // heredocs ("""), their lines without the closing line's indentation.
-      const std::string &q = t.text;
+      // ~S"..." / ~S"""...""" (no escapes, no interpolation) and ~s read as strings.
+      bool verbatim = t.text.compare(0, 2, "~S") == 0;
+      bool sigil = verbatim || t.text.compare(0, 2, "~s") == 0;
+      const std::string q = sigil ? t.text.substr(2) : t.text;
       bool heredoc = q.compare(0, 3, "\"\"\"") == 0;
-      if (q.size() < 2 || q[0] != '"')
+      if (q.size() < 2 || q[0] != '"' || q.back() != '"')
         return error(t.loc, "charlists and sigils are not supported in defn");
       size_t from = 1, to = q.size() - 1, indent = 0;
       if (heredoc) {
@@ -1519,7 +1553,7 @@ private:
         if (heredoc && (i == from || q[i - 1] == '\n'))
           for (size_t k = 0; k < indent && i < to && q[i] == ' '; ++k) c = q[++i];
         if (i >= to) break;
-        if (c == '#' && i + 1 < to && q[i + 1] == '{') {
+        if (c == '#' && i + 1 < to && q[i + 1] == '{' && !verbatim) {
           size_t end = interpolationEnd(q, i);
           if (end == std::string::npos || end > to) return error(t.loc, "unterminated #{ in a string");
           flush();
@@ -1528,7 +1562,7 @@ private:
           i = end - 1;
           continue;
         }
-        if (c == '\\' && i + 1 < to) {
+        if (c == '\\' && i + 1 < to && !verbatim) {
           char n = q[++i];
           text += n == 'n' ? '\n' : n == 't' ? '\t' : n;
           continue;

@@ -920,7 +920,8 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       NXC_TRY(v, keywordValidate(args[0], args[1], loc));
       return Opt(v);
     }
-    const std::set<std::string> keyed = {"get", "fetch!", "pop", "put", "put_new", "delete", "has_key?", "fetch"};
+    const std::set<std::string> keyed = {"get",    "fetch!", "pop",      "pop!",
+                                         "put",    "put_new", "delete",  "has_key?", "fetch"};
     if (keyed.count(name) && n >= 2) {
       NXC_CHECK(needKeywords(0));
       NXC_CHECK(needAtom(1));
@@ -948,6 +949,11 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
         return Opt(*value);
       }
       if (name == "pop" && n <= 3) return Opt(Value::tuple({found ? *value : dflt, without}, loc));
+      if (name == "pop!" && n == 2) {
+        if (!found)
+          return error(loc, fmt::format(FMT_STRING("** (KeyError) key :{} not found in: {}"), key, inspectValue(list)));
+        return Opt(Value::tuple({*value, without}, loc));
+      }
       if (name == "delete" && n == 2) return Opt(without);
       if ((name == "put" || name == "put_new") && n == 3) {
         if (name == "put_new" && found) return Opt(list);

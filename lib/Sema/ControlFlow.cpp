@@ -242,7 +242,21 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
   }
   case ExprKind::Map: {
     // %Nx.Tensor{} matches a tensor; %{k: p} a map with key k whose value matches p.
-    if (v.kind == Value::Tensor) return p.name == "Nx.Tensor" && p.children.empty();
+    if (v.kind == Value::Tensor) {
+      // %Nx.Tensor{shape: s, type: t, names: n} matches a tensor's fields.
+      if (p.name != "Nx.Tensor") return false;
+      for (auto &pair : p.children) {
+        if (pair->name != "shape" && pair->name != "type" && pair->name != "names")
+          return error(pair->loc, fmt::format(FMT_STRING("nxc matches a tensor's fields shape, type and names, not "
+                                                         ":{}"),
+                                              pair->name));
+        std::vector<Value> one = {v};
+        NXC_TRY(field, callNx(pair->name, one, pair->loc));
+        NXC_TRY(m, matchCase(*pair->children[0], field, env));
+        if (!m) return false;
+      }
+      return true;
+    }
     if (v.kind != Value::Map) return false;
     if (!p.name.empty() && p.name != "_" && v.atom != (p.name == "__MODULE__" ? module_->name : p.name)) return false;
     if (p.name == "_" && v.atom.empty()) return false;

@@ -619,6 +619,8 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
     if (imported) return inlineCall(*imported, *from, args, e.loc);
     return kernel(e.name, args, e.loc, qual);
   }
+  if (e.module == "Nx" && e.name == "is_tensor" && args.size() == 1)
+    return Value::atomValue(args[0].kind == Value::Tensor ? "true" : "false", e.loc);
   if (e.module == "Nx") return callNx(e.name, args, e.loc);
   if (e.module == "Nx.Random") return callNx("Random." + e.name, args, e.loc);
   if (e.module == "Nx.LinAlg") return callNx("LinAlg." + e.name, args, e.loc);

@@ -134,6 +134,8 @@ struct Module {
   std::vector<std::string> structFields, containerFields;
   /// Modules named by `import`: their public defns are callable unqualified.
   std::vector<std::string> imports;
+  /// `alias A.B.C` (C -> A.B.C) and `alias A.B, as: X` (X -> A.B).
+  std::vector<std::pair<std::string, std::string>> aliases;
 };
 
 /// A parsed source file: one or more modules.
