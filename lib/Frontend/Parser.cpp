@@ -1336,42 +1336,12 @@ private:
     return std::move(p);
   }
 
-  Result<ExprPtr> primary() {
+  // primary()'s larger cases live in functions of their own, kept out of
+  // line: primary() is on the stack once per nesting level (a deeply nested
+  // expression must reach the nesting limit, not the stack's end, also in a
+  // sanitizer build whose frames are larger).
+  [[gnu::noinline]] Result<ExprPtr> aliasExpression() {
     const Token &t = peek();
-    switch (t.kind) {
-    case Tok::Int: {
-      Token tok = take();
-      errno = 0;
-      char *end = nullptr;
-      unsigned long long v = std::strtoull(tok.text.c_str(), &end, 10);
-      if (errno || v > (unsigned long long)INT64_MAX)
-        return error(tok.loc, fmt::format(FMT_STRING("integer literal {} does not fit in 64 bits"), tok.text));
-      auto n = node(ExprKind::Int, tok.loc);
-      n->intValue = (int64_t)v;
-      n->floatValue = (double)v;
-      return std::move(n);
-    }
-    case Tok::Float: {
-      Token tok = take();
-      auto n = node(ExprKind::Float, tok.loc);
-      n->floatValue = std::strtod(tok.text.c_str(), nullptr);
-      // Elixir rejects a float literal beyond the f64 range (it would be
-      // Inf); one below the smallest subnormal is 0.0 there as here.
-      if (std::isinf(n->floatValue))
-        return error(tok.loc, fmt::format(FMT_STRING("float literal {} is out of range for a 64-bit float"), tok.text));
-      return std::move(n);
-    }
-    case Tok::Atom: {
-      auto n = node(ExprKind::Atom, t.loc);
-      n->name = take().text;
-      return std::move(n);
-    }
-    case Tok::Attr: {
-      auto n = node(ExprKind::Var, t.loc);
-      n->name = "@" + take().text;
-      return std::move(n);
-    }
-    case Tok::Alias: {
       Loc loc = t.loc;
       NXC_TRY(aliasName, aliasPath(""));
       std::string mod = resolveAlias(aliasName);
@@ -1408,30 +1378,69 @@ private:
         // Zero-arity remote calls may omit parentheses (Nx.Constants.pi).
       }
       return std::move(c);
-    }
-    case Tok::Ident: {
-      if (t.text == "true" || t.text == "false" || t.text == "nil") {
-        auto n = node(ExprKind::Atom, t.loc);
-        n->name = take().text;
-        return std::move(n);
       }
-      if (t.text == "fn") return anonymousFn();
-      if (t.text == "if" || t.text == "unless") return ifExpr();
-      if (t.text == "cond") return condExpr();
-      if (t.text == "case") return caseExpr();
-      if (t.text == "while") return whileExpr();
-      if (t.text == "for") return forExpr();
-      if (reservedWords().count(t.text)) return error(t.loc, fmt::format(FMT_STRING("unexpected '{}'"), t.text));
-      Token id = take();
-      if (isPunct("(") && peek().loc.line == id.loc.line && peek().loc.col == id.loc.col + (int)id.text.size()) {
-        Loc open = take().loc;
-        auto c = node(ExprKind::Call, id.loc);
-        c->name = id.text;
-        NXC_CHECK(callArgs(*c, open));
-        return std::move(c);
+
+  [[gnu::noinline]] Result<ExprPtr> stringLiteral() {
+    const Token &t = peek();
+      // Double-quoted strings: labels, and messages with `#{...}` parts;
+      // heredocs ("""), their lines without the closing line's indentation.
+      // ~S"..." / ~S"""...""" (no escapes, no interpolation) and ~s read as strings.
+      bool verbatim = t.text.compare(0, 2, "~S") == 0;
+      bool sigil = verbatim || t.text.compare(0, 2, "~s") == 0;
+      const std::string q = sigil ? t.text.substr(2) : t.text;
+      bool heredoc = q.compare(0, 3, "\"\"\"") == 0;
+      if (q.size() < 2 || q[0] != '"' || q.back() != '"')
+        return error(t.loc, "charlists and sigils are not supported in defn");
+      size_t from = 1, to = q.size() - 1, indent = 0;
+      if (heredoc) {
+        size_t nl = q.find('\n');
+        size_t lastNl = q.rfind('\n');
+        if (nl == std::string::npos || q.size() < 6) return error(t.loc, "malformed heredoc");
+        from = nl + 1;
+        to = lastNl + 1; // the closing line is only indentation and """
+        indent = q.size() - 3 - to;
       }
-      if (id.text == "raise" && peek().loc.line == id.loc.line &&
-          (at(Tok::Alias) || at(Tok::String) || at(Tok::Ident))) {
+      std::vector<ExprPtr> parts;
+      std::string text;
+      auto flush = [&] {
+        auto s = std::make_unique<Expr>(ExprKind::String, t.loc);
+        s->name = std::move(text);
+        text.clear();
+        parts.push_back(std::move(s));
+      };
+      for (size_t i = from; i < to; ++i) {
+        char c = q[i];
+        if (heredoc && (i == from || q[i - 1] == '\n'))
+          for (size_t k = 0; k < indent && i < to && q[i] == ' '; ++k) c = q[++i];
+        if (i >= to) break;
+        if (c == '#' && i + 1 < to && q[i + 1] == '{' && !verbatim) {
+          size_t end = interpolationEnd(q, i);
+          if (end == std::string::npos || end > to) return error(t.loc, "unterminated #{ in a string");
+          flush();
+          NXC_TRY(inner, embeddedExpression(t.loc, i + 2, end - 1 - (i + 2)));
+          parts.push_back(std::move(inner));
+          i = end - 1;
+          continue;
+        }
+        if (c == '\\' && i + 1 < to && !verbatim) {
+          char n = q[++i];
+          text += n == 'n' ? '\n' : n == 't' ? '\t' : n;
+          continue;
+        }
+        text += c;
+      }
+      take();
+      if (parts.empty()) {
+        flush();
+        return std::move(parts[0]);
+      }
+      if (!text.empty()) flush();
+      auto s = std::make_unique<Expr>(ExprKind::Interpolation, t.loc);
+      s->children = std::move(parts);
+      return std::move(s);
+      }
+
+  [[gnu::noinline]] Result<ExprPtr> raiseWithoutParens(const Token &id) {
         // `raise ArgumentError, "message"` without parentheses.
         auto c = node(ExprKind::Call, id.loc);
         c->name = id.text;
@@ -1455,7 +1464,68 @@ private:
           }
         }
         return std::move(c);
+        }
+
+  Result<ExprPtr> primary() {
+    const Token &t = peek();
+    switch (t.kind) {
+    case Tok::Int: {
+      Token tok = take();
+      errno = 0;
+      char *end = nullptr;
+      unsigned long long v = std::strtoull(tok.text.c_str(), &end, 10);
+      if (errno || v > (unsigned long long)INT64_MAX)
+        return error(tok.loc, fmt::format(FMT_STRING("integer literal {} does not fit in 64 bits"), tok.text));
+      auto n = node(ExprKind::Int, tok.loc);
+      n->intValue = (int64_t)v;
+      n->floatValue = (double)v;
+      return std::move(n);
+    }
+    case Tok::Float: {
+      Token tok = take();
+      auto n = node(ExprKind::Float, tok.loc);
+      n->floatValue = std::strtod(tok.text.c_str(), nullptr);
+      // Elixir rejects a float literal beyond the f64 range (it would be
+      // Inf); one below the smallest subnormal is 0.0 there as here.
+      if (std::isinf(n->floatValue))
+        return error(tok.loc, fmt::format(FMT_STRING("float literal {} is out of range for a 64-bit float"), tok.text));
+      return std::move(n);
+    }
+    case Tok::Atom: {
+      auto n = node(ExprKind::Atom, t.loc);
+      n->name = take().text;
+      return std::move(n);
+    }
+    case Tok::Attr: {
+      auto n = node(ExprKind::Var, t.loc);
+      n->name = "@" + take().text;
+      return std::move(n);
+    }
+    case Tok::Alias: return aliasExpression();
+    case Tok::Ident: {
+      if (t.text == "true" || t.text == "false" || t.text == "nil") {
+        auto n = node(ExprKind::Atom, t.loc);
+        n->name = take().text;
+        return std::move(n);
       }
+      if (t.text == "fn") return anonymousFn();
+      if (t.text == "if" || t.text == "unless") return ifExpr();
+      if (t.text == "cond") return condExpr();
+      if (t.text == "case") return caseExpr();
+      if (t.text == "while") return whileExpr();
+      if (t.text == "for") return forExpr();
+      if (reservedWords().count(t.text)) return error(t.loc, fmt::format(FMT_STRING("unexpected '{}'"), t.text));
+      Token id = take();
+      if (isPunct("(") && peek().loc.line == id.loc.line && peek().loc.col == id.loc.col + (int)id.text.size()) {
+        Loc open = take().loc;
+        auto c = node(ExprKind::Call, id.loc);
+        c->name = id.text;
+        NXC_CHECK(callArgs(*c, open));
+        return std::move(c);
+      }
+      if (id.text == "raise" && peek().loc.line == id.loc.line &&
+          (at(Tok::Alias) || at(Tok::String) || at(Tok::Ident)))
+        return raiseWithoutParens(id);
       auto v = node(ExprKind::Var, id.loc);
       v->name = id.text;
       return std::move(v);
@@ -1521,64 +1591,7 @@ private:
       }
       break;
     }
-    case Tok::String: {
-      // Double-quoted strings: labels, and messages with `#{...}` parts;
-      // heredocs ("""), their lines without the closing line's indentation.
-      // ~S"..." / ~S"""...""" (no escapes, no interpolation) and ~s read as strings.
-      bool verbatim = t.text.compare(0, 2, "~S") == 0;
-      bool sigil = verbatim || t.text.compare(0, 2, "~s") == 0;
-      const std::string q = sigil ? t.text.substr(2) : t.text;
-      bool heredoc = q.compare(0, 3, "\"\"\"") == 0;
-      if (q.size() < 2 || q[0] != '"' || q.back() != '"')
-        return error(t.loc, "charlists and sigils are not supported in defn");
-      size_t from = 1, to = q.size() - 1, indent = 0;
-      if (heredoc) {
-        size_t nl = q.find('\n');
-        size_t lastNl = q.rfind('\n');
-        if (nl == std::string::npos || q.size() < 6) return error(t.loc, "malformed heredoc");
-        from = nl + 1;
-        to = lastNl + 1; // the closing line is only indentation and """
-        indent = q.size() - 3 - to;
-      }
-      std::vector<ExprPtr> parts;
-      std::string text;
-      auto flush = [&] {
-        auto s = std::make_unique<Expr>(ExprKind::String, t.loc);
-        s->name = std::move(text);
-        text.clear();
-        parts.push_back(std::move(s));
-      };
-      for (size_t i = from; i < to; ++i) {
-        char c = q[i];
-        if (heredoc && (i == from || q[i - 1] == '\n'))
-          for (size_t k = 0; k < indent && i < to && q[i] == ' '; ++k) c = q[++i];
-        if (i >= to) break;
-        if (c == '#' && i + 1 < to && q[i + 1] == '{' && !verbatim) {
-          size_t end = interpolationEnd(q, i);
-          if (end == std::string::npos || end > to) return error(t.loc, "unterminated #{ in a string");
-          flush();
-          NXC_TRY(inner, embeddedExpression(t.loc, i + 2, end - 1 - (i + 2)));
-          parts.push_back(std::move(inner));
-          i = end - 1;
-          continue;
-        }
-        if (c == '\\' && i + 1 < to && !verbatim) {
-          char n = q[++i];
-          text += n == 'n' ? '\n' : n == 't' ? '\t' : n;
-          continue;
-        }
-        text += c;
-      }
-      take();
-      if (parts.empty()) {
-        flush();
-        return std::move(parts[0]);
-      }
-      if (!text.empty()) flush();
-      auto s = std::make_unique<Expr>(ExprKind::Interpolation, t.loc);
-      s->children = std::move(parts);
-      return std::move(s);
-    }
+    case Tok::String: return stringLiteral();
     default:
       break;
     }

@@ -134,13 +134,26 @@ std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undef
   return out;
 }
 
+namespace {
+std::string stubPath(const std::string &outputPath, const NeededLibrary &lib) {
+  return outputPath + "." + lib.soname + ".stub";
+}
+} // namespace
+
+std::vector<std::string> linkScratchFiles(const std::string &outputPath, const std::vector<NeededLibrary> &needed) {
+  std::vector<std::string> out;
+  for (auto &lib : needed)
+    for (const char *suffix : {"", ".o", ".map"}) out.push_back(stubPath(outputPath, lib) + suffix);
+  return out;
+}
+
 Status linkSharedObject(const std::vector<std::string> &objectPaths, const std::string &outputPath,
                         const std::string &soname, const std::string &triple, const std::vector<NeededLibrary> &needed) {
   std::vector<const char *> args = {"ld.lld",  "-shared", "--gc-sections", "-z", "noexecstack", "-z", "relro",
                                     "--build-id", "-soname", soname.c_str(), "-o", outputPath.c_str()};
   for (auto &path : objectPaths) args.push_back(path.c_str());
   std::vector<std::string> stubs;
-  for (auto &lib : needed) stubs.push_back(outputPath + "." + lib.soname + ".stub");
+  for (auto &lib : needed) stubs.push_back(stubPath(outputPath, lib));
   auto removeStubs = [&] {
     for (auto &stub : stubs) llvm::sys::fs::remove(stub);
   };

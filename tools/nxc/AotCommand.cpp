@@ -408,7 +408,9 @@ int runAot(const AotOptions &o) {
     auto rt = files.writeScratch("nxrt.o", *runtime);
     if (!rt) return report(rt.error());
     std::string so = "lib" + module + ".so";
-    if (auto linked = linkSharedObject({*obj, *rt}, files.temporary(so), so, out->triple, needed); !linked)
+    std::string soTemporary = files.temporary(so);
+    for (auto &path : linkScratchFiles(soTemporary, needed)) files.scratch(path);
+    if (auto linked = linkSharedObject({*obj, *rt}, soTemporary, so, out->triple, needed); !linked)
       return report(linked.error());
   }
   if (auto st = files.commit(); !st) return report(st.error());

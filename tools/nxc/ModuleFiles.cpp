@@ -20,7 +20,7 @@ constexpr const char *kPrefix = ".nxc-tmp-";
 
 /// The temporaries of this process, for the signal handler (which may only
 /// call async-signal-safe functions: unlink, signal, raise).
-constexpr int kMaxTemporaries = 32;
+constexpr int kMaxTemporaries = 64;
 char pending[kMaxTemporaries][4096];
 volatile sig_atomic_t pendingCount = 0;
 
@@ -105,6 +105,14 @@ Status ModuleFiles::write(const std::string &name, const std::string &bytes) {
   if (!out)
     return error(Loc{}, fmt::format(FMT_STRING("cannot write '{}': {}"), (dir_ / name).string(), std::strerror(errno)));
   return okStatus();
+}
+
+void ModuleFiles::scratch(const std::string &path) {
+  files_.push_back({path, ""});
+  if (pendingCount < kMaxTemporaries && path.size() < sizeof pending[0]) {
+    std::memcpy(pending[pendingCount], path.c_str(), path.size() + 1);
+    pendingCount = pendingCount + 1;
+  }
 }
 
 Result<std::string> ModuleFiles::writeScratch(const std::string &name, const std::string &bytes) {

@@ -38,6 +38,9 @@ public:
   /// Writes `bytes` to a temporary that is removed instead of committed (an
   /// object file for the linker); returns its path.
   Result<std::string> writeScratch(const std::string &name, const std::string &bytes);
+  /// Registers `path` (a file in the directory that another step writes and
+  /// removes, such as the linker's stubs) for removal on failure or signal.
+  void scratch(const std::string &path);
   /// Renames every temporary to its name.
   Status commit();
 

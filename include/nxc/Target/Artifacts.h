@@ -50,6 +50,11 @@ struct NeededLibrary {
 /// against glibc would use (pthread_cond_* to GLIBC_2.3.2) for `triple`.
 std::vector<NeededLibrary> neededLibraries(const std::vector<std::string> &undefined, const std::string &triple);
 
+/// The files linkSharedObject writes beside `outputPath` and removes again
+/// (the stub libraries of `needed`, their objects and version scripts), for
+/// a caller that must clean them up if it is interrupted.
+std::vector<std::string> linkScratchFiles(const std::string &outputPath, const std::vector<NeededLibrary> &needed);
+
 /// Links relocatable objects (the module's, the runtime's) into a shared
 /// object with lld (in process), recording DT_NEEDED for each of `needed`.
 Status linkSharedObject(const std::vector<std::string> &objectPaths, const std::string &outputPath, const std::string &soname,
