@@ -1196,6 +1196,19 @@ private:
     return std::move(e);
   }
 
+  /// `lhs <- enumerable` (a generator of `for` or `while`) when `<-` follows
+  /// `lhs`, as a Binary `<-`; `lhs` itself otherwise.
+  Result<ExprPtr> generatorAfter(ExprPtr lhs) {
+    if (!isPunct("<-")) return std::move(lhs);
+    Loc at = take().loc;
+    NXC_TRY(from, expression());
+    auto g = node(ExprKind::Binary, at);
+    g->name = "<-";
+    g->children.push_back(std::move(lhs));
+    g->children.push_back(std::move(from));
+    return std::move(g);
+  }
+
   /// `for x <- xs, y <- ys, filter, into: c, reduce: acc do ... end`.
   Result<ExprPtr> forExpr() {
     auto e = node(ExprKind::For, take().loc);
@@ -1210,16 +1223,8 @@ private:
         e->children.push_back(std::move(p));
       } else {
         NXC_TRY(q, expression());
-        if (isPunct("<-")) {
-          Loc gl = take().loc;
-          NXC_TRY(from, expression());
-          auto g = node(ExprKind::Binary, gl);
-          g->name = "<-";
-          g->children.push_back(std::move(q));
-          g->children.push_back(std::move(from));
-          q = std::move(g);
-        }
-        e->children.push_back(std::move(q));
+        NXC_TRY(qualifier, generatorAfter(std::move(q)));
+        e->children.push_back(std::move(qualifier));
       }
       if (!isPunct(",")) break;
       take();
@@ -1233,15 +1238,9 @@ private:
       e->children.push_back(std::move(clausesNode));
       return std::move(e);
     }
-    if (isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "do") {
-      take();
-      take();
-      skipNewlines();
-      NXC_TRY(b, expression());
-      e->children.push_back(std::move(b));
-      return std::move(e);
-    }
-    if (at(Tok::KwKey) && peek().text == "do") {
+    bool commaDo = isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "do";
+    if (commaDo || (at(Tok::KwKey) && peek().text == "do")) {
+      if (commaDo) take();
       take();
       skipNewlines();
       NXC_TRY(b, expression());
@@ -1269,16 +1268,8 @@ private:
                                            describe(peek())));
     take();
     skipNewlines();
-    NXC_TRY(cond, expression());
-    if (isPunct("<-")) {
-      Loc gl = take().loc;
-      NXC_TRY(gen, expression());
-      auto g = node(ExprKind::Binary, gl);
-      g->name = "<-";
-      g->children.push_back(std::move(cond));
-      g->children.push_back(std::move(gen));
-      cond = std::move(g);
-    }
+    NXC_TRY(first, expression());
+    NXC_TRY(cond, generatorAfter(std::move(first)));
     e->children.push_back(std::move(cond));
     ExprPtr opts;
     while (isPunct(",") && peek(1).kind == Tok::KwKey) {

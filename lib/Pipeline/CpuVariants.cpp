@@ -262,43 +262,30 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
   }
   auto wideFor = [&](size_t k) { return !wideBodies.empty() && k < wide->used.size() && wide->used[k]; };
 
+  // Variant k's clones of `sources` (the module's bodies, or the wide
+  // lowering's), each carrying the variant's CPU and features.
   std::vector<std::map<llvm::Function *, llvm::Function *>> clones(variants.size());
   for (size_t k = 0; k < variants.size(); ++k) {
-    if (wideFor(k)) {
-      llvm::ValueToValueMapTy vmap;
-      for (auto entry : wideGlobals) vmap[entry.first] = entry.second;
-      for (llvm::Function *f : wideBodies) {
-        llvm::Function *c = llvm::Function::Create(f->getFunctionType(), llvm::GlobalValue::InternalLinkage,
-                                                   f->getName() + ".v" + std::to_string(k), m);
-        vmap[f] = c;
-        clones[k][f] = c;
-      }
-      for (llvm::Function *f : wideBodies) {
-        llvm::Function *c = clones[k][f];
-        auto arg = c->arg_begin();
-        for (llvm::Argument &a : f->args()) vmap[&a] = &*arg++;
-        llvm::SmallVector<llvm::ReturnInst *, 4> returns;
-        llvm::CloneFunctionInto(c, f, vmap, llvm::CloneFunctionChangeType::DifferentModule, returns);
-        c->setLinkage(llvm::GlobalValue::InternalLinkage);
-        c->addFnAttr("target-cpu", resolved[k].first);
-        if (resolved[k].second.empty()) c->removeFnAttr("target-features");
-        else c->addFnAttr("target-features", resolved[k].second);
-      }
-      continue;
-    }
+    bool fromWide = wideFor(k);
+    const std::vector<llvm::Function *> &sources = fromWide ? wideBodies : bodies;
     llvm::ValueToValueMapTy vmap;
-    for (llvm::Function *f : bodies) {
+    if (fromWide)
+      for (auto entry : wideGlobals) vmap[entry.first] = entry.second;
+    for (llvm::Function *f : sources) {
       llvm::Function *c = llvm::Function::Create(f->getFunctionType(), llvm::GlobalValue::InternalLinkage,
                                                  f->getName() + ".v" + std::to_string(k), m);
       vmap[f] = c;
       clones[k][f] = c;
     }
-    for (llvm::Function *f : bodies) {
+    for (llvm::Function *f : sources) {
       llvm::Function *c = clones[k][f];
       auto arg = c->arg_begin();
       for (llvm::Argument &a : f->args()) vmap[&a] = &*arg++;
       llvm::SmallVector<llvm::ReturnInst *, 4> returns;
-      llvm::CloneFunctionInto(c, f, vmap, llvm::CloneFunctionChangeType::LocalChangesOnly, returns);
+      llvm::CloneFunctionInto(c, f, vmap,
+                              fromWide ? llvm::CloneFunctionChangeType::DifferentModule
+                                       : llvm::CloneFunctionChangeType::LocalChangesOnly,
+                              returns);
       c->setLinkage(llvm::GlobalValue::InternalLinkage);
       c->addFnAttr("target-cpu", resolved[k].first);
       if (resolved[k].second.empty()) c->removeFnAttr("target-features");

@@ -653,6 +653,13 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
     if (list.keys[k].empty()) return list.elems[k];
     return Value::tuple({Value::atomValue(list.keys[k], loc), list.elems[k]}, loc);
   };
+  // The elements of argument k as Enum sees them (keyword pairs as tuples).
+  auto enumerated = [&](size_t k) -> Result<std::vector<Value>> {
+    NXC_TRY(items, elements(k));
+    if (args[k].kind == Value::List)
+      for (size_t j = 0; j < items.size(); ++j) items[j] = pairOf(args[k], j);
+    return items;
+  };
   auto listOf = [&](std::vector<Value> elems) { return Value::list(std::move(elems), loc); };
   size_t n = args.size();
 
@@ -1079,9 +1086,7 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
 
   if (module == "Enum") {
     if (n < 1) return Opt();
-    NXC_TRY(items, elements(0));
-    if (args[0].kind == Value::List)
-      for (size_t k = 0; k < items.size(); ++k) items[k] = pairOf(args[0], k);
+    NXC_TRY(items, enumerated(0));
     auto call1 = [&](const Value &f, const Value &x) { return applyFunction(f, {x}, loc); };
     if (name == "to_list" && n == 1) return Opt(listOf(items));
     if (name == "count" && n == 1) return Opt(Value::number((int64_t)items.size(), loc));
@@ -1171,9 +1176,7 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       return Opt(listOf(out));
     }
     if (name == "zip" && n == 2) {
-      NXC_TRY(other, elements(1));
-      if (args[1].kind == Value::List)
-        for (size_t k = 0; k < other.size(); ++k) other[k] = pairOf(args[1], k);
+      NXC_TRY(other, enumerated(1));
       std::vector<Value> out;
       for (size_t k = 0; k < std::min(items.size(), other.size()); ++k) out.push_back(Value::tuple({items[k], other[k]}, loc));
       return Opt(listOf(out));
@@ -1257,9 +1260,7 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       return Opt(listOf(out));
     }
     if (name == "zip_with" && n == 3) {
-      NXC_TRY(other, elements(1));
-      if (args[1].kind == Value::List)
-        for (size_t k = 0; k < other.size(); ++k) other[k] = pairOf(args[1], k);
+      NXC_TRY(other, enumerated(1));
       std::vector<Value> out;
       for (size_t k = 0; k < std::min(items.size(), other.size()); ++k) {
         NXC_TRY(y, applyFunction(args[2], {items[k], other[k]}, loc));
