@@ -37,7 +37,8 @@ defmodule Nxc do
   @impl true
   def __compile__(key, vars, fun, opts) do
     compiled = compiled(key, vars, fun, opts)
-    fn args_list -> Enum.map(args_list, &run(compiled, &1)) end
+    hooks = Keyword.get(opts, :hooks, %{})
+    fn args_list -> Enum.map(args_list, &run(compiled, &1, hooks)) end
   end
 
   @doc "How many functions this VM has compiled with nxc (not counting those loaded from the cache)."
@@ -47,7 +48,9 @@ defmodule Nxc do
 
   defp compiled(key, vars, fun, opts) do
     params = Nx.Defn.Composite.flatten_list(vars)
-    signature = Enum.map(params, &{&1.type, &1.shape, &1.names})
+    # The arguments' containers too: maps with other keys, tuples of other
+    # sizes trace to other programs over the same flat parameters.
+    signature = Enum.map(vars, &Nx.Defn.Composite.traverse(&1, fn t -> {t.type, t.shape, t.names, t.vectorized_axes} end))
     options = Keyword.take(opts, [:nxc, :cache_dir])
 
     # A jitted function passes the same key (its closure) on every call: the
@@ -72,7 +75,7 @@ defmodule Nxc do
     # path) would cost more than tracing. Such calls trace every time and
     # find the compiled function by the graph's digest instead.
     memo =
-      if :erts_debug.size(key) <= 10_000,
+      if tree_within?([key], 10_000),
         do: {__MODULE__, key, signature, options}
 
     case memo && :persistent_term.get(memo, nil) do
@@ -86,9 +89,27 @@ defmodule Nxc do
     end
   end
 
+  # Whether `terms`, read as trees (as hashing reads them: a subterm shared
+  # n times counts n times), have at most `budget` nodes. The walk stops as
+  # soon as the budget is spent, so a graph whose sharing makes its tree
+  # astronomically large (a chain of x + x) is answered at once.
+  defp tree_within?(_, budget) when budget < 0, do: false
+  defp tree_within?([], _), do: true
+  defp tree_within?([[] | rest], budget), do: tree_within?(rest, budget)
+  defp tree_within?([[h | t] | rest], budget), do: tree_within?([h, t | rest], budget - 1)
+  defp tree_within?([t | rest], budget) when is_tuple(t), do: tree_within?(Tuple.to_list(t) ++ rest, budget - 1)
+  defp tree_within?([m | rest], budget) when is_map(m), do: tree_within?(Map.to_list(m) ++ rest, budget - 1)
+
+  defp tree_within?([f | rest], budget) when is_function(f) do
+    {:env, env} = :erlang.fun_info(f, :env)
+    tree_within?(env ++ rest, budget - 1)
+  end
+
+  defp tree_within?([_ | rest], budget), do: tree_within?(rest, budget - 1)
+
   defp compile(vars, fun, params, opts) do
     output = fun.(vars)
-    {json, files, leaves} = Nxc.Graph.build("f", params, output)
+    {json, files, leaves, hooks} = Nxc.Graph.build("f", params, output, "c", hooks: :results)
     digest = :crypto.hash(:sha256, [json | Enum.map(files, &elem(&1, 1))]) |> Base.encode16(case: :lower)
     module = "nxc_" <> binary_part(digest, 0, 16)
     dir = Path.join(cache_dir(opts), digest)
@@ -105,7 +126,9 @@ defmodule Nxc do
       lib: lib,
       symbol: symbol,
       output: output,
-      inputs: Enum.map(params, &tensor_bytes(&1.type, &1.shape)),
+      output_count: length(Nx.Defn.Composite.flatten_list([output])),
+      hooks: hooks,
+      inputs: Enum.map(params, &tensor_bytes(&1.type, Nx.devectorize(&1).shape)),
       outputs: Enum.map(leaves, &tensor_bytes(&1.type, &1.shape)),
       workspace: Nxc.NIF.workspace_size(lib, symbol)
     }
@@ -237,7 +260,7 @@ defmodule Nxc do
     name = Keyword.get(opts, :name, "f")
     unless valid_name?(name), do: raise(ArgumentError, "#{inspect(name)} is not a C identifier")
     prefix = Path.basename(path, ".json") <> "_c"
-    {json, files, _} = Nxc.Graph.build(name, params, output, prefix)
+    {json, files, _, _} = Nxc.Graph.build(name, params, output, prefix)
     File.mkdir_p!(Path.dirname(path))
     File.write!(path, json)
     for {file, bytes} <- files, do: File.write!(Path.join(Path.dirname(path), file), bytes)
@@ -309,7 +332,7 @@ defmodule Nxc do
 
   ## Running
 
-  defp run(compiled, args) do
+  defp run(compiled, args, hooks) do
     binaries =
       Enum.map(args, fn arg ->
         arg = if is_function(arg, 0), do: arg.(), else: arg
@@ -317,9 +340,33 @@ defmodule Nxc do
       end)
 
     case invoke(compiled.lib, compiled.symbol, binaries, compiled.inputs, compiled.outputs, compiled.workspace) do
-      {:ok, results} -> outputs(compiled.output, results)
-      {:error, why} -> raise RuntimeError, "Nxc: the compiled function failed: #{why}"
+      {:ok, results} ->
+        {results, seen} = Enum.split(results, compiled.output_count)
+        run_hooks(compiled.hooks, seen, hooks)
+        outputs(compiled.output, results)
+
+      {:error, why} ->
+        raise RuntimeError, "Nxc: the compiled function failed: #{why}"
     end
+  end
+
+  # The hooks the function passed, in order, with the values they saw (the
+  # function's results after its output's), as Nx.Defn.Evaluator runs
+  # them: a named hook overridden by the :hooks option, or its callback.
+  defp run_hooks([], _, _), do: :ok
+
+  defp run_hooks([%{spec: spec, container: container} | rest], seen, overrides) do
+    count = length(Nx.Defn.Composite.flatten_list([container]))
+    {mine, seen} = Enum.split(seen, count)
+
+    callback =
+      case spec do
+        {:fn, fun} -> fun
+        {:named, name, fun} -> Map.get(overrides, name, fun)
+      end
+
+    if callback, do: callback.(outputs(container, mine))
+    run_hooks(rest, seen, overrides)
   end
 
   # Calls that take less than this run on the calling scheduler (the BEAM
@@ -374,7 +421,19 @@ defmodule Nxc do
   def outputs(container, results) do
     {output, []} =
       Nx.Defn.Composite.traverse(container, results, fn leaf, [bin | rest] ->
-        {bin |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names), rest}
+        tensor =
+          case leaf.vectorized_axes do
+            [] ->
+              bin |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names)
+
+            # Vectorized axes lead the bytes, as in the graph.
+            axes ->
+              flat = Nx.devectorize(leaf, keep_names: false)
+              bin |> Nx.from_binary(leaf.type) |> Nx.reshape(flat.shape) |> Nx.vectorize(axes)
+              |> Nx.rename(leaf.names)
+          end
+
+        {tensor, rest}
       end)
 
     output

@@ -94,7 +94,40 @@ defmodule NxcTest.Defns do
 
   defn sorted(x), do: {Nx.sort(x), Nx.argsort(x, direction: :desc)}
 
-  defn unsupported(a, b), do: Nx.LinAlg.triangular_solve(a, b)
+  defn unsupported(a, b), do: Nx.fft(a + b)
+
+  defn solves(a, b, c) do
+    {Nx.LinAlg.triangular_solve(a, b), Nx.LinAlg.triangular_solve(a, c, lower: false, left_side: false),
+     Nx.LinAlg.triangular_solve(a, b, transform_a: :transpose), Nx.LinAlg.solve(a, b)}
+  end
+
+  defn batched_solve(a, b), do: Nx.LinAlg.triangular_solve(a, b, left_side: false)
+
+  defn scatters(t, source) do
+    {Nx.window_scatter_max(t, source, 0.5, {2, 3}, strides: [2, 1], padding: [{0, 1}, {1, 1}]),
+     Nx.window_scatter_min(t, source, 0.0, {2, 3}, strides: [2, 1], padding: [{0, 1}, {1, 1}])}
+  end
+
+  defn max_pool_grad(x), do: grad(x, fn x -> Nx.sum(Nx.window_max(x, {2, 2}, padding: :same) |> Nx.exp()) end)
+
+  defn indexed_axes(t, i, u), do: {Nx.indexed_add(t, i, u, axes: [1]), Nx.indexed_put(t, i, u, axes: [1])}
+
+  defn crop(x), do: Nx.pad(x, 0.0, [{-1, 2, 1}, {1, -2, 0}])
+
+  defn bump(state), do: %{state | iteration: state.iteration + 1}
+
+  defn vector_sum(x, y), do: Nx.sum(x * y, axes: [0])
+
+  defn hooked(x) do
+    y = io_call(Nx.exp(x), :exp)
+    {a, b} = print_value({y * 2, x}, label: "pair")
+    io_call(a + b, fn t -> send(self(), {:sum, t}) end)
+  end
+
+  defn hook_in_loop(x) do
+    {_, x} = while {i = 0, x}, i < 2, do: {i + 1, io_call(x * 2, :in_loop)}
+    x
+  end
 end
 
 defmodule NxcTest do
@@ -122,7 +155,13 @@ defmodule NxcTest do
     got
   end
 
+  defp compare(%Nx.Tensor{vectorized_axes: [_ | _]} = got, %Nx.Tensor{} = want) do
+    assert got.vectorized_axes == want.vectorized_axes
+    compare(Nx.devectorize(got), Nx.devectorize(want))
+  end
+
   defp compare(%Nx.Tensor{} = got, %Nx.Tensor{} = want) do
+    assert got.vectorized_axes == want.vectorized_axes
     assert got.type == want.type
     assert got.shape == want.shape
     assert got.names == want.names
@@ -277,7 +316,60 @@ defmodule NxcTest do
   test "what Nxc does not compile yet is an error naming it" do
     a = Nx.tensor([[2.0, 0.0], [1.0, 1.0]])
     error = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.unsupported/2, compiler: Nxc).(a, uniform({2})) end
-    assert error.message =~ ":triangular_solve"
+    assert error.message =~ "Nx op :fft"
+    loop = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.hook_in_loop/1, compiler: Nxc).(uniform({2})) end
+    assert loop.message =~ "hook (print_value, hook or io_call) inside while or cond"
+  end
+
+  test "triangular_solve and solve, batched and on either side, through nxc's own prelude" do
+    a = Nx.tensor([[2.0, 0.0, 0.0], [1.0, 3.0, 0.0], [-1.0, 0.5, 4.0]])
+    a = Nx.add(a, Nx.transpose(Nx.multiply(a, 0.25)) |> Nx.multiply(Nx.tri(3, 3) |> Nx.subtract(1) |> Nx.negate()))
+    assert_same(&Defns.solves/3, [a, uniform({3, 2}), uniform({2, 3}, -1.0, 1.0, 3)])
+    batch = Nx.stack([a, Nx.multiply(a, 2.0)])
+    assert_same(&Defns.batched_solve/2, [Nx.tril(batch), uniform({2, 4, 3})])
+  end
+
+  test "window_scatter_max/min (and the max-pool gradient they make)" do
+    assert_same(&Defns.scatters/2, [Nx.tensor([[1.0, 5.0, 2.0, 5.0], [3.0, 0.0, 5.0, 1.0], [4.0, 4.0, 2.0, 0.0]]), uniform({2, 4})])
+    assert_same(&Defns.max_pool_grad/1, [uniform({4, 5})])
+  end
+
+  test "indexed_add/put on some axes, and pads that crop" do
+    assert_same(&Defns.indexed_axes/3, [uniform({2, 3, 2}), Nx.tensor([[0], [2], [0]]), uniform({3, 2, 2})])
+    assert_same(&Defns.crop/1, [uniform({3, 4})])
+  end
+
+  test "vectorized arguments and results" do
+    x = uniform({3, 4}) |> Nx.vectorize(:rows)
+    got = assert_same(&Defns.vector_sum/2, [x, uniform({4})])
+    assert got.vectorized_axes == [rows: 3]
+    got = assert_same(&Defns.vector_sum/2, [x, uniform({2, 4}, -1.0, 1.0, 4) |> Nx.vectorize(:cols)])
+    assert got.vectorized_axes == [rows: 3, cols: 2]
+  end
+
+  test "hooks run in Elixir after the call, with the values they saw" do
+    x = uniform({3})
+
+    output =
+      ExUnit.CaptureIO.capture_io(fn ->
+        got = Nx.Defn.jit(&Defns.hooked/1, compiler: Nxc, hooks: %{exp: &send(self(), {:exp, &1})}).(x)
+        compare(got, Nx.add(Nx.multiply(Nx.exp(x), 2), x))
+      end)
+
+    assert output =~ "pair"
+    assert_received {:exp, exp}
+    compare(exp, Nx.exp(x))
+    assert_received {:sum, sum}
+    compare(sum, Nx.add(Nx.multiply(Nx.exp(x), 2), x))
+    # Without the override, the named hook has no callback: nothing runs.
+    ExUnit.CaptureIO.capture_io(fn -> Nx.Defn.jit(&Defns.hooked/1, compiler: Nxc).(x) end)
+    refute_received {:exp, _}
+  end
+
+  test "arguments with other map keys are other programs" do
+    f = Nx.Defn.jit(&Defns.bump/1, compiler: Nxc)
+    assert f.(%{iteration: 0, abc: 1}) == %{iteration: Nx.tensor(1), abc: Nx.tensor(1)}
+    assert f.(%{iteration: 0, xyz: 1}) == %{iteration: Nx.tensor(1), xyz: Nx.tensor(1)}
   end
 
   test "a missing nxc is a clear error" do

@@ -68,7 +68,7 @@ defmodule Nxc.AOT do
           do: raise(ArgumentError, "#{inspect(fname)} is not a function name nxc can export")
 
         {params, output} = trace(fun, templates)
-        {graph, files, leaves} = Nxc.Graph.function(Atom.to_string(fname), params, output, "#{fname}_c")
+        {graph, files, leaves, _hooks} = Nxc.Graph.function(Atom.to_string(fname), params, output, "#{fname}_c")
         description = %{
           name: fname,
           symbol: "#{name}_#{fname}",

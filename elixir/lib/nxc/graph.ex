@@ -35,23 +35,41 @@ defmodule Nxc.Graph do
   `leaves` the flattened output templates, in the order of the graph's
   results.
   """
-  def build(name, params, output, file_prefix \\ "c") do
-    {function, files, leaves} = function(name, params, output, file_prefix)
-    {file([function]), files, leaves}
+  def build(name, params, output, file_prefix \\ "c", opts \\ []) do
+    {function, files, leaves, hooks} = function(name, params, output, file_prefix, opts)
+    {file([function]), files, leaves, hooks}
   end
 
   @doc "A graph file holding the given functions (from `function/4`)."
   def file(functions), do: Nxc.JSON.encode(%{"format" => "nxc-graph", "version" => 1, "functions" => functions})
 
   @doc """
-  One function of a graph file, as `build/4` describes; `file_prefix`
+  One function of a graph file, as `build/5` describes; `file_prefix`
   starts the names of its constants' files (distinct per function).
+
+  Hooks (`io_call` nodes: `print_value`, `hook`) pass their value on; with
+  `hooks: :results` the values they see also become results of the
+  function, after the output's, and `hooks` lists them in the order Nx
+  would run them: `%{spec: callback_spec, container: template}` each, its
+  leaves in order. Otherwise (`:drop`, ahead of time) they run nothing.
   """
-  def function(name, params, output, file_prefix) do
-    leaves = Nx.Defn.Composite.flatten_list([output])
+  def function(name, params, output, file_prefix, opts \\ []) do
+    # Vectorized axes are leading axes, as Nx's own evaluator sees them.
+    leaves = Nx.Defn.Composite.flatten_list([output]) |> Enum.map(&Nx.devectorize/1)
+    params = Enum.map(params, &Nx.devectorize/1)
 
     # regions: a stack of the node lists of the regions being written.
-    state = %{nodes: [], count: 0, ids: %{}, scopes: %{}, files: [], prefix: file_prefix, regions: []}
+    state = %{
+      nodes: [],
+      count: 0,
+      ids: %{},
+      scopes: %{},
+      files: [],
+      prefix: file_prefix,
+      regions: [],
+      hook_mode: Keyword.get(opts, :hooks, :drop),
+      hooks: []
+    }
 
     # One parameter node per parameter, in order.
     state =
@@ -62,17 +80,24 @@ defmodule Nxc.Graph do
         %{s | ids: Map.put(s.ids, p.data.id, idx)}
       end)
 
+    # Nx numbers the root parameters by position: an expression built apart
+    # (Nx.Defn.Graph's stages) names them by other parameter nodes.
+    # (and whichever context the node they were made from had).
+    state = Map.put(state, :root_params, Enum.to_list(0..(length(params) - 1)//1))
+
     {results, state} = Enum.map_reduce(leaves, state, &lower/2)
+    hooks = Enum.reverse(state.hooks)
 
     function = %{
       "name" => name,
       "parameters" =>
         Enum.with_index(params, fn p, i -> %{"name" => "x#{i}", "type" => type(p.type), "shape" => shape(p)} end),
       "nodes" => Enum.reverse(state.nodes),
-      "result" => results
+      "result" => results ++ Enum.flat_map(hooks, & &1.ids)
     }
 
-    {function, Enum.reverse(state.files), leaves}
+    hook_leaves = Enum.flat_map(hooks, &Nx.Defn.Composite.flatten_list([&1.container]))
+    {function, Enum.reverse(state.files), leaves ++ hook_leaves, Enum.map(hooks, &Map.delete(&1, :ids))}
   end
 
   ## Nodes
@@ -120,6 +145,8 @@ defmodule Nxc.Graph do
   defp template(type, shape), do: %T{type: type, shape: shape, names: List.duplicate(nil, tuple_size(shape)), data: nil}
 
   # The node of an expression, lowered once.
+  defp lower(%T{vectorized_axes: [_ | _]} = t, state), do: lower(Nx.devectorize(t), state)
+
   defp lower(%T{data: %Expr{id: id}} = t, state) do
     case state.ids do
       %{^id => idx} ->
@@ -136,6 +163,7 @@ defmodule Nxc.Graph do
   # The operand `t` as a node of `type` and `shape` (a conversion and a
   # broadcast along the trailing axes where needed).
   defp operand(t, type, shape, state) do
+    t = Nx.devectorize(t)
     {idx, state} = lower(t, state)
     {idx, state} = if t.type == type, do: {idx, state}, else: emit(state, node("as_type", [idx], template(type, t.shape)))
 
@@ -153,11 +181,37 @@ defmodule Nxc.Graph do
   defp lower_op(%T{data: %Expr{op: :parameter, args: [i], context: context}}, state) do
     case state.scopes do
       %{^context => args} -> {Enum.fetch!(args, i), state}
+      _ when state.regions == [] and i < length(state.root_params) -> {Enum.fetch!(state.root_params, i), state}
       _ -> unsupported("parameter #{i} of #{inspect(context)}")
     end
   end
 
   defp lower_op(%T{data: %Expr{op: :metadata, args: [expr, _]}}, state), do: lower(expr, state)
+
+  # A hook: its value, passed on (a container's leaves are taken by elem);
+  # with hooks: :results, recorded to become results.
+  defp lower_op(%T{data: %Expr{op: :io_call, args: [expr, spec, template, _ref]}}, state) do
+    values = Nx.Defn.Composite.flatten_list([expr]) |> Enum.map(&Nx.devectorize/1)
+    {ids, state} = Enum.map_reduce(values, state, &lower/2)
+
+    state =
+      cond do
+        state.hook_mode == :drop ->
+          state
+
+        state.regions != [] ->
+          unsupported("a hook (print_value, hook or io_call) inside while or cond")
+
+        true ->
+          container = Nx.Defn.Composite.traverse(expr, &Nx.to_template(Nx.devectorize(&1)))
+          %{state | hooks: [%{spec: spec, container: container, ids: ids} | state.hooks]}
+      end
+
+    case template do
+      %T{} -> {hd(ids), state}
+      _ -> {{:leaves, ids}, state}
+    end
+  end
 
   defp lower_op(%T{data: %Expr{op: :constant, args: [value]}} = t, state) do
     {idx, state} = emit(state, node("constant", [], template(t.type, {})) |> Map.put("value", [number(value)]))
@@ -282,8 +336,7 @@ defmodule Nxc.Graph do
   defp lower_op(%T{data: %Expr{op: :pad, args: [x, value, config]}} = t, state) do
     {a, state} = operand(x, t.type, x.shape, state)
     {v, state} = operand(value, t.type, {}, state)
-    {lo, hi, interior} = Enum.reduce(Enum.reverse(config), {[], [], []}, fn {l, h, i}, {ls, hs, is} -> {[l | ls], [h | hs], [i | is]} end)
-    emit(state, node("pad", [a, v], t, %{"low" => lo, "high" => hi, "interior" => interior}))
+    pad(a, v, x.shape, config, t, state)
   end
 
   defp lower_op(%T{data: %Expr{op: :slice, args: [x, starts, lengths, strides]}} = t, state) do
@@ -335,15 +388,24 @@ defmodule Nxc.Graph do
     emit(state, node("gather", [a, i], t, %{"axes" => opts[:axes]}))
   end
 
-  # indexed_add/put over every axis (Nx's :axes a subset is not written yet).
+  # indexed_add/put over every axis; on some axes, as Nxc.Expand writes it.
   defp lower_op(%T{data: %Expr{op: op, args: [target, indices, updates, opts]}} = t, state)
        when op in [:indexed_add, :indexed_put] do
     axes = opts[:axes] || Enum.to_list(0..(tuple_size(target.shape) - 1)//1)
-    if axes != Enum.to_list(0..(tuple_size(target.shape) - 1)//1), do: unsupported("Nx op #{inspect(op)} on some axes")
-    {a, state} = operand(target, t.type, target.shape, state)
-    {i, state} = lower(indices, state)
-    {u, state} = operand(updates, t.type, updates.shape, state)
-    emit(state, node(Atom.to_string(op), [a, i, u], t, %{"axes" => axes}))
+
+    if axes != Enum.to_list(0..(tuple_size(target.shape) - 1)//1) do
+      target = Nx.as_type(Nx.devectorize(target), t.type)
+      updates = Nx.as_type(Nx.devectorize(updates), t.type)
+      lower(Nxc.Expand.indexed_on_axes(op, target, Nx.devectorize(indices), updates, axes), state)
+    else
+      indexed(op, target, indices, updates, axes, t, state)
+    end
+  end
+
+  defp lower_op(%T{data: %Expr{op: op, args: [tensor, source, init, window, opts]}} = t, state)
+       when op in [:window_scatter_max, :window_scatter_min] do
+    [tensor, source, init] = Enum.map([tensor, source, init], &Nx.devectorize/1)
+    lower(Nxc.Expand.window_scatter(t, tensor, source, init, window, opts, op == :window_scatter_max), state)
   end
 
   # Windows: the padding as a pad with the reduction's identity, then the
@@ -408,7 +470,7 @@ defmodule Nxc.Graph do
           |> Enum.map(fn {d, l, h, i} -> if(d == 0, do: 0, else: d + (d - 1) * i) + l + h end)
           |> List.to_tuple()
 
-        emit(state, node("pad", [a, z], template(t.type, padded), %{"low" => lo, "high" => hi, "interior" => interior}))
+        pad(a, z, xs, Enum.zip([lo, hi, interior]), template(t.type, padded), state)
       end
 
     # Nx applies the output permutation's inverse to the canonical result.
@@ -448,6 +510,15 @@ defmodule Nxc.Graph do
       %T{data: %Expr{op: :block, args: [_struct, in_args, impl, _fun]}} when is_tuple(impl) ->
         in_block(elem(impl, i), in_args, state)
 
+      # Metadata around a tuple (Nx's stop_grad, custom_grad... of a
+      # container): its element.
+      %T{data: %Expr{op: :metadata, args: [inner, _]}} when is_tuple(inner) ->
+        lower(elem(inner, i), state)
+
+      %T{data: %Expr{op: :io_call}} ->
+        {{:leaves, ids}, state} = lower(tuple, state)
+        {Enum.fetch!(ids, i), state}
+
       %T{data: %Expr{op: op}} when op in [:while, :cond] ->
         {idx, state} = lower(tuple, state)
         emit(state, node("elem", [idx], t) |> Map.put("index", i))
@@ -484,7 +555,91 @@ defmodule Nxc.Graph do
     if is_tuple(last), do: {idx, state}, else: emit(state, node("elem", [idx], t) |> Map.put("index", 0))
   end
 
+  # triangular_solve: reduced to a lower-triangular system solved from the
+  # left, as Nx.BinaryBackend does (transpose a, b and x for right-side
+  # systems; reverse a's axes and b's and x's rows for upper-triangular
+  # ones), solved in f64 by nxc's prelude (Nxc.Prelude.LinAlg.lower_solve,
+  # the defn nxc's own front end compiles, traced here by Nx) one matrix
+  # of the batch at a time, and rounded to the result type once.
+  defp lower_op(%T{data: %Expr{op: :triangular_solve, args: [a, b, opts]}} = t, state) do
+    a = Nx.devectorize(a)
+    b = Nx.devectorize(b)
+    batch = a.shape |> Tuple.to_list() |> Enum.drop(-2)
+    count = Enum.product(batch)
+    n = elem(a.shape, tuple_size(a.shape) - 1)
+    left? = Keyword.get(opts, :left_side, true)
+    lower? = Keyword.get(opts, :lower, true)
+    if opts[:transform_a] == :conjugate and match?({:c, _}, t.type), do: unsupported("complex types")
+    transpose? = opts[:transform_a] == :transpose
+    trans_a? = left? == transpose?
+    reverse_a? = left? == (lower? == transpose?)
+    vector? = tuple_size(b.shape) == length(batch) + 1
+    trans_b? = not left? and not vector?
+
+    {ai, state} = operand(a, {:f, 64}, a.shape, state)
+    {bi, state} = operand(b, {:f, 64}, b.shape, state)
+    b_inner = b.shape |> Tuple.to_list() |> Enum.drop(length(batch))
+    {ai, state} = emit(state, node("reshape", [ai], template({:f, 64}, {count, n, n})))
+    {bi, state} = emit(state, node("reshape", [bi], template({:f, 64}, List.to_tuple([count | b_inner]))))
+
+    {solved, state} =
+      Enum.map_reduce(0..(count - 1), state, fn k, state ->
+        {am, state} = batch_item(ai, k, [n, n], state)
+        {bm, state} = batch_item(bi, k, b_inner, state)
+        {am, state} = if trans_a?, do: emit(state, node("transpose", [am], template({:f, 64}, {n, n}), %{"axes" => [1, 0]})), else: {am, state}
+        {am, state} = if reverse_a?, do: emit(state, node("reverse", [am], template({:f, 64}, {n, n}), %{"axes" => [0, 1]})), else: {am, state}
+
+        {bm, m, state} =
+          case b_inner do
+            [_] ->
+              {bm, 1, state}
+
+            [r, c] when trans_b? ->
+              {bm, state} = emit(state, node("transpose", [bm], template({:f, 64}, {c, r}), %{"axes" => [1, 0]}))
+              {bm, r, state}
+
+            [_, c] ->
+              {bm, c, state}
+          end
+
+        {bm, state} = emit(state, node("reshape", [bm], template({:f, 64}, {n, m})))
+        {bm, state} = if reverse_a?, do: emit(state, node("reverse", [bm], template({:f, 64}, {n, m}), %{"axes" => [0]})), else: {bm, state}
+
+        solve = Nx.Defn.debug_expr_apply(&Nxc.Prelude.LinAlg.lower_solve/2, [Nx.template({n, n}, :f64), Nx.template({n, m}, :f64)])
+        {x, state} = with_root_params(solve, [am, bm], state)
+        {x, state} = if reverse_a?, do: emit(state, node("reverse", [x], template({:f, 64}, {n, m}), %{"axes" => [0]})), else: {x, state}
+
+        case b_inner do
+          [_] -> emit(state, node("reshape", [x], template({:f, 64}, {1, n})))
+          [r, c] when trans_b? ->
+            {x, state} = emit(state, node("transpose", [x], template({:f, 64}, {r, c}), %{"axes" => [1, 0]}))
+            emit(state, node("reshape", [x], template({:f, 64}, {1, r, c})))
+          [r, c] -> emit(state, node("reshape", [x], template({:f, 64}, {1, r, c})))
+        end
+      end)
+
+    full = List.to_tuple([count | b_inner])
+    {x, state} = if count == 1, do: {hd(solved), state}, else: emit(state, node("concatenate", solved, template({:f, 64}, full), %{"axes" => [0]}))
+    {x, state} = emit(state, node("reshape", [x], template({:f, 64}, t.shape)))
+    if t.type == {:f, 64}, do: {x, state}, else: emit(state, node("as_type", [x], t))
+  end
+
   defp lower_op(%T{data: %Expr{op: op}}, _state), do: unsupported("Nx op #{inspect(op)}")
+
+  # Matrix k of a {count, ...} operand, as a tensor of shape `inner`.
+  defp batch_item(idx, k, inner, state) do
+    options = %{"start_indices" => [k | Enum.map(inner, fn _ -> 0 end)], "lengths" => [1 | inner], "strides" => List.duplicate(1, length(inner) + 1)}
+    {s, state} = emit(state, node("slice", [idx], template({:f, 64}, List.to_tuple([1 | inner])), options))
+    emit(state, node("reshape", [s], template({:f, 64}, List.to_tuple(inner))))
+  end
+
+  # An expression traced apart (Nx.Defn.debug_expr_apply), its parameters
+  # standing for the nodes `args`.
+  defp with_root_params(expr, args, state) do
+    saved = state.scopes
+    {idx, state} = lower(expr, %{state | scopes: Map.put(saved, :root, args)})
+    {idx, %{state | scopes: saved}}
+  end
 
   defp cond_chain([{pred, branch} | rest], last, templates, state) do
     {p, state} = predicate(pred, {}, state)
@@ -516,6 +671,39 @@ defmodule Nxc.Graph do
       |> Map.put("regions", [then, otherwise])
 
     emit(state, choice)
+  end
+
+  # A pad node by Nx's {low, high, interior} per axis, from `shape` to `t`'s
+  # shape: negative low or high (which Nx allows: they crop) as a pad by
+  # the positive parts, then a slice.
+  defp pad(a, v, shape, config, t, state) do
+    lo = Enum.map(config, &max(elem(&1, 0), 0))
+    hi = Enum.map(config, &max(elem(&1, 1), 0))
+    interior = Enum.map(config, &elem(&1, 2))
+
+    if Enum.all?(config, fn {l, h, _} -> l >= 0 and h >= 0 end) do
+      emit(state, node("pad", [a, v], t, %{"low" => lo, "high" => hi, "interior" => interior}))
+    else
+      padded =
+        Enum.zip([Tuple.to_list(shape), lo, hi, interior])
+        |> Enum.map(fn {d, l, h, i} -> if(d == 0, do: 0, else: d + (d - 1) * i) + l + h end)
+
+      {p, state} =
+        if Enum.all?(lo ++ hi ++ interior, &(&1 == 0)),
+          do: {a, state},
+          else: emit(state, node("pad", [a, v], template(t.type, List.to_tuple(padded)), %{"low" => lo, "high" => hi, "interior" => interior}))
+
+      starts = Enum.map(config, fn {l, _, _} -> max(-l, 0) end)
+      options = %{"start_indices" => starts, "lengths" => shape(t), "strides" => List.duplicate(1, length(starts))}
+      emit(state, node("slice", [p], t, options))
+    end
+  end
+
+  defp indexed(op, target, indices, updates, axes, t, state) do
+    {a, state} = operand(target, t.type, target.shape, state)
+    {i, state} = lower(indices, state)
+    {u, state} = operand(updates, t.type, updates.shape, state)
+    emit(state, node(Atom.to_string(op), [a, i, u], t, %{"axes" => axes}))
   end
 
   # A start of put_slice: {static index, nil} or {INT64_MIN, tensor}.

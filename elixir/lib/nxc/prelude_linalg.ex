@@ -1,0 +1,1 @@
+../../../lib/Sema/prelude/LinAlg.exs
