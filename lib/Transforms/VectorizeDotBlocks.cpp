@@ -56,8 +56,8 @@ namespace {
 int64_t lanesFor(Type t) { return t.isF64() ? 8 : t.isF32() ? 16 : 0; }
 
 /// The most accumulator vectors in one block (nxc-block-contractions sizes
-/// blocks of at most 12 AVX2 vectors, 6 of these).
-constexpr int64_t kMaxAccumulatorVectors = 12;
+/// blocks of at most 12 AVX2 vectors, 6 of these, or 24 AVX-512 vectors).
+constexpr int64_t kMaxAccumulatorVectors = 24;
 
 /// A block this pass vectorizes: loops [k, i, j] (one reduction, then the
 /// rows and the columns), `row` the input indexed by j (the rhs), `scalar`

@@ -50,6 +50,10 @@ def fn(name):
 
 
 def median_ms(f):
+    # The library measured before may leave threads spinning (OpenBLAS's and
+    # OpenMP's idle workers do, for a while): they would take the cores this
+    # one's threads need. Wait until they sleep.
+    time.sleep(0.5)
     f()
     t0 = time.perf_counter()
     f()

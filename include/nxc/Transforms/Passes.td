@@ -66,13 +66,15 @@ def BlockContractionsPass : Pass<"nxc-block-contractions", "mlir::func::FuncOp">
     is read once per block of rows. When the rhs panel of a block is larger
     than half an L1 cache and there are several blocks of rows, the
     contraction is cut into chunks whose panel fits, and the tiles run
-    columns, chunks, rows. A contraction in i, j, k order (few
-    columns, the contraction innermost) is tiled into blocks of up to 4
-    columns and 8 partial-sum vectors, also run k, i, j. Dots with one
-    output row, and columns that do not divide into blocks, are left alone.
-    The vectors are `vector-bits` wide: 256 (AVX2's registers, the default),
-    or 512 when every CPU the module is compiled for has AVX-512 (32
-    registers): blocks of 4 rows then take 32 columns, 8 accumulators.
+    columns, chunks, rows; with 16 or more blocks of rows, each chunk is
+    copied once to a contiguous tensor that the blocks read. Columns (rows)
+    that no block divides are split into parts that blocks do divide. A
+    contraction in i, j, k order (few columns, the contraction innermost) is
+    tiled into blocks of up to 4 columns and 8 partial-sum vectors, also run
+    k, i, j. Dots with one output row are left alone. The vectors are
+    `vector-bits` wide: 256 (AVX2's registers, the default), or 512 for
+    CPUs with AVX-512 (32 registers): up to 24 accumulators, 6 rows by 64
+    columns.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",

@@ -75,7 +75,7 @@ func.func @doubles(%a: memref<2x5xf64>, %b: memref<5x8xf64>, %c: memref<2x8xf64>
 // -----
 
 // Left alone: columns that are not a multiple of 16, a rhs strided along j,
-// a body that is not a multiply-accumulate, more than 12 accumulator vectors.
+// a body that is not a multiply-accumulate, more than 24 accumulator vectors.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-4: linalg.generic
 // CHECK-NOT: vector.
@@ -84,7 +84,7 @@ func.func @doubles(%a: memref<2x5xf64>, %b: memref<5x8xf64>, %c: memref<2x8xf64>
 #out = affine_map<(d0, d1, d2) -> (d1, d2)>
 func.func @left_alone(%a: memref<6x8xf32>, %b: memref<8x10xf32>, %c: memref<6x10xf32>,
                       %bs: memref<8x16xf32, strided<[1, 8]>>, %c16: memref<6x16xf32>,
-                      %b16: memref<8x16xf32>, %a13: memref<8x13xf32>, %b32: memref<8x16xf32>, %c13: memref<13x16xf32>) {
+                      %b16: memref<8x16xf32>, %a25: memref<8x25xf32>, %b32: memref<8x16xf32>, %c25: memref<25x16xf32>) {
   linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["reduction", "parallel", "parallel"]}
       ins(%a, %b : memref<6x8xf32>, memref<8x10xf32>) outs(%c : memref<6x10xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
@@ -107,7 +107,7 @@ func.func @left_alone(%a: memref<6x8xf32>, %b: memref<8x10xf32>, %c: memref<6x10
     linalg.yield %s : f32
   }
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, #rhs, #out], iterator_types = ["reduction", "parallel", "parallel"]}
-      ins(%a13, %b32 : memref<8x13xf32>, memref<8x16xf32>) outs(%c13 : memref<13x16xf32>) {
+      ins(%a25, %b32 : memref<8x25xf32>, memref<8x16xf32>) outs(%c25 : memref<25x16xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32

@@ -1,0 +1,69 @@
+// nxc-block-contractions with AVX-512 blocks (24 accumulator vectors): output
+// columns that no block divides are split off (1000 = 960 + 32 + 8: blocks of
+// 64 and of 32 columns, and 8 left to LLVM), rows by their divisor 5; the rhs
+// panel each chunk of k reads, shared by 200 blocks of rows, is copied once
+// per chunk to a contiguous tensor (its rows are a whole rhs row apart in
+// place) and the blocks read the copy.
+// RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-block-contractions{vector-bits=512}),canonicalize,cse)' | FileCheck %s
+
+// CHECK-LABEL: func.func @gemm
+// CHECK-SAME: (%[[X:.*]]: tensor<1000x256xf32>, %[[W:.*]]: tensor<256x1000xf32>)
+// CHECK: %[[W960:.*]] = tensor.extract_slice %[[W]][0, 0] [256, 960] [1, 1]
+// CHECK: scf.for %[[J:.*]] = %c0 to %c960 step %c64
+// CHECK: scf.for %[[K:.*]] = %c0 to %c256 step %c64
+// CHECK: %[[PANEL:.*]] = tensor.extract_slice %[[W960]][%[[K]], %[[J]]] [64, 64] [1, 1]
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<64x64xf32>
+// CHECK: %[[PACKED:.*]] = linalg.copy ins(%[[PANEL]] : tensor<64x64xf32>) outs(%[[EMPTY]] : tensor<64x64xf32>)
+// CHECK: scf.for %[[I:.*]] = %c0 to %c1000 step %c5
+// CHECK: %[[XS:.*]] = tensor.extract_slice %[[X]][%[[I]], %[[K]]] [5, 64] [1, 1]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[XS]], %[[PACKED]] : tensor<5x64xf32>, tensor<64x64xf32>)
+// CHECK: tensor.extract_slice %[[W]][0, 960] [256, 40] [1, 1]
+// CHECK: linalg.copy ins({{.*}} : tensor<128x32xf32>)
+// CHECK: scf.for {{.*}} = %c0 to %c1000 step %c5
+// CHECK: linalg.generic
+// CHECK-SAME: tensor<5x128xf32>, tensor<128x32xf32>
+// The last 8 columns: one dot, not blocked.
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[X]], %{{.*}} : tensor<1000x256xf32>, tensor<256x8xf32>)
+#lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @gemm(%x: tensor<1000x256xf32>, %w: tensor<256x1000xf32>) -> tensor<1000x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1000x1000xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<1000x256xf32>, tensor<256x1000xf32>) outs(%acc : tensor<1000x1000xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
+    %s = arith.addf %o, %m fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  } -> tensor<1000x1000xf32>
+  return %r : tensor<1000x1000xf32>
+}
+
+// -----
+
+#lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Few blocks of rows (the MLP's 30 rows: 5 blocks) read the panel in place:
+// copying it would cost about what the blocks save.
+// CHECK-LABEL: func.func @few_rows
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @few_rows(%x: tensor<30x784xf32>, %w: tensor<784x128xf32>) -> tensor<30x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<30x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<30x128xf32>) -> tensor<30x128xf32>
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<30x784xf32>, tensor<784x128xf32>) outs(%acc : tensor<30x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
+    %s = arith.addf %o, %m fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  } -> tensor<30x128xf32>
+  return %r : tensor<30x128xf32>
+}
