@@ -1461,9 +1461,9 @@ struct PrintValueLowering : public OpConversionPattern<nx::PrintValueOp> {
 };
 
 /// CPU: a convolution over enough input channels runs as one matrix product
-/// (im2col). Each kernel tap's view of the input (a strided slice) becomes
-/// rows of a [N, taps * C, output points] matrix, the kernel is laid out as
-/// [O, taps * C] (tap-major, as the rows), and a dot contracts them: the
+/// (im2col). The input's windows become a [N, C * taps, output points]
+/// matrix (channel-major, as the kernel [O, C, taps...] already is), and a
+/// dot of the kernel as [O, C * taps] with it does the rest: the
 /// blocked products of dots (register blocks, the thread pool) then serve
 /// convolutions too. The copies cost taps x the input; the direct loop nest
 /// it replaces ran its 3-tap kernel loop innermost (W9, a 3x3 ResNet layer of
@@ -1491,39 +1491,28 @@ void convolutionsAsDots(ModuleOp module) {
     if (c < 8 || taps > 49 || points == 0 || n == 0 || o == 0) continue;
     OpBuilder b(op);
     Location l = op.getLoc();
-    SmallVector<Value> rows;
-    SmallVector<int64_t> tap(spatial, 0);
-    for (int64_t t = 0; t < taps; ++t) {
-      SmallVector<int64_t> start = {0, 0}, lengths = {n, c}, strides = {1, 1}, shape = {n, c};
-      for (int64_t s = 0; s < spatial; ++s) {
-        int64_t out = outType.getDimSize(2 + s), stride = op.getStrides()[s];
-        start.push_back(tap[s] * op.getKernelDilation()[s]);
-        lengths.push_back((out - 1) * stride + 1);
-        strides.push_back(stride);
-        shape.push_back(out);
-      }
-      Value view = nx::SliceOp::create(b, l, RankedTensorType::get(shape, e), op.getInput(), ValueRange{},
-                                       b.getDenseI64ArrayAttr(start), b.getDenseI64ArrayAttr(lengths),
-                                       b.getDenseI64ArrayAttr(strides));
-      rows.push_back(nx::ReshapeOp::create(b, l, RankedTensorType::get({n, c, points}, e), view));
-      for (int64_t s = spatial - 1; s >= 0; --s) { // the next tap, last kernel axis fastest
-        if (++tap[s] < kType.getDimSize(2 + s)) break;
-        tap[s] = 0;
-      }
-    }
-    Value columns = rows.size() == 1 ? rows[0]
-                                     : (Value)nx::ConcatenateOp::create(b, l, RankedTensorType::get({n, taps * c, points}, e),
-                                                                        rows, b.getDenseI64ArrayAttr({1}));
-    SmallVector<int64_t> kernelAxes = {0}, kernelShape = {o};
-    for (int64_t s = 0; s < spatial; ++s) {
-      kernelAxes.push_back(2 + s);
-      kernelShape.push_back(kType.getDimSize(2 + s));
-    }
-    kernelAxes.push_back(1);
-    kernelShape.push_back(c);
-    Value kernel = nx::TransposeOp::create(b, l, RankedTensorType::get(kernelShape, e), op.getKernel(),
-                                           b.getDenseI64ArrayAttr(kernelAxes));
-    kernel = nx::ReshapeOp::create(b, l, RankedTensorType::get({o, taps * c}, e), kernel);
+    // The windows in one element-wise op, channel-major: columns[n, c, t...,
+    // p...] = x[n, c, p * stride + t * dilation] for every kernel tap t and
+    // output point p, flattened to [N, C * taps, points] (contiguous, so in
+    // place). One loop nest that runs on the pool by channels; it was a
+    // strided copy per tap, each serial.
+    SmallVector<int64_t> windowShape = {n, c};
+    for (int64_t s = 0; s < spatial; ++s) windowShape.push_back(kType.getDimSize(2 + s));
+    for (int64_t s = 0; s < spatial; ++s) windowShape.push_back(outType.getDimSize(2 + s));
+    int64_t loops = 2 + 2 * spatial;
+    SmallVector<AffineExpr> inputIndex = {b.getAffineDimExpr(0), b.getAffineDimExpr(1)};
+    for (int64_t s = 0; s < spatial; ++s)
+      inputIndex.push_back(b.getAffineDimExpr(2 + spatial + s) * op.getStrides()[s] +
+                           b.getAffineDimExpr(2 + s) * op.getKernelDilation()[s]);
+    auto windowType = RankedTensorType::get(windowShape, e);
+    Value windows = genericOp(b, l, windowType, ValueRange{op.getInput()},
+                              {AffineMap::get(loops, 0, inputIndex, b.getContext())}, emptyTensor(b, l, windowType),
+                              b.getMultiDimIdentityMap(loops),
+                              SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel),
+                              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    Value columns = nx::ReshapeOp::create(b, l, RankedTensorType::get({n, c * taps, points}, e), windows);
+    // The kernel [O, C, taps...] is already channel-major.
+    Value kernel = nx::ReshapeOp::create(b, l, RankedTensorType::get({o, c * taps}, e), op.getKernel());
     Value product;
     if (n == 1) {
       Value m = nx::ReshapeOp::create(b, l, RankedTensorType::get({taps * c, points}, e), columns);

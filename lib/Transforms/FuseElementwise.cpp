@@ -68,9 +68,14 @@ bool shouldFuse(OpOperand *fused, bool recomputeExpensive) {
   // permutation runs the producer's body once per iteration of its extra
   // loops (a contraction reads sigmoid(x) once per output column): only cheap
   // bodies are recomputed that way, transcendentals and divisions are stored.
+  // A contraction stays a plain multiply-accumulate whatever its operands
+  // are: it then runs as register blocks (nxc-block-contractions), and a
+  // body with more in it ran as scalar loops (BERT's GELU, 0.5 * f * (1 +
+  // erf(...)), fused into the [128,3072] x [3072,768] product took 6x the
+  // whole layer's time).
   if (auto consumer = llvm::dyn_cast<linalg::GenericOp>(fused->getOwner());
       consumer && !consumer.getMatchingIndexingMap(fused).isPermutation()) {
-    if (hasExpensiveOp(producer)) return false;
+    if (hasExpensiveOp(producer) || consumer.getNumReductionLoops() != 0) return false;
   }
   if (producer->hasOneUse()) return true;
   // A fill (a scalar broadcast to a shape, yielded from outside the body)

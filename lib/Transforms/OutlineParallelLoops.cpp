@@ -242,21 +242,26 @@ struct OutlineParallelLoopsPass : impl::OutlineParallelLoopsPassBase<OutlinePara
     }
   }
 
-  /// The outermost loop of `op`, if it is parallel, indexes every output and
-  /// has at least two iterations. Inner loops are not split: a chunk of an
-  /// inner loop has a trip count known only at run time, which costs the
-  /// vectorized code more than the threads gain on the small ops that have
-  /// such a loop (a vector-matrix product).
+  /// The outermost loop of `op` with more than one iteration (loops of one
+  /// before it, such as a batch of 1, are no loops), if it is parallel,
+  /// indexes every output and has at least two iterations. Inner loops are
+  /// not split: a chunk of an inner loop has a trip count known only at run
+  /// time, which costs the vectorized code more than the threads gain on the
+  /// small ops that have such a loop (a vector-matrix product).
   static std::optional<unsigned> splitDimension(linalg::LinalgOp op) {
     if (!isa<TilingInterface>(op.getOperation()) || op.getNumLoops() == 0) return std::nullopt;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (op.getIteratorTypesArray()[0] != utils::IteratorType::parallel || ShapedType::isDynamic(ranges[0]) ||
-        ranges[0] < 2)
+    unsigned dim = 0;
+    while (dim + 1 < ranges.size() && ranges[dim] == 1 &&
+           op.getIteratorTypesArray()[dim] == utils::IteratorType::parallel)
+      ++dim;
+    if (op.getIteratorTypesArray()[dim] != utils::IteratorType::parallel || ShapedType::isDynamic(ranges[dim]) ||
+        ranges[dim] < 2)
       return std::nullopt;
     if (!llvm::all_of(op.getDpsInitsMutable(),
-                      [&](OpOperand &init) { return op.getMatchingIndexingMap(&init).isFunctionOfDim(0); }))
+                      [&](OpOperand &init) { return op.getMatchingIndexingMap(&init).isFunctionOfDim(dim); }))
       return std::nullopt;
-    return 0;
+    return dim;
   }
 
   /// Moves `root` (a marked loop, or a structured op split along `dim`)
