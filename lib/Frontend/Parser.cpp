@@ -1291,29 +1291,93 @@ private:
     return std::move(e);
   }
 
+  /// `fn a, b -> body end`, or with several clauses (and guards), as
+  /// compile-time Elixir writes them: `fn x, [] -> ...; x, [y | t] -> ... end`
+  /// is read as `fn a0, a1 -> case {a0, a1} do {x, []} -> ...; ... end end`,
+  /// the first clause that matches running, as in Elixir.
   Result<ExprPtr> anonymousFn() {
     Loc loc = take().loc;
-    auto fn = node(ExprKind::Fn, loc);
+    struct FnClause {
+      std::vector<ExprPtr> params;
+      ExprPtr guard, body;
+      Loc loc, whenLoc;
+    };
+    std::vector<FnClause> fnClauses;
     skipNewlines(); // `fn` may put its first clause on the next line
-    if (!isPunct("->")) {
-      while (true) {
-        NXC_TRY(p, pattern());
-        fn->children.push_back(std::move(p));
-        if (!isPunct(",")) break;
-        take();
-        skipNewlines();
+    while (true) {
+      FnClause c;
+      c.loc = peek().loc;
+      if (!isPunct("->")) {
+        while (true) {
+          NXC_TRY(p, pattern());
+          c.params.push_back(std::move(p));
+          if (!isPunct(",")) break;
+          take();
+          skipNewlines();
+        }
       }
+      if (isWord("when")) {
+        c.whenLoc = take().loc;
+        NXC_TRY(guard, expression());
+        c.guard = std::move(guard);
+      }
+      if (!isPunct("->"))
+        return error(peek().loc,
+                     fmt::format(FMT_STRING("expected '->' after the parameters of 'fn', found {}"), describe(peek())));
+      take();
+      NXC_TRY(body, clauseBody(loc, "fn"));
+      c.body = std::move(body);
+      if (!fnClauses.empty() && c.params.size() != fnClauses[0].params.size())
+        return error(c.loc, fmt::format(FMT_STRING("the clauses of this fn take {} and {} arguments; every clause of an "
+                                                   "anonymous function takes the same number"),
+                                        fnClauses[0].params.size(), c.params.size()));
+      fnClauses.push_back(std::move(c));
+      if (at(Tok::Eof)) return error(loc, "missing 'end' for this 'fn'");
+      if (isWord("end")) break;
     }
-    if (isWord("when")) return error(peek().loc, "guards are not allowed in defn");
-    if (!isPunct("->"))
-      return error(peek().loc,
-                   fmt::format(FMT_STRING("expected '->' after the parameters of 'fn', found {}"), describe(peek())));
     take();
-    fn->intValue = (int64_t)fn->children.size();
-    NXC_TRY(body, clauseBody(loc, "fn"));
-    if (!isWord("end")) return error(peek().loc, "anonymous functions with several clauses are not supported in defn");
-    take();
-    fn->children.push_back(std::move(body));
+    auto fn = node(ExprKind::Fn, loc);
+    size_t arity = fnClauses[0].params.size();
+    fn->intValue = (int64_t)arity;
+    if (fnClauses.size() == 1 && !fnClauses[0].guard) {
+      for (auto &p : fnClauses[0].params) fn->children.push_back(std::move(p));
+      fn->children.push_back(std::move(fnClauses[0].body));
+      return std::move(fn);
+    }
+    // Parameters named so that no Elixir variable can take their names.
+    auto argVar = [&](size_t k) {
+      auto v = node(ExprKind::Var, loc);
+      v->name = fmt::format(FMT_STRING("fn.arg{}"), k);
+      return v;
+    };
+    auto subjectOf = [&](std::vector<ExprPtr> items, const Loc &at) -> ExprPtr {
+      if (items.size() == 1) return std::move(items[0]);
+      auto t = node(ExprKind::Tuple, at);
+      for (auto &i : items) t->children.push_back(std::move(i));
+      return t;
+    };
+    std::vector<ExprPtr> args;
+    for (size_t k = 0; k < arity; ++k) {
+      fn->children.push_back(argVar(k));
+      args.push_back(argVar(k));
+    }
+    auto c = node(ExprKind::Case, loc);
+    c->children.push_back(arity == 0 ? node(ExprKind::Atom, loc) : subjectOf(std::move(args), loc));
+    for (auto &clause : fnClauses) {
+      ExprPtr head = arity == 0 ? node(ExprKind::Var, clause.loc) : subjectOf(std::move(clause.params), clause.loc);
+      if (arity == 0) head->name = "_";
+      if (clause.guard) {
+        auto w = node(ExprKind::Binary, clause.whenLoc);
+        w->name = "when";
+        w->children.push_back(std::move(head));
+        w->children.push_back(std::move(clause.guard));
+        head = std::move(w);
+      }
+      c->children.push_back(std::move(head));
+      c->children.push_back(std::move(clause.body));
+    }
+    fn->children.push_back(std::move(c));
+    fn->name = ast::kFnClauses; // defn refuses it (Tracer::makeFunction)
     return std::move(fn);
   }
 

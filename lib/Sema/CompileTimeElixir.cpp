@@ -67,6 +67,39 @@ bool sameTerm(const Value &x, const Value &y) {
   }
 }
 
+/// The container `v` with each leaf replaced by `leaf(it)`, in the order
+/// Nx.Defn.Composite walks containers: tuples by position, maps by key,
+/// structs by field; tensors and numbers are the leaves. A struct's fields
+/// that hold no container (atoms, strings, lists, functions: options Nx
+/// keeps aside) are kept as they are. Anything else is not a container.
+Result<Value> mapLeaves(const Value &v, const std::function<Result<Value>(const Value &)> &leaf, const Loc &loc,
+                        bool inStruct = false) {
+  switch (v.kind) {
+  case Value::Tensor:
+  case Value::Int:
+  case Value::Float: return leaf(v);
+  case Value::Tuple:
+  case Value::Map: {
+    Value out = v;
+    bool isStruct = v.kind == Value::Map && !v.atom.empty();
+    for (auto &e : out.elems) {
+      if (isStruct && (e.kind == Value::Atom || e.kind == Value::String || e.kind == Value::List ||
+                       e.kind == Value::Function || e.kind == Value::Range))
+        continue;
+      NXC_TRY(r, mapLeaves(e, leaf, loc, isStruct));
+      e = std::move(r);
+    }
+    return out;
+  }
+  default:
+    (void)inStruct;
+    return error(v.loc.valid() ? v.loc : loc,
+                 fmt::format(FMT_STRING("Nx.Defn.Composite expects a container (tensors, numbers, and tuples and maps "
+                                        "of them), got {}"),
+                             describeValue(v)));
+  }
+}
+
 } // namespace
 
 Value typeValue(ElemType t, const Loc &loc) {
@@ -1080,6 +1113,51 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
         if (__builtin_mul_overflow(p, x.i, &p)) return error(loc, "integer overflow in a compile-time computation");
       }
       return Opt(Value::number(p, loc));
+    }
+    return Opt();
+  }
+
+  if (module == "Nx.Defn.Composite" && n >= 1) {
+    // Containers of tensors, as library code walks its parameter maps
+    // (Polaris's deep_merge, zeros_like).
+    if (name == "flatten_list" && (n == 1 || n == 2)) {
+      NXC_CHECK(needList(0, "flatten_list"));
+      std::vector<Value> leaves;
+      for (auto &c : args[0].elems)
+        NXC_CHECK(mapLeaves(c, [&](const Value &x) -> Result<Value> { leaves.push_back(x); return x; }, loc));
+      if (n == 2) {
+        NXC_CHECK(needList(1, "flatten_list"));
+        leaves.insert(leaves.end(), args[1].elems.begin(), args[1].elems.end());
+      }
+      return Opt(listOf(leaves));
+    }
+    if (name == "count" && n == 1) {
+      int64_t count = 0;
+      NXC_CHECK(mapLeaves(args[0], [&](const Value &x) -> Result<Value> { ++count; return x; }, loc));
+      return Opt(Value::number(count, loc));
+    }
+    if (name == "traverse" && n == 2) {
+      NXC_TRY(r, mapLeaves(args[0], [&](const Value &x) { return applyFunction(args[1], {x}, loc); }, loc));
+      return Opt(r);
+    }
+    // traverse/3 (fun returns {leaf, acc}) and reduce/3 (fun returns acc).
+    if ((name == "traverse" || name == "reduce") && n == 3) {
+      Value acc = args[1];
+      bool reduce = name == "reduce";
+      NXC_TRY(r, mapLeaves(args[0], [&](const Value &x) -> Result<Value> {
+        NXC_TRY(step, applyFunction(args[2], {x, acc}, loc));
+        if (reduce) {
+          acc = step;
+          return x;
+        }
+        if (step.kind != Value::Tuple || step.elems.size() != 2)
+          return error(loc, fmt::format(FMT_STRING("the function given to Nx.Defn.Composite.traverse/3 must return "
+                                                   "{{leaf, acc}}, got {}"),
+                                        describeValue(step)));
+        acc = step.elems[1];
+        return step.elems[0];
+      }, loc));
+      return Opt(reduce ? acc : Value::tuple({r, acc}, loc));
     }
     return Opt();
   }

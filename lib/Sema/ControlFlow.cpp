@@ -24,28 +24,43 @@ const char *kIncompatible = "cond/if expects all branches to return compatible t
 const char *kWhileMismatch =
     "the do-block in while must return tensors with the same shape, type, and names as the initial arguments";
 
+/// The positions of a container's elements in the order its leaves are
+/// taken: a tuple's in order, a map's (or struct's) by key, so that two maps
+/// with the same keys built in different orders line up.
+std::vector<size_t> elementOrder(const Value &v) {
+  std::vector<size_t> order(v.elems.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  if (v.kind == Value::Map)
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ast::mapKeyLess(v.keys[a], v.keys[b]); });
+  return order;
+}
+
+bool isContainer(const Value &v) { return v.kind == Value::Tuple || v.kind == Value::Map; }
+
 bool sameStructure(const Value &a, const Value &b) {
-  bool ta = a.kind == Value::Tuple, tb = b.kind == Value::Tuple;
-  if (ta != tb) return false;
-  if (!ta) return true;
-  if (a.elems.size() != b.elems.size()) return false;
-  for (size_t k = 0; k < a.elems.size(); ++k)
-    if (!sameStructure(a.elems[k], b.elems[k])) return false;
+  if (isContainer(a) != isContainer(b)) return false;
+  if (!isContainer(a)) return true;
+  if (a.kind != b.kind || a.elems.size() != b.elems.size() || a.atom != b.atom) return false;
+  std::vector<size_t> oa = elementOrder(a), ob = elementOrder(b);
+  for (size_t k = 0; k < oa.size(); ++k) {
+    if (a.kind == Value::Map && a.keys[oa[k]] != b.keys[ob[k]]) return false;
+    if (!sameStructure(a.elems[oa[k]], b.elems[ob[k]])) return false;
+  }
   return true;
 }
 
 } // namespace
 
 void flattenLeaves(const Value &v, std::vector<Value> &out) {
-  if (v.kind == Value::Tuple)
-    for (auto &e : v.elems) flattenLeaves(e, out);
+  if (isContainer(v))
+    for (size_t k : elementOrder(v)) flattenLeaves(v.elems[k], out);
   else out.push_back(v);
 }
 
 Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next) {
-  if (shape.kind != Value::Tuple) return leaves[next++];
+  if (!isContainer(shape)) return leaves[next++];
   Value t = shape;
-  for (auto &e : t.elems) e = rebuildLeaves(e, leaves, next);
+  for (size_t k : elementOrder(shape)) t.elems[k] = rebuildLeaves(shape.elems[k], leaves, next);
   return t;
 }
 

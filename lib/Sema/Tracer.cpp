@@ -918,6 +918,13 @@ Result<Value> Tracer::range(const Expr &e, Env &env) {
 }
 
 Result<Value> Tracer::makeFunction(const Expr &e, Env &env) {
+  if (e.name == ast::kFnClauses && !inElixir()) {
+    // The Case the clauses became: [subject, head1, body1, head2, ...].
+    const Expr &clauses = *e.children.back();
+    if (clauses.children.size() > 3)
+      return error(clauses.children[3]->loc, "anonymous functions with several clauses are not supported in defn");
+    return error(clauses.children[1]->loc, "guards are not allowed in defn");
+  }
   Value f;
   f.kind = Value::Function;
   f.fn = &e;

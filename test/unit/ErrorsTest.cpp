@@ -280,7 +280,12 @@ const ErrorCase kParserErrors[] = {
      "defmodule M do\n"
      "  defn f(x), do: fn y -> y\n z -> z end\n"
      "end\n",
-     nullptr, File, 3, 2, "anonymous functions with several clauses are not supported in defn"},
+     "f(f32[2])", File, 3, 2, "anonymous functions with several clauses are not supported in defn"},
+    {"an fn with a guard",
+     "defmodule M do\n"
+     "  defn f(x), do: fn y when y > 0 -> y end\n"
+     "end\n",
+     "f(f32[2])", File, 2, 23, "guards are not allowed in defn"},
     {"if without do",
      "defmodule M do\n"
      "  defn f(x) do\n"

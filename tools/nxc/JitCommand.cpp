@@ -67,30 +67,42 @@ Result<HostValue> readArgument(const std::string &text, size_t index) {
     NXC_TRY(t, readNpy(file));
     v = HostValue::leaf(std::move(t));
   } else if (endsWith(file, ".npz") && declared.rfind("%{", 0) == 0) {
-    // A map: the archive's entries by name, in the template's (sorted) order.
+    // A map: the archive's entries by path, as -o writes them (a nested
+    // map's leaves as `mu.w`, a tuple's as `pair.0`), in the template's
+    // (sorted) order.
     NXC_TRY(entries, readNpzEntries(file));
     auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
     auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
     auto sig = parseSignature(src);
-    if (!sig || sig->args.size() != 1)
-      return error(Loc{argument, 1, (int)file.size() + 2}, fmt::format(FMT_STRING("expected one map template after {}:"),
-                                                                        file));
+    Loc at{argument, 1, (int)file.size() + 2};
+    if (!sig || sig->args.size() != 1) return error(at, fmt::format(FMT_STRING("expected one map template after {}:"), file));
     std::vector<std::string> held;
     for (auto &e : entries) held.push_back(e.name);
-    std::vector<HostValue> elems;
-    for (auto &key : sig->args[0].keys) {
-      auto it = std::find_if(entries.begin(), entries.end(), [&](const NpzEntry &e) { return e.name == key; });
-      if (it == entries.end())
-        return error(Loc{argument, 1, (int)file.size() + 2},
-                     fmt::format(FMT_STRING("{} has no entry '{}' (it holds {})"), file, key, fmt::join(held, ", ")));
-      elems.push_back(HostValue::leaf(std::move(it->tensor)));
-    }
-    if (entries.size() != sig->args[0].keys.size())
-      return error(Loc{argument, 1, (int)file.size() + 2},
-                   fmt::format(FMT_STRING("{} holds {} entries ({}); the template names {}"), file, entries.size(),
-                               fmt::join(held, ", "), sig->args[0].keys.size()));
-    v = HostValue::tuple(std::move(elems));
-    v.keys = sig->args[0].keys;
+    size_t used = 0;
+    std::function<Result<HostValue>(const Template &, const std::string &)> build =
+        [&](const Template &t, const std::string &path) -> Result<HostValue> {
+      if (!t.isTuple) {
+        auto it = std::find_if(entries.begin(), entries.end(), [&](const NpzEntry &e) { return e.name == path; });
+        if (it == entries.end())
+          return error(at, fmt::format(FMT_STRING("{} has no entry '{}' (it holds {})"), file, path, fmt::join(held, ", ")));
+        ++used;
+        return HostValue::leaf(std::move(it->tensor));
+      }
+      std::vector<HostValue> elems;
+      for (size_t k = 0; k < t.elems.size(); ++k) {
+        std::string name = t.keys.empty() ? std::to_string(k) : ast::keyText(t.keys[k]);
+        NXC_TRY(e, build(t.elems[k], path.empty() ? name : path + "." + name));
+        elems.push_back(std::move(e));
+      }
+      HostValue v = HostValue::tuple(std::move(elems));
+      v.keys = t.keys;
+      return v;
+    };
+    NXC_TRY(built, build(sig->args[0], ""));
+    if (used != entries.size())
+      return error(at, fmt::format(FMT_STRING("{} holds {} entries ({}); the template names {}"), file, entries.size(),
+                                   fmt::join(held, ", "), used));
+    v = std::move(built);
   } else if (endsWith(file, ".npz")) {
     NXC_TRY(ts, readNpz(file));
     std::vector<HostValue> elems;

@@ -53,6 +53,11 @@ enum class ExprKind {
             ///< As a pattern, the pairs' values are patterns.
 };
 
+/// The name of an Fn read from several clauses (or a guarded one): its body
+/// is a Case over its arguments. Compile-time Elixir runs it; defn, as Nx,
+/// takes one clause without a guard.
+constexpr const char *kFnClauses = "fn-clauses";
+
 /// Map keys are atom names; a string key ("mean" in %{"mean" => x}) is kept
 /// with this mark in front, and sorts after every atom, as Elixir orders terms.
 constexpr char kStringKeyMark = '"';
