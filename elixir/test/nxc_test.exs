@@ -114,6 +114,12 @@ defmodule NxcTest.Defns do
 
   defn crop(x), do: Nx.pad(x, 0.0, [{-1, 2, 1}, {1, -2, 0}])
 
+  defn custom_reductions(x) do
+    {Nx.reduce(x, 1.0, [axes: [1]], fn e, acc -> acc * e + 1 end),
+     Nx.reduce(x, 0.0, fn e, acc -> Nx.max(acc, Nx.abs(e)) end),
+     Nx.window_reduce(x, -1.0, {2, 2}, [strides: [1, 2], padding: [{0, 1}, {1, 0}]], fn e, acc -> Nx.max(e, acc) - 0.5 end)}
+  end
+
   defn bump(state), do: %{state | iteration: state.iteration + 1}
 
   defn vector_sum(x, y), do: Nx.sum(x * y, axes: [0])
@@ -337,6 +343,10 @@ defmodule NxcTest do
   test "indexed_add/put on some axes, and pads that crop" do
     assert_same(&Defns.indexed_axes/3, [uniform({2, 3, 2}), Nx.tensor([[0], [2], [0]]), uniform({3, 2, 2})])
     assert_same(&Defns.crop/1, [uniform({3, 4})])
+  end
+
+  test "reduce and window_reduce with functions of their own, folded in Nx's order" do
+    assert_same(&Defns.custom_reductions/1, [uniform({3, 4})])
   end
 
   test "vectorized arguments and results" do

@@ -286,7 +286,9 @@ Result<BoundCall> Engine::bind(const Prepared &p, const std::vector<const HostTe
   // Every pointer must be non-NULL, also for empty tensors.
   alignas(64) static uint8_t empty[64];
   for (auto *t : inputs) {
-    void *data = t->data.empty() ? empty : (void *)t->data.data();
+    // Inputs are read, never written: the kernel's signature takes them as
+    // plain pointers.
+    void *data = t->data.empty() ? empty : const_cast<uint8_t *>(t->data.data());
     if (aligned && !t->data.empty()) {
       if (!(data = allocate((int64_t)t->data.size())))
         return error(Loc{}, fmt::format(FMT_STRING("cannot allocate {} bytes"), t->data.size()));

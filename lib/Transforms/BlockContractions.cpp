@@ -186,10 +186,10 @@ void packRhsPanel(RewriterBase &rw, linalg::GenericOp block, unsigned rowDim, Lo
     if (!type.hasStaticShape()) return;
     rw.setInsertionPoint(rowLoop);
     Location loc = slice.getLoc();
-    auto panel = rw.create<tensor::ExtractSliceOp>(loc, type, slice.getSource(), slice.getMixedOffsets(),
-                                                   slice.getMixedSizes(), slice.getMixedStrides());
-    Value empty = rw.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
-    Value packed = rw.create<linalg::CopyOp>(loc, panel.getResult(), empty).getResult(0);
+    auto panel = tensor::ExtractSliceOp::create(rw, loc, type, slice.getSource(), slice.getMixedOffsets(),
+                                                slice.getMixedSizes(), slice.getMixedStrides());
+    Value empty = tensor::EmptyOp::create(rw, loc, type.getShape(), type.getElementType());
+    Value packed = linalg::CopyOp::create(rw, loc, panel.getResult(), empty).getResult(0);
     rw.modifyOpInPlace(block, [&] { in->set(packed); });
     return;
   }

@@ -69,6 +69,129 @@ defmodule Nxc.Expand do
   defp window_offsets([]), do: [[]]
   defp window_offsets([w | rest]), do: for(i <- 0..(w - 1), tail <- window_offsets(rest), do: [i | tail])
 
+  # A reduction with a function of the user's is unrolled, one application
+  # per element folded: at most this many.
+  @max_folded 4096
+
+  @unary ~w(exp expm1 log log1p sigmoid cos sin tan cosh sinh tanh acosh asinh atanh sqrt rsqrt cbrt
+            negate sign abs bitwise_not population_count count_leading_zeros floor ceil round
+            erf erfc erf_inv acos asin atan is_nan is_infinity)a
+  @binary ~w(add subtract multiply divide pow remainder atan2 max min quotient
+             bitwise_and bitwise_or bitwise_xor left_shift right_shift
+             equal not_equal greater less less_equal greater_equal logical_and logical_or logical_xor)a
+
+  @doc """
+  Nx.reduce with a function of the user's (`fun`, the scalar `:fun`
+  expression Nx traced), as Nx.BinaryBackend computes it: for each result
+  element, `acc` folded over the reduced elements in row-major order,
+  `acc = fun.(x, acc)`.
+  """
+  def reduce(out, tensor, acc, opts, fun) do
+    rank = tuple_size(tensor.shape)
+    axes = opts[:axes] || Enum.to_list(0..(rank - 1)//1)
+    kept = Enum.reject(0..(rank - 1)//1, &(&1 in axes))
+    kept_shape = Enum.map(kept, &elem(tensor.shape, &1))
+    count = axes |> Enum.map(&elem(tensor.shape, &1)) |> Enum.product()
+    folded!(count, "Nx.reduce")
+
+    grouped =
+      tensor
+      |> Nx.transpose(axes: kept ++ Enum.sort(axes))
+      |> Nx.reshape(List.to_tuple(kept_shape ++ [count]))
+
+    init = Nx.broadcast(Nx.as_type(acc, out.type), List.to_tuple(kept_shape))
+
+    result =
+      Enum.reduce(0..(count - 1)//1, init, fn k, acc ->
+        x = grouped |> Nx.slice_along_axis(k, 1, axis: length(kept_shape)) |> Nx.reshape(List.to_tuple(kept_shape))
+        apply_fun(fun, [x, acc], out.type)
+      end)
+
+    Nx.reshape(result, out.shape)
+  end
+
+  @doc """
+  Nx.window_reduce with a function of the user's, as Nx.BinaryBackend: the
+  tensor padded with `acc`, and in each window `acc` folded over the
+  window's elements in row-major order.
+  """
+  def window_reduce(out, tensor, acc, window_dims, opts, fun) do
+    rank = tuple_size(tensor.shape)
+    windows = Tuple.to_list(window_dims)
+    padding = opts[:padding] || List.duplicate({0, 0}, rank)
+    strides = opts[:strides] || List.duplicate(1, rank)
+    dilations = opts[:window_dilations] || List.duplicate(1, rank)
+    folded!(Enum.product(windows), "Nx.window_reduce")
+    init = Nx.as_type(acc, out.type)
+    padded = Nx.pad(Nx.as_type(tensor, out.type), init, Enum.map(padding, fn {lo, hi} -> {lo, hi, 0} end))
+    grid = Tuple.to_list(out.shape)
+
+    Enum.reduce(window_offsets(windows), Nx.broadcast(init, out.shape), fn offset, acc ->
+      starts = Enum.zip_with(offset, dilations, &(&1 * &2))
+      lengths = Enum.zip_with(grid, strides, fn g, s -> (g - 1) * s + 1 end)
+      x = Nx.slice(padded, starts, lengths, strides: strides)
+      apply_fun(fun, [x, acc], out.type)
+    end)
+  end
+
+  defp folded!(count, what) do
+    if count > @max_folded,
+      do: raise(Nxc.UnsupportedError, "#{what} with a function of its own over more than #{@max_folded} elements")
+  end
+
+  # The body of a `:fun` expression (a scalar function Nx traced) rebuilt on
+  # `args`, tensors of any shape, with Nx's functions: element-wise ops
+  # broadcast as they do on scalars.
+  defp apply_fun(%Nx.Tensor{data: %Nx.Defn.Expr{op: :fun, args: [params, body, _]}}, args, type) do
+    bound = Map.new(Enum.zip(params, args), fn {p, a} -> {p.data.id, a} end)
+    {result, _} = rebuild(body, bound)
+    Nx.as_type(result, type)
+  end
+
+  defp rebuild(%Nx.Tensor{data: %Nx.Defn.Expr{id: id, op: op, args: args}} = t, cache) do
+    case cache do
+      %{^id => value} ->
+        {value, cache}
+
+      _ ->
+        {value, cache} =
+          case {op, args} do
+            {:constant, [number]} ->
+              {Nx.tensor(number, type: t.type), cache}
+
+            {:tensor, [tensor]} ->
+              {tensor, cache}
+
+            {:metadata, [inner, _]} ->
+              rebuild(inner, cache)
+
+            {op, [x]} when op in @unary ->
+              {x, cache} = rebuild(x, cache)
+              {apply(Nx, op, [x]), cache}
+
+            {op, [x, y]} when op in @binary ->
+              {x, cache} = rebuild(x, cache)
+              {y, cache} = rebuild(y, cache)
+              {apply(Nx, op, [x, y]), cache}
+
+            {:as_type, [x]} ->
+              {x, cache} = rebuild(x, cache)
+              {Nx.as_type(x, t.type), cache}
+
+            {:select, [p, a, b]} ->
+              {p, cache} = rebuild(p, cache)
+              {a, cache} = rebuild(a, cache)
+              {b, cache} = rebuild(b, cache)
+              {Nx.select(p, a, b), cache}
+
+            {op, _} ->
+              raise Nxc.UnsupportedError, "Nx op #{inspect(op)} inside the function of a reduce"
+          end
+
+        {value, Map.put(cache, id, value)}
+    end
+  end
+
   @doc """
   indexed_add/indexed_put with `axes:` a subset of the target's axes, as
   the same op over every axis: each update row spreads over the axes not

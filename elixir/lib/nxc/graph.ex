@@ -402,6 +402,16 @@ defmodule Nxc.Graph do
     end
   end
 
+  defp lower_op(%T{data: %Expr{op: :reduce, args: [tensor, acc, opts, fun]}} = t, state) do
+    [tensor, acc] = Enum.map([tensor, acc], &Nx.devectorize/1)
+    lower(Nxc.Expand.reduce(t, tensor, acc, opts, fun), state)
+  end
+
+  defp lower_op(%T{data: %Expr{op: :window_reduce, args: [tensor, acc, window, opts, fun]}} = t, state) do
+    [tensor, acc] = Enum.map([tensor, acc], &Nx.devectorize/1)
+    lower(Nxc.Expand.window_reduce(t, tensor, acc, window, opts, fun), state)
+  end
+
   defp lower_op(%T{data: %Expr{op: op, args: [tensor, source, init, window, opts]}} = t, state)
        when op in [:window_scatter_max, :window_scatter_min] do
     [tensor, source, init] = Enum.map([tensor, source, init], &Nx.devectorize/1)
