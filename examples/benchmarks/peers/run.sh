@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# W1-W7 (shared workload definitions in the README) side by side with Eigen 3.4,
+# W1-W7 (docs/performance.md defines the workloads) side by side with Eigen 3.4,
 # oneDNN 2.6 and Halide 14 AOT, at 1 and 2 threads.
 # Needs: apt-get install libeigen3-dev libdnnl-dev libhalide14-0-dev (W8-W10: python3-torch libopenblas0-pthread)
 # Usage: examples/benchmarks/peers/run.sh [path/to/nxc]
