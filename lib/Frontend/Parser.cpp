@@ -1549,6 +1549,19 @@ private:
     case Tok::Atom: {
       auto n = node(ExprKind::Atom, t.loc);
       n->name = take().text;
+      if (isPunct(".") && peek(1).kind == Tok::Ident) {
+        // An Erlang module's function: :math.pi(), :erlang.setelement(1, t, x).
+        take();
+        Token fn = take();
+        auto c = node(ExprKind::Call, n->loc);
+        c->module = ":" + n->name;
+        c->name = fn.text;
+        if (isPunct("(")) {
+          Loc open = take().loc;
+          NXC_CHECK(callArgs(*c, open));
+        }
+        return std::move(c);
+      }
       return std::move(n);
     }
     case Tok::Attr: {

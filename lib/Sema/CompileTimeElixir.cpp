@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <functional>
 #include <set>
 
@@ -1113,6 +1115,93 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
         if (__builtin_mul_overflow(p, x.i, &p)) return error(loc, "integer overflow in a compile-time computation");
       }
       return Opt(Value::number(p, loc));
+    }
+    return Opt();
+  }
+
+  if (module == ":math") {
+    // Erlang's floats: every result is a float, as :math returns.
+    auto num = [&](size_t k) -> Result<double> {
+      if (args[k].kind != Value::Int && args[k].kind != Value::Float)
+        return error(argLoc(k), fmt::format(FMT_STRING(":math.{} expects a number, got {}"), name,
+                                            describeValue(args[k])));
+      return args[k].asDouble();
+    };
+    if (name == "pi" && n == 0) return Opt(Value::real(3.141592653589793, loc));
+    static const std::map<std::string, double (*)(double)> unary = {
+        {"sqrt", [](double x) { return std::sqrt(x); }},   {"exp", [](double x) { return std::exp(x); }},
+        {"log", [](double x) { return std::log(x); }},     {"log2", [](double x) { return std::log2(x); }},
+        {"log10", [](double x) { return std::log10(x); }}, {"sin", [](double x) { return std::sin(x); }},
+        {"cos", [](double x) { return std::cos(x); }},     {"tan", [](double x) { return std::tan(x); }},
+        {"atan", [](double x) { return std::atan(x); }},   {"tanh", [](double x) { return std::tanh(x); }},
+        {"floor", [](double x) { return std::floor(x); }}, {"ceil", [](double x) { return std::ceil(x); }},
+        {"erf", [](double x) { return std::erf(x); }}};
+    if (auto it = unary.find(name); it != unary.end() && n == 1) {
+      NXC_TRY(x, num(0));
+      double r = it->second(x);
+      if (std::isnan(r) || std::isinf(r))
+        return error(loc, fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: "
+                                                 ":math.{}({})"),
+                                      name, inspectValue(args[0])));
+      return Opt(Value::real(r, loc));
+    }
+    if ((name == "pow" || name == "atan2" || name == "fmod") && n == 2) {
+      NXC_TRY(a, num(0));
+      NXC_TRY(b, num(1));
+      double r = name == "pow" ? std::pow(a, b) : name == "atan2" ? std::atan2(a, b) : std::fmod(a, b);
+      if (std::isnan(r) || std::isinf(r))
+        return error(loc, fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: "
+                                                 ":math.{}/2"),
+                                      name));
+      return Opt(Value::real(r, loc));
+    }
+    return Opt();
+  }
+
+  if (module == ":erlang") {
+    // The tuple functions Elixir's Kernel and Tuple are made of (1-based).
+    auto needTuple = [&](size_t k) -> Status {
+      if (args[k].kind != Value::Tuple)
+        return error(argLoc(k), fmt::format(FMT_STRING("** (ArgumentError) :erlang.{} expects a tuple, got {}"), name,
+                                            describeValue(args[k])));
+      return okStatus();
+    };
+    auto index = [&](size_t k, size_t size) -> Result<size_t> {
+      if (args[k].kind != Value::Int || args[k].i < 1 || args[k].i > (int64_t)size)
+        return error(argLoc(k), fmt::format(FMT_STRING("** (ArgumentError) :erlang.{}: index {} is out of range "
+                                                       "for a tuple of {}"),
+                                            name, inspectValue(args[k]), size));
+      return (size_t)(args[k].i - 1);
+    };
+    if (name == "setelement" && n == 3) {
+      NXC_CHECK(needTuple(1));
+      NXC_TRY(i, index(0, args[1].elems.size()));
+      Value t = args[1];
+      t.elems[i] = args[2];
+      return Opt(t);
+    }
+    if (name == "element" && n == 2) {
+      NXC_CHECK(needTuple(1));
+      NXC_TRY(i, index(0, args[1].elems.size()));
+      return Opt(args[1].elems[i]);
+    }
+    if (name == "tuple_size" && n == 1) {
+      NXC_CHECK(needTuple(0));
+      return Opt(Value::number((int64_t)args[0].elems.size(), loc));
+    }
+    if (name == "append_element" && n == 2) {
+      NXC_CHECK(needTuple(0));
+      Value t = args[0];
+      t.elems.push_back(args[1]);
+      return Opt(t);
+    }
+    if (name == "tuple_to_list" && n == 1) {
+      NXC_CHECK(needTuple(0));
+      return Opt(listOf(args[0].elems));
+    }
+    if (name == "list_to_tuple" && n == 1) {
+      NXC_CHECK(needList(0, "list_to_tuple"));
+      return Opt(Value::tuple(args[0].elems, loc));
     }
     return Opt();
   }

@@ -658,13 +658,15 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
     if (done) return *done;
     if (e.module == "Kernel") return kernel(e.name, args, e.loc, qual); // Kernel.div/2 and the like
     static const std::set<std::string> stdlib = {"Kernel", "Nx.Shape", "Keyword", "List", "Tuple", "Enum", "Map", "Integer",
-                                                 "Float", "String", "Atom", "IO", "Logger", "Access", "Range"};
+                                                 "Float", "String", "Atom", "IO", "Logger", "Access", "Range",
+                                                 ":math", ":erlang"};
     if (inElixir() && stdlib.count(e.module))
       return error(e.loc, fmt::format(FMT_STRING("{} is not in the part of Elixir that nxc runs at compile time "
                                                  "(docs/language.md lists it)"),
                                       qual));
   }
-  if (e.module == "IO" || e.module == "Enum" || e.module == "Kernel" || e.module == "String" || e.module == "List")
+  if (e.module == "IO" || e.module == "Enum" || e.module == "Kernel" || e.module == "String" || e.module == "List" ||
+      e.module == "Keyword" || e.module == "Map" || e.module == "Tuple" || e.module[0] == ':')
     return error(e.loc, fmt::format(FMT_STRING("cannot invoke {} inside defn because it was not defined with defn{}"),
                                     qual, e.module == "IO" ? "; use print_value/print_expr instead" : ""));
   if (e.module.rfind("Nx.", 0) == 0)
