@@ -1,14 +1,13 @@
 //===- Signature.cpp - parsing templates and --fn signatures --------------===//
 #include "nxc/Sema/Signature.h"
+#include "nxc/Frontend/AST.h"
 #include "nxc/Target/CText.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include <cstring>
-
 #include <cctype>
+#include <cstring>
 #include <iterator>
 
 namespace nxc {
@@ -17,8 +16,9 @@ std::string Template::str() const {
   if (!constantPath.empty() && !values) return "@" + constantPath;
   if (!isTuple) return tensor.str();
   std::string s = keys.empty() ? "{" : "%{";
+  bool allAtoms = std::none_of(keys.begin(), keys.end(), [](const std::string &k) { return ast::isStringKey(k); });
   for (size_t i = 0; i < elems.size(); ++i)
-    s += (i ? ", " : "") + (keys.empty() ? "" : keys[i] + ": ") + elems[i].str();
+    s += (i ? ", " : "") + (keys.empty() ? "" : ast::mapKeyPrefix(keys[i], allAtoms)) + elems[i].str();
   return s + "}";
 }
 
@@ -128,12 +128,30 @@ private:
       std::vector<std::pair<std::string, Template>> entries;
       while (peek() != '}') {
         Loc keyLoc = loc();
-        std::string key = ident();
-        if (key.empty() || peek() != ':') return error(keyLoc, "expected key: template in a map template, as in %{w: f32[2]}");
-        ++i_;
+        std::string key;
+        if (peek() == '"') {
+          // "key" => template: a string key (Axon's weight maps).
+          size_t b = ++i_;
+          while (i_ < s_.size() && s_[i_] != '"' && s_[i_] != '\\') ++i_;
+          if (i_ >= s_.size() || s_[i_] != '"')
+            return error(keyLoc, "expected a closing '\"' (without escapes) in a string key of a map template");
+          key = std::string(1, ast::kStringKeyMark) + s_.substr(b, i_ - b);
+          ++i_;
+          skipSpace();
+          if (s_.compare(i_, 2, "=>") != 0)
+            return error(loc(), "expected '=>' after a string key, as in %{\"w\" => f32[2]}");
+          i_ += 2;
+        } else {
+          key = ident();
+          if (key.empty() || peek() != ':')
+            return error(keyLoc, "expected key: template (or \"key\" => template) in a map template, as in %{w: f32[2]}");
+          ++i_;
+        }
         skipSpace();
         for (auto &e : entries)
-          if (e.first == key) return error(keyLoc, fmt::format(FMT_STRING("the key {} appears twice in the map template"), key));
+          if (e.first == key)
+            return error(keyLoc, fmt::format(FMT_STRING("the key {} appears twice in the map template"),
+                                             ast::isStringKey(key) ? "\"" + ast::keyText(key) + "\"" : key));
         NXC_TRY(e, templ());
         entries.push_back({key, std::move(e)});
         skipSpace();
@@ -141,7 +159,7 @@ private:
         if (peek() != '}') return err("expected ',' or '}' in a map template");
       }
       ++i_;
-      std::sort(entries.begin(), entries.end(), [](auto &a, auto &b) { return a.first < b.first; });
+      std::sort(entries.begin(), entries.end(), [](auto &a, auto &b) { return ast::mapKeyLess(a.first, b.first); });
       for (auto &e : entries) {
         t.keys.push_back(e.first);
         t.elems.push_back(std::move(e.second));

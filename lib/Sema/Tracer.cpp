@@ -157,7 +157,8 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
     v.loc = t.loc;
     bool single = names.size() == 1 && nameIdx == 0;
     for (size_t i = 0; i < t.elems.size(); ++i) {
-      std::vector<std::string> sub = {single ? names[0] + "_" + t.keys[i] : t.keys[i]};
+      std::string key = ast::keyText(t.keys[i]);
+      std::vector<std::string> sub = {single ? names[0] + "_" + key : key};
       size_t k = 0;
       v.elems.push_back(makeParams(t.elems[i], sub, k));
       v.keys.push_back(t.keys[i]);
