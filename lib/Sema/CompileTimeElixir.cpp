@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <functional>
@@ -1115,6 +1116,26 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
         if (__builtin_mul_overflow(p, x.i, &p)) return error(loc, "integer overflow in a compile-time computation");
       }
       return Opt(Value::number(p, loc));
+    }
+    return Opt();
+  }
+
+  if (module == "Logger") {
+    // Library code logs at trace time (Axon.Losses warns); nxc prints the
+    // message on stderr where the call is, as Elixir's console logger would
+    // while Nx traces, and goes on.
+    static const std::set<std::string> levels = {"debug", "info", "notice", "warning", "warn", "error", "critical"};
+    if (levels.count(name) && (n == 1 || n == 2)) {
+      Value message = args[0];
+      if (message.kind == Value::Function) {
+        NXC_TRY(m, applyFunction(message, {}, loc));
+        message = m;
+      }
+      NXC_TRY(text, elixirToString(message, loc));
+      std::string where = loc.valid() && loc.file ? fmt::format(FMT_STRING("{}:{}:{}: "), loc.file->name, loc.line, loc.col)
+                                                  : std::string();
+      fmt::print(stderr, FMT_STRING("{}[{}] {}\n"), where, name == "warn" ? "warning" : name, text);
+      return Opt(Value::atomValue("ok", loc));
     }
     return Opt();
   }
