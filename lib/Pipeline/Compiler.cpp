@@ -21,6 +21,7 @@
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 #include "nxc/Transforms/Passes.h"
+#include "nxc/Transforms/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -54,29 +55,6 @@
 namespace nxc {
 namespace {
 
-/// nx -> linalg on tensors, fused (printed by --emit=linalg). CPU code runs
-/// long sums, maxima and minima in blocks, stores expensive values with several
-/// users (computing them in the first reduction that reads them), runs
-/// row-wise chains a row at a time and wide dots in register-sized blocks;
-/// GPU code recomputes expensive values and maps rows and reductions to
-/// blocks itself.
-/// On CPUs with an OS (vector units, code size no concern), dots with few
-/// columns run as dot products of rows from a contraction of 128 on (the
-/// second layer of an MLP, [30,128] x [128,10]: 6% of the whole predict);
-/// bare metal keeps the smaller code of the other order below 256.
-std::string toLinalgPipeline(bool gpu, bool bareMetal, int vectorBits) {
-  if (gpu)
-    return "nxc-lower-nx-to-linalg,canonicalize,cse,"
-           "func.func(nxc-fuse-elementwise{recompute-expensive}),canonicalize,cse";
-  return std::string(bareMetal ? "nxc-lower-nx-to-linalg{blocked-reductions}"
-                               : "nxc-lower-nx-to-linalg{blocked-reductions long-contraction=128 conv-as-dot}") +
-         ",canonicalize,cse,"
-         "func.func(nxc-fuse-elementwise),canonicalize,cse,func.func(nxc-pack-constant-layouts),"
-         "func.func(nxc-tile-rows),canonicalize,cse," +
-         fmt::format(FMT_STRING("func.func(nxc-block-contractions{{vector-bits={}}}),"), vectorBits) +
-         "canonicalize,cse,func.func(nxc-fuse-into-reductions),canonicalize,cse";
-}
-
 /// The vector width nxc's register blocks are sized for, per CPU variant (or
 /// for the one CPU when there are none): 512 bits where the CPU has
 /// AVX-512F, else 256. When the variants differ, the module is lowered once
@@ -92,43 +70,6 @@ std::vector<int> blockVectorBits(const TargetOptions &target, llvm::TargetMachin
     bits.push_back(variant && has512(**variant) ? 512 : 256);
   }
   return bits;
-}
-
-/// linalg on tensors -> linalg on buffers (printed by --emit=bufferized).
-/// Results become out-parameters; with `fastExtrema` (x86), long float maxima
-/// and minima run fast and checked; temporaries up to 256 bytes
-/// (accumulators) live on the stack, all others in the caller-owned
-/// workspace; copies become loops (no memcpy). With several threads, large
-/// parallel loops move into functions over a range of their iterations, each
-/// thread with its own temporaries. With `streamStores` (x86-64 with an OS),
-/// large outputs written element-wise get a version with streaming stores,
-/// for aligned outputs of calls whose data exceeds the cache.
-std::string bufferizePipeline(int threads, int64_t minWork, bool streamStores, bool fastExtrema) {
-  return fmt::format(
-      FMT_STRING("func.func(nxc-distinct-results,nxc-separate-empty-tensors),"
-                 "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
-                 "allow-return-allocs-from-loops}},"
-                 "canonicalize,"
-                 "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},canonicalize,{}"
-                 "func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=256}}),"
-                 "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
-                 "nxc-outline-parallel-loops{{threads={} min-work={}}},canonicalize,"
-                 "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize{}"),
-      fastExtrema ? "func.func(nxc-fast-extrema)," : "", threads, minWork,
-      streamStores ? ",nxc-stream-stores,canonicalize" : "");
-}
-
-/// Buffers -> LLVM dialect (printed by --emit=llvm-dialect). CPUs with an
-/// OS run the register blocks of dots as nxc's own vector code; bare-metal
-/// cores (often without a vector unit) keep scalar loops.
-std::string toLLVMDialectPipeline(bool bareMetal) {
-  return std::string(bareMetal ? "func.func(" : "func.func(nxc-vectorize-dot-blocks,") +
-         "nxc-register-accumulators,convert-linalg-to-loops),"
-         "nxc-expand-math,nxc-expand-bf16,convert-math-to-funcs,"
-         "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm,"
-         "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,"
-         "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},convert-index-to-llvm,convert-ub-to-llvm,"
-         "reconcile-unrealized-casts,canonicalize";
 }
 
 void registerEverythingOnce() {
@@ -175,20 +116,6 @@ std::string print(mlir::ModuleOp module) {
 
 /// Parallel bodies carry their thread count and per-thread workspace into
 /// LLVM IR as function attributes, for addParallelDispatch.
-void markParallelBodies(mlir::ModuleOp module) {
-  mlir::Builder b(module.getContext());
-  for (auto fn : module.getOps<mlir::func::FuncOp>()) {
-    auto threads = fn->getAttrOfType<mlir::IntegerAttr>(kParallelBodyAttr);
-    if (!threads) continue;
-    auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size");
-    auto pair = [&](const char *key, int64_t v) {
-      return b.getArrayAttr({b.getStringAttr(key), b.getStringAttr(std::to_string(v))});
-    };
-    fn->setAttr("passthrough", b.getArrayAttr({pair(kParallelBodyFnAttr, threads.getInt()),
-                                               pair(kThreadWorkspaceFnAttr, size ? size.getInt() : 0)}));
-  }
-}
-
 void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries) {
   for (auto &e : entries)
     if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol)) {
@@ -372,8 +299,10 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   if (target.device == Device::Cpu && narrowBits < 512 && llvm::is_contained(blockBits, 512) &&
       (stage == Stage::LLVMIR || stage == Stage::Asm || stage == Stage::Object))
     wideModule = module->clone();
-  NXC_CHECK(runPipeline(*module, toLinalgPipeline(target.device != Device::Cpu, out.bareMetal, narrowBits), diags,
-                        "lowering nx to linalg"));
+  CpuPipelineChoices choices{out.bareMetal, narrowBits, target.threads, target.minParallelWork,
+                             streamsLargeOutputs(out.triple), checksFastExtrema(out.triple)};
+  NXC_CHECK(runPipeline(*module, target.device != Device::Cpu ? gpuToLinalgPipeline() : cpuToLinalgPipeline(choices),
+                        diags, "lowering nx to linalg"));
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
 
   for (auto &e : entries) {
@@ -403,31 +332,25 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     readWorkspaceSizes(*module, out.entries);
     if (stage == Stage::Gpu) { out.text = print(*module); return out; }
   } else {
-    NXC_CHECK(runPipeline(*module,
-                          bufferizePipeline(target.threads, target.minParallelWork, streamsLargeOutputs(out.triple),
-                                            checksFastExtrema(out.triple)),
-                          diags, "bufferizing"));
+    NXC_CHECK(runPipeline(*module, cpuBufferizePipeline(choices), diags, "bufferizing"));
     readWorkspaceSizes(*module, out.entries);
-    markParallelBodies(*module);
     if (stage == Stage::Bufferized) { out.text = print(*module); return out; }
   }
-  NXC_CHECK(runPipeline(*module, toLLVMDialectPipeline(out.bareMetal), diags, "lowering to the LLVM dialect"));
+  NXC_CHECK(runPipeline(*module, cpuToLLVMDialectPipeline(choices), diags, "lowering to the LLVM dialect"));
   if (stage == Stage::LLVMDialect) { out.text = print(*module); return out; }
 
   // The AVX-512 variants' lowering, with 512-bit register blocks; their
   // workspace is the larger of the two.
   if (wideModule) {
-    NXC_CHECK(runPipeline(*wideModule, toLinalgPipeline(false, out.bareMetal, 512), diags, "lowering nx to linalg"));
-    NXC_CHECK(runPipeline(*wideModule,
-                          bufferizePipeline(target.threads, target.minParallelWork, streamsLargeOutputs(out.triple),
-                                            checksFastExtrema(out.triple)),
-                          diags, "bufferizing"));
+    CpuPipelineChoices wide = choices;
+    wide.vectorBits = 512;
+    NXC_CHECK(runPipeline(*wideModule, cpuToLinalgPipeline(wide), diags, "lowering nx to linalg"));
+    NXC_CHECK(runPipeline(*wideModule, cpuBufferizePipeline(wide), diags, "bufferizing"));
     std::vector<EntryInfo> wideEntries = out.entries;
     readWorkspaceSizes(*wideModule, wideEntries);
     for (size_t i = 0; i < out.entries.size(); ++i)
       out.entries[i].workspaceSize = std::max(out.entries[i].workspaceSize, wideEntries[i].workspaceSize);
-    markParallelBodies(*wideModule);
-    NXC_CHECK(runPipeline(*wideModule, toLLVMDialectPipeline(out.bareMetal), diags, "lowering to the LLVM dialect"));
+    NXC_CHECK(runPipeline(*wideModule, cpuToLLVMDialectPipeline(wide), diags, "lowering to the LLVM dialect"));
   }
 
   llvm::LLVMContext llvmCtx;

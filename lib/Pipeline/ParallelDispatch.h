@@ -3,6 +3,7 @@
 #define NXC_LIB_PIPELINE_PARALLELDISPATCH_H
 
 #include "nxc/Frontend/Diagnostics.h"
+#include "nxc/Transforms/Passes.h" // kParallelBodyFnAttr, kThreadWorkspaceFnAttr
 
 #include <string>
 
@@ -11,11 +12,6 @@ class Module;
 } // namespace llvm
 
 namespace nxc {
-
-/// LLVM function attributes of a parallel body: the most threads that run it,
-/// and the bytes of temporaries each thread needs.
-inline constexpr const char *kParallelBodyFnAttr = "nxc-parallel-body";
-inline constexpr const char *kThreadWorkspaceFnAttr = "nxc-thread-workspace";
 
 /// Links the thread pool into `m`, turns every call of a parallel body into
 /// a run on the pool over up to `threads` threads, and exports

@@ -34,9 +34,6 @@ std::string print(mlir::ModuleOp module);
 /// Reads the workspace size the bufferization pipeline recorded per function.
 void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries);
 
-/// Passes the parallel bodies' thread count and workspace to LLVM IR.
-void markParallelBodies(mlir::ModuleOp module);
-
 /// Bufferization for the GPU: every temporary in the (device) workspace.
 extern const char *const kBufferizeForGpu;
 /// The GPU mapping, emulated on the CPU (Device::CudaEmulated).

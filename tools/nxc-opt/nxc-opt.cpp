@@ -2,12 +2,14 @@
 //
 // mlir-opt with the nx dialect and nxc's passes: runs any pass or pipeline on
 // a .mlir file, so that each pass is tested on its own (test/lit/Dialect,
-// test/lit/Conversion, test/lit/Transforms).
+// test/lit/Conversion, test/lit/Transforms), and nxc's own pipelines by name
+// (--nxc-cpu-pipeline runs what nxc aot runs; include/nxc/Transforms/Pipelines.h).
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/Passes.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
 #include "nxc/Transforms/Passes.h"
+#include "nxc/Transforms/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,6 +21,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   nxc::registerConversionPasses();
   nxc::registerTransformPasses();
+  nxc::registerNxcPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -33,6 +33,12 @@ inline constexpr const char *kParallelLoopAttr = "nxc.parallel";
 /// thread by nxc-allocs-to-workspace).
 inline constexpr const char *kParallelBodyAttr = "nxc.parallel_body";
 
+/// The LLVM function attributes nxc-mark-parallel-bodies gives such a
+/// function: the most threads that run it, and the bytes of temporaries each
+/// thread needs (lib/Pipeline/ParallelDispatch.cpp reads them).
+inline constexpr const char *kParallelBodyFnAttr = "nxc-parallel-body";
+inline constexpr const char *kThreadWorkspaceFnAttr = "nxc-thread-workspace";
+
 /// The function nxc-stream-stores calls for the size in bytes of the running
 /// CPU's largest cache (`int64_t nxc_x86_cache_bytes(void)`,
 /// runtime/cache_x86.c, linked into the modules that call it).

@@ -287,4 +287,14 @@ def EmulateGpuPass : Pass<"nxc-emulate-gpu", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def MarkParallelBodiesPass : Pass<"nxc-mark-parallel-bodies", "mlir::ModuleOp"> {
+  let summary = "Write the parallel bodies' thread count and per-thread workspace as LLVM function attributes";
+  let description = [{
+    A function nxc-outline-parallel-loops made (`nxc.parallel_body`) gets
+    `passthrough` attributes "nxc-parallel-body"="THREADS" and
+    "nxc-thread-workspace"="BYTES" (its `nxc.workspace_size`), which reach
+    LLVM IR, where the thread pool's dispatch finds them.
+  }];
+}
+
 #endif // NXC_TRANSFORMS_PASSES
