@@ -267,7 +267,7 @@ HostValue resultsAs(const Graph &g, const ResultTree &t, std::vector<HostTensor>
 Result<BoundCall> Engine::bind(const Prepared &p, const std::vector<const HostTensor *> &inputs, bool aligned) {
   const Graph &g = p.graph;
   if (inputs.size() != g.params.size())
-    return error(Loc{}, fmt::format(FMT_STRING("internal error: {} inputs for {} parameters"), inputs.size(),
+    return internalError(Loc{}, fmt::format(FMT_STRING("{} inputs for {} parameters"), inputs.size(),
                                     g.params.size()));
   BoundCall c;
   c.packed = p.function.packed;

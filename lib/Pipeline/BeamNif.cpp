@@ -35,7 +35,7 @@ Status addBeamNif(llvm::Module &m, const std::vector<EntryInfo> &entries, const 
   llvm::LLVMContext &ctx = m.getContext();
   NXC_CHECK(linkInternalBitcode(m, NXC_EMBEDDED(beam_nif64_bc), "beam_nif.bc"));
   llvm::Function *init = m.getFunction("nif_init");
-  if (!init) return error(Loc{}, "internal error: the embedded NIF has no nif_init");
+  if (!init) return internalError(Loc{}, "the embedded NIF has no nif_init");
   init->setLinkage(llvm::GlobalValue::ExternalLinkage);
   init->setVisibility(llvm::GlobalValue::DefaultVisibility);
 
@@ -43,7 +43,7 @@ Status addBeamNif(llvm::Module &m, const std::vector<EntryInfo> &entries, const 
   auto define = [&](const char *name, llvm::Constant *value) -> Status {
     llvm::GlobalVariable *declared = m.getNamedGlobal(name);
     if (!declared || !declared->isDeclaration())
-      return error(Loc{}, fmt::format(FMT_STRING("internal error: the embedded NIF does not declare {}"), name));
+      return internalError(Loc{}, fmt::format(FMT_STRING("the embedded NIF does not declare {}"), name));
     auto *g = new llvm::GlobalVariable(m, value->getType(), true, llvm::GlobalValue::InternalLinkage, value,
                                        std::string(name) + ".definition");
     declared->replaceAllUsesWith(g);
@@ -60,7 +60,7 @@ Status addBeamNif(llvm::Module &m, const std::vector<EntryInfo> &entries, const 
     llvm::GlobalVariable *layout = m.getNamedGlobal(e.symbol + "_packed_layout");
     llvm::Function *workspace = m.getFunction(e.symbol + "_workspace_size");
     if (!packed || !layout || !workspace)
-      return error(Loc{}, fmt::format(FMT_STRING("internal error: {} has no packed entry for the NIF"), e.symbol));
+      return internalError(Loc{}, fmt::format(FMT_STRING("{} has no packed entry for the NIF"), e.symbol));
     llvm::Constant *nameText = llvm::ConstantDataArray::getString(ctx, e.symbol);
     auto *name = new llvm::GlobalVariable(m, nameText->getType(), true, llvm::GlobalValue::PrivateLinkage, nameText,
                                           "nxc_nif_name");

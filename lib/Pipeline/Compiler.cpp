@@ -93,8 +93,10 @@ DiagnosticCollector::DiagnosticCollector(mlir::MLIRContext *ctx)
       }) {}
 
 Diag internalError(const std::string &what, const std::string &details) {
-  return error(Loc{}, fmt::format(FMT_STRING("internal compiler error while {}{}{}"), what,
-                                  details.empty() ? "" : ":\n", details));
+  Diag d = error(Loc{}, fmt::format(FMT_STRING("internal compiler error while {}{}{}"), what,
+                                    details.empty() ? "" : ":\n", details));
+  d.kind = DiagKind::Internal;
+  return d;
 }
 
 Status runPipeline(mlir::ModuleOp module, const std::string &pipeline, DiagnosticCollector &diags,

@@ -233,13 +233,13 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
       }
       llvm::Function *same = m.getFunction(f.getName());
       if (same && same->getFunctionType() != f.getFunctionType())
-        return error(Loc{}, "internal error: the wide-block lowering declares " + f.getName().str() +
+        return internalError(Loc{}, "the wide-block lowering declares " + f.getName().str() +
                                 " with another type");
       wideGlobals[&f] = same ? same : llvm::Function::Create(f.getFunctionType(), f.getLinkage(), f.getName(), m);
     }
     for (llvm::GlobalVariable &g : wide->module->globals()) {
       if (g.getName().starts_with("llvm."))
-        return error(Loc{}, "internal error: the wide-block lowering has " + g.getName().str());
+        return internalError(Loc{}, "the wide-block lowering has " + g.getName().str());
       llvm::GlobalVariable *same = m.getGlobalVariable(g.getName(), true);
       if (same && same->getValueType() == g.getValueType() && same->isConstant() == g.isConstant() &&
           same->hasInitializer() == g.hasInitializer() &&
@@ -378,7 +378,7 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
       if (wideFor(k)) {
         llvm::Function *same = wide->module->getFunction(f->getName());
         if (!same || same->isDeclaration() || same->getFunctionType() != f->getFunctionType())
-          return error(Loc{}, "internal error: the wide-block lowering has no kernel " + f->getName().str());
+          return internalError(Loc{}, "the wide-block lowering has no kernel " + f->getName().str());
         target = clones[k][same];
       }
       cb.CreateCall(target, args);

@@ -153,7 +153,7 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
       llvm::Value *lo = b.CreateSExtOrTrunc(call->getArgOperand(0), i64), *hi = b.CreateSExtOrTrunc(call->getArgOperand(1), i64);
       // The task runs [lo', hi') of [0, hi - lo): the outlining always calls with lo = 0.
       if (!llvm::isa<llvm::ConstantInt>(lo) || !llvm::cast<llvm::ConstantInt>(lo)->isZero())
-        return error(Loc{}, fmt::format(FMT_STRING("internal error: a parallel call of {} that does not start at 0"),
+        return internalError(Loc{}, fmt::format(FMT_STRING("a parallel call of {} that does not start at 0"),
                                         body->getName().str()));
       b.CreateCall(run, {task, slot, hi, b.getInt32(threads)});
       call->eraseFromParent();

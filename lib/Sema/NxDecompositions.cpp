@@ -136,7 +136,7 @@ Result<Value> Tracer::nxTriangularSolve(const std::string &fn, std::vector<Value
   ElemType out = toFloating(mergeTypes(ta.elem, tb.elem));
   NXC_TRY(r, perMatrix({a, b}, batchRank, [&](const std::vector<int> &m) -> Result<std::vector<int>> {
     int x = triangularSolve(m[0], m[1], lower, leftSide, transposeA, out, loc);
-    if (x < 0) return error(loc, "internal error: the LinAlg prelude failed in triangular_solve");
+    if (x < 0) return internalError(loc, "the LinAlg prelude failed in triangular_solve");
     return std::vector<int>{x};
   }, loc));
   return Value::tensor(r[0], loc);
@@ -174,9 +174,9 @@ Result<Value> Tracer::nxSolve(const std::string &fn, std::vector<Value> &args, c
     NXC_TRY(pb, dot(dotArgs, loc));
     ElemType ty = toFloating(mergeTypes(g_.typeOf(l).elem, g_.typeOf(pb.node).elem));
     int y = triangularSolve(l, pb.node, true, true, false, ty, loc);
-    if (y < 0) return error(loc, "internal error: the LinAlg prelude failed in solve");
+    if (y < 0) return internalError(loc, "the LinAlg prelude failed in solve");
     int x = triangularSolve(u, y, false, true, false, toFloating(mergeTypes(g_.typeOf(u).elem, ty)), loc);
-    if (x < 0) return error(loc, "internal error: the LinAlg prelude failed in solve");
+    if (x < 0) return internalError(loc, "the LinAlg prelude failed in solve");
     if (vector) x = reshape(x, {n}, loc);
     return std::vector<int>{cast(x, out, loc)};
   }, loc));

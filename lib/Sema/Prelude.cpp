@@ -61,7 +61,7 @@ Result<Value> Tracer::prelude(const std::string &name, std::vector<Value> args, 
         }
         return result;
       }
-  return error(loc, fmt::format(FMT_STRING("internal error: no prelude function {}/{}"), name, args.size()));
+  return internalError(loc, fmt::format(FMT_STRING("no prelude function {}/{}"), name, args.size()));
 }
 
 } // namespace nxc::sema

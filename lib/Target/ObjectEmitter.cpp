@@ -137,7 +137,7 @@ Result<std::unique_ptr<llvm::Module>> loadEmbeddedBitcode(llvm::StringRef bitcod
                                                           llvm::LLVMContext &ctx) {
   auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, name), ctx);
   if (!module)
-    return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot read the embedded {}: {}"), name,
+    return internalError(Loc{}, fmt::format(FMT_STRING("cannot read the embedded {}: {}"), name,
                                     llvm::toString(module.takeError())));
   for (llvm::Function &f : **module) {
     f.removeFnAttr("target-cpu");
@@ -157,7 +157,7 @@ Status linkInternalBitcode(llvm::Module &m, llvm::StringRef bitcode, const char 
   for (llvm::GlobalVariable &g : linked->globals())  // not llvm.global_ctors and its kind
     if (!g.isDeclaration() && !g.hasAppendingLinkage()) globals.push_back(g.getName().str());
   if (llvm::Linker::linkModules(m, std::move(linked)))
-    return error(Loc{}, fmt::format(FMT_STRING("internal error: cannot link the embedded {}"), name));
+    return internalError(Loc{}, fmt::format(FMT_STRING("cannot link the embedded {}"), name));
   for (auto &f : functions) m.getFunction(f)->setLinkage(llvm::GlobalValue::InternalLinkage);
   for (auto &g : globals)
     if (llvm::GlobalVariable *v = m.getNamedGlobal(g)) v->setLinkage(llvm::GlobalValue::InternalLinkage);

@@ -782,3 +782,12 @@ TEST_CASE("Diag::render handles CRLF line endings") {
 }
 
 } // TEST_SUITE
+
+TEST_CASE("an internal error is nxc's, by kind, not by its words") {
+  Diag internal = internalError(Loc{}, "the wide-block lowering has no kernel f");
+  CHECK(internal.kind == DiagKind::Internal);
+  CHECK(internal.message == "internal compiler error: the wide-block lowering has no kernel f");
+  // A user's message that happens to start with the same words stays theirs.
+  Diag user = error(Loc{}, "internal compiler error: in the user's own raise");
+  CHECK(user.kind == DiagKind::User);
+}

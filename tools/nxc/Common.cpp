@@ -21,7 +21,7 @@ namespace nxc::cli {
 
 int report(const Diag &d) {
   std::cerr << d.render();
-  return d.message.rfind("internal compiler error", 0) == 0 ? kInternalError : kUserError;
+  return d.kind == DiagKind::Internal ? kInternalError : kUserError;
 }
 
 Result<std::shared_ptr<const SourceFile>> readSource(const std::string &path) {

@@ -37,10 +37,15 @@ struct Loc {
   bool valid() const { return file && (line > 0 || !pointer.empty()); }
 };
 
-/// A user error with its location.
+/// Whose mistake an error is: the user's input (exit status 1), or nxc's own
+/// (an internal compiler error, exit status 2; a bug to report).
+enum class DiagKind { User, Internal };
+
+/// An error with its location.
 struct Diag {
   Loc loc;
   std::string message;
+  DiagKind kind = DiagKind::User;
   /// `FILE:LINE:COL: error: message` + source line + caret, `FILE:POINTER:
   /// error: message` in a graph file, or `nxc: error: message` without a location.
   std::string render() const;
@@ -69,6 +74,12 @@ using Status = Result<Unit>;
 inline Status okStatus() { return Unit{}; }
 
 inline Diag error(Loc loc, std::string message) { return Diag{std::move(loc), std::move(message)}; }
+
+/// nxc's own error: something it built is not what it meant to build. The
+/// message says so (`internal compiler error: ...`).
+inline Diag internalError(Loc loc, const std::string &message) {
+  return Diag{std::move(loc), "internal compiler error: " + message, DiagKind::Internal};
+}
 
 } // namespace nxc
 
