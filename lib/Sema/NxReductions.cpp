@@ -28,6 +28,7 @@ std::vector<NxEntry> nxReductionFunctions() {
   t.push_back({"standard_deviation", &Tracer::nxVariance});
   t.push_back({"weighted_mean", &Tracer::nxWeightedMean});
   t.push_back({"median", &Tracer::nxMedian});
+  t.push_back({"mode", &Tracer::nxMode});
   for (const char *n : {"window_sum", "window_product", "window_max", "window_min", "window_mean"})
     t.push_back({n, &Tracer::nxWindow});
   return t;
@@ -507,6 +508,54 @@ Result<Value> Tracer::reduce(const std::string &fn, std::vector<Value> args, con
   if (keep) r = named(reshape(r, kept, loc), namesOf(x));
   if (fn == "mean") return binary("divide", Value::tensor(r, loc), Value::number(count, loc), BinaryRule::Float, loc);
   return Value::tensor(r, loc);
+}
+
+/// Nx.mode(t, axis: nil, keep_axis: false): the most frequent value (the
+/// smallest of equally frequent ones) of the whole tensor or along an axis.
+/// The axis moves last, the other axes become rows, and the prelude's
+/// mode_rows (lib/Sema/prelude/Nx.exs) does the counting.
+Result<Value> Tracer::nxMode(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"axis", "keep_axis"}, "Nx.mode"));
+  NXC_TRY(x, tensorArg("Nx.mode", args[0], loc));
+  const TensorType t = g_.typeOf(x);
+  int64_t rank = t.rank();
+  bool keep = false;
+  if (o.count("keep_axis")) { NXC_TRY(k, boolOption(o["keep_axis"], "keep_axis")); keep = k; }
+  std::optional<int64_t> axis;
+  if (o.count("axis") && !o["axis"].isNil()) {
+    NXC_TRY(a, normalizeAxis(o["axis"], rank, loc, x));
+    axis = a;
+  }
+  if (rank == 0) return Value::tensor(keep ? reshape(x, {1}, loc) : x, loc);
+  Shape kept;
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!axis || d != *axis) {
+      kept.push_back(t.shape[d]);
+      perm.push_back(d);
+    }
+  int64_t n = axis ? t.shape[*axis] : t.numElements(), rows = 1;
+  for (int64_t k : kept) rows *= axis ? k : 1;
+  Shape resultShape = axis ? kept : Shape{};
+  Shape keptShape = t.shape;
+  if (axis) keptShape[*axis] = 1;
+  else keptShape.assign(rank, 1);
+  int r;
+  if (n == 1 || t.numElements() == 0) {
+    r = reshape(x, axis ? keptShape : Shape(rank, 1), loc);
+  } else {
+    int grouped = x;
+    if (axis) {
+      perm.push_back(*axis);
+      grouped = transpose(x, perm, loc);
+    }
+    grouped = reshape(grouped, {axis ? rows : 1, n}, loc);
+    NXC_TRY(m, prelude("mode_rows", {Value::tensor(grouped, loc)}, loc));
+    r = reshape(m.node, keptShape, loc);
+  }
+  return Value::tensor(keep ? r : reshape(r, resultShape, loc), loc);
 }
 
 } // namespace nxc::sema

@@ -24,6 +24,7 @@ std::vector<NxEntry> nxShapeFunctions() {
           {"type", &Tracer::nxShapeQuery},
           {"reverse", &Tracer::nxReverse},      {"concatenate", &Tracer::nxConcatenate},
           {"stack", &Tracer::nxConcatenate},    {"pad", &Tracer::nxPad},
+          {"pad_outer", &Tracer::nxPadOuter},   {"reflect", &Tracer::nxPadOuter},
           {"tile", &Tracer::nxTile},           {"tril", &Tracer::nxTriangle},
           {"triu", &Tracer::nxTriangle},        {"tri", &Tracer::nxTriangle},
           {"take_diagonal", &Tracer::nxDiagonal}, {"make_diagonal", &Tracer::nxDiagonal}};
@@ -449,6 +450,85 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
     r = c;
   }
   return Value::tensor(r, loc);
+}
+
+/// pad_outer(t, value_or_mode, [{lo, hi}, ...]): a number (or scalar tensor)
+/// pads as Nx.pad does; :reflect pads with the periodic reflection of each
+/// axis (its edge not repeated: [0, 1, 2] with {3, 1} is [1, 2, 1, 0, 1, 2,
+/// 1]), :replicate with its outermost values. reflect(t, padding_config:)
+/// is the deprecated spelling of :reflect. Each axis is one take of the
+/// source positions, computed here.
+Result<Value> Tracer::nxPadOuter(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value config;
+  std::string mode;
+  if (fn == "reflect") {
+    Value opts = takeOptions(args, 1);
+    NXC_CHECK(arity(fn, args, 1, 1, loc));
+    NXC_TRY(o, options(opts, {"padding_config"}, "Nx.reflect"));
+    if (!o.count("padding_config")) return error(loc, "missing mandatory option :padding_config");
+    config = o["padding_config"];
+    mode = "reflect";
+  } else {
+    NXC_CHECK(arity(fn, args, 3, 3, loc));
+    config = args[2];
+    if (args[1].kind == Value::Atom) {
+      mode = args[1].atom;
+      if (mode != "reflect" && mode != "replicate")
+        return error(args[1].loc.valid() ? args[1].loc : loc,
+                     fmt::format(FMT_STRING("Nx.pad_outer expects a number, a scalar tensor, :reflect or :replicate, "
+                                            "got :{}"),
+                                 mode));
+    }
+  }
+  NXC_TRY(x, tensorArg("Nx." + fn, args[0], loc));
+  const Shape shape = g_.typeOf(x).shape;
+  if (shape.empty()) return error(loc, "expected tensor to have rank greater than 0");
+  if (config.kind != Value::List || config.elems.size() != shape.size())
+    return error(config.loc.valid() ? config.loc : loc,
+                 fmt::format(FMT_STRING("expected to have one padding configuration per dimension, got {} for "
+                                        "a tensor of rank {}"),
+                             config.kind == Value::List ? config.elems.size() : 0, shape.size()));
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const Value &c = config.elems[d];
+    if (c.kind != Value::Tuple || c.elems.size() != 2 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int)
+      return error(c.loc.valid() ? c.loc : loc,
+                   fmt::format(FMT_STRING("expected padding config for axis {} to be of the format {{left, right}}, "
+                                          "with left and right as integers, got: {}"),
+                               d, inspectValue(c)));
+    if (!mode.empty() && (c.elems[0].i < 0 || c.elems[1].i < 0))
+      return error(c.loc.valid() ? c.loc : loc, "Nx.pad_outer: reflect and replicate padding must be 0 or greater");
+    pads.push_back({c.elems[0].i, c.elems[1].i});
+  }
+  if (mode.empty()) {
+    // A value: Nx.pad with no interior padding.
+    std::vector<Value> cfg;
+    for (auto [lo, hi] : pads)
+      cfg.push_back(Value::tuple({Value::number(lo, loc), Value::number(hi, loc), Value::number(0, loc)}, loc));
+    std::vector<Value> padArgs = {args[0], args[1], Value::list(cfg, loc)};
+    return nxPad("pad", padArgs, loc);
+  }
+  Value t = Value::tensor(x, loc);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    auto [lo, hi] = pads[d];
+    int64_t n = shape[d];
+    if ((lo == 0 && hi == 0) || n == 0) continue;
+    std::vector<int64_t> source;
+    for (int64_t j = 0; j < lo + n + hi; ++j) {
+      int64_t at = j - lo;
+      if (mode == "replicate" || n == 1) {
+        source.push_back(std::clamp<int64_t>(at, 0, n - 1));
+      } else {
+        int64_t period = 2 * (n - 1), m = ((at % period) + period) % period;
+        source.push_back(m < n ? m : period - m);
+      }
+    }
+    int indices = constant(ElemType::s32(), {(int64_t)source.size()}, {}, source, loc);
+    NXC_TRY(taken, callNx("take", {t, Value::tensor(indices, loc), Value::keywords({{"axis", Value::number((int64_t)d, loc)}}, loc)},
+                          loc));
+    t = taken;
+  }
+  return t;
 }
 
 /// tri(n, m, k: 0) is u8 1 where col <= row + k; tril/triu keep the elements

@@ -345,6 +345,8 @@ public:
   Result<Value> nxReverse(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxConcatenate(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxPad(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxPadOuter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxMode(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxTile(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   int transpose(int x, const std::vector<int64_t> &perm, const Loc &loc);
   int reverse(int x, const std::vector<int64_t> &axes, const Loc &loc);

@@ -16,4 +16,25 @@ defmodule Nxc.Prelude.Nx do
 
     acc
   end
+
+  # Nx.mode of each row of x {rows, n} (n >= 2), as {rows, 1}: the rows
+  # sorted, each run of equal values numbered (a running count of the places
+  # where the value changes), every run's length counted, and the value of
+  # the first longest run taken: among values equally frequent, the
+  # smallest.
+  defn mode_rows(x) do
+    {rows, n} = Nx.shape(x)
+    sorted = Nx.sort(x, axis: 1)
+
+    changes =
+      Nx.not_equal(Nx.slice_along_axis(sorted, 1, n - 1, axis: 1), Nx.slice_along_axis(sorted, 0, n - 1, axis: 1))
+
+    run = Nx.cumulative_sum(Nx.concatenate([Nx.broadcast(0, {rows, 1}), changes], axis: 1), axis: 1)
+    row = Nx.iota({rows, n}, axis: 0)
+    at = Nx.stack([Nx.reshape(row, {rows * n}), Nx.reshape(run, {rows * n})], axis: 1)
+    lengths = Nx.indexed_add(Nx.broadcast(0, {rows, n}), at, Nx.broadcast(1, {rows * n}))
+    longest = Nx.argmax(lengths, axis: 1, keep_axis: true)
+    first = Nx.argmax(Nx.equal(run, longest), axis: 1, keep_axis: true)
+    Nx.take_along_axis(sorted, first, axis: 1)
+  end
 end
