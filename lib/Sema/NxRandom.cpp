@@ -30,6 +30,7 @@ std::vector<NxEntry> nxRandomFunctions() {
           {"Random.randint", &Tracer::nxRandomSample},
           {"Random.randint_split", &Tracer::nxRandomSample},
           {"Random.shuffle", &Tracer::nxRandomShuffle},
+          {"Random.choice", &Tracer::nxRandomChoice},
           {"Random.gumbel", &Tracer::nxRandomSample},
           {"Random.gumbel_split", &Tracer::nxRandomSample}};
 }
@@ -199,6 +200,59 @@ Result<Value> Tracer::nxRandomFoldIn(const std::string &fn, std::vector<Value> &
   NXC_TRY(both, concatenate({a, b}, 1, loc));
   shape.push_back(2);
   return Value::tensor(reshape(both, shape, loc), loc);
+}
+
+/// choice(key, t, opts) or choice(key, t, p, opts): `samples` (1) draws
+/// from `t` along `axis` (the whole tensor, flattened, when none), with
+/// replacement (`replace: true`) or not; the draws themselves are the
+/// prelude's (lib/Sema/prelude/Nx.exs), Nx's algorithms.
+Result<Value> Tracer::nxRandomChoice(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = Value::keywords({}, loc);
+  if (!args.empty() && args.back().kind == Value::List) {
+    opts = args.back();
+    args.pop_back();
+  }
+  NXC_CHECK(arity(fn, args, 2, 3, loc));
+  NXC_TRY(o, options(opts, {"axis", "samples", "replace"}, "Nx.Random.choice"));
+  NXC_TRY(key, checkKey(args[0], fn, loc));
+  NXC_TRY(x, tensorArg(fn, args[1], loc));
+  const TensorType t = g_.typeOf(x);
+  if (t.rank() < 1) return error(loc, "tensor must have rank 1 or greater");
+  bool hasAxis = o.count("axis") && !o["axis"].isNil();
+  int64_t axis = 0, inputs = t.numElements();
+  int tensor = x;
+  if (hasAxis) {
+    NXC_TRY(a, normalizeAxis(o["axis"], t.rank(), loc, x));
+    axis = a;
+    inputs = t.shape[axis];
+  } else {
+    tensor = reshape(x, {t.numElements()}, loc);
+  }
+  int64_t samples = 1;
+  if (o.count("samples")) {
+    if (o["samples"].kind != Value::Int) return error(loc, "Nx.Random.choice expects an integer :samples");
+    samples = o["samples"].i;
+  }
+  if (samples < 1) return error(loc, fmt::format(FMT_STRING("must take at least one sample, got samples={}"), samples));
+  bool replace = true;
+  if (o.count("replace")) { NXC_TRY(r, boolOption(o["replace"], "replace")); replace = r; }
+  if (!replace && samples > inputs)
+    return error(loc, "cannot take more samples than the input size when replace: false");
+  Value k = Value::tensor(key, loc), tv = Value::tensor(tensor, loc);
+  Value n = Value::number(samples, loc), ax = Value::number(axis, loc);
+  if (args.size() == 2) {
+    if (replace) return prelude("choice_replace", {k, tv, Value::number(inputs, loc), n, ax}, loc);
+    return prelude("choice_shuffle", {k, tv, n, ax}, loc);
+  }
+  NXC_TRY(p, tensorArg(fn, args[2], loc));
+  const TensorType pt = g_.typeOf(p);
+  if (pt.rank() != 1) return error(loc, fmt::format(FMT_STRING("probability tensor must have rank 1, got: {}"), pt.rank()));
+  if (pt.shape[0] != inputs)
+    return error(loc, fmt::format(FMT_STRING("probability tensor of size {} is expected to have size {}"), pt.shape[0],
+                                  inputs));
+  Value pv = Value::tensor(p, loc);
+  if (replace) return prelude("choice_p_replace", {k, tv, pv, n, ax}, loc);
+  return prelude("choice_p_gumbel", {k, tv, pv, n, ax}, loc);
 }
 
 /// shuffle: ceil(3 ln(size) / ln(2^32 - 1)) rounds, each a stable sort by

@@ -347,6 +347,7 @@ public:
   Result<Value> nxPad(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxPadOuter(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxMode(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxRandomChoice(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxTile(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   int transpose(int x, const std::vector<int64_t> &perm, const Loc &loc);
   int reverse(int x, const std::vector<int64_t> &axes, const Loc &loc);

@@ -37,4 +37,34 @@ defmodule Nxc.Prelude.Nx do
     first = Nx.argmax(Nx.equal(run, longest), axis: 1, keep_axis: true)
     Nx.take_along_axis(sorted, first, axis: 1)
   end
+
+  # Nx.Random.choice's four ways, as Nx draws them (nxc checks the options
+  # with Nx's messages and flattens the tensor when no axis is given; `n`,
+  # `inputs` and `axis` are integers at compile time). With replacement:
+  # uniform indices, or inverse-CDF sampling of `p`; without: the first `n`
+  # of a shuffle, or of the order of Gumbel-perturbed log-probabilities.
+  defn choice_replace(key, t, inputs, n, axis) do
+    {idx, key} = Nx.Random.randint(key, 0, inputs, shape: {n}, type: :u32)
+    {Nx.take(t, idx, axis: axis), key}
+  end
+
+  defn choice_shuffle(key, t, n, axis) do
+    {shuffled, key} = Nx.Random.shuffle(key, t, axis: axis)
+    {Nx.slice_along_axis(shuffled, 0, n, axis: axis), key}
+  end
+
+  defn choice_p_replace(key, t, p, n, axis) do
+    c = Nx.cumulative_sum(p)
+    {u, key} = Nx.Random.uniform(key, shape: {n}, type: Nx.type(c))
+    r = c[-1] * (1 - u)
+    idx = Nx.argmin(Nx.new_axis(c, 0) <= Nx.new_axis(r, 1), tie_break: :low, axis: 1)
+    {Nx.take(t, idx, axis: axis), key}
+  end
+
+  defn choice_p_gumbel(key, t, p, n, axis) do
+    {g, key} = Nx.Random.gumbel(key, shape: {Nx.size(p)}, type: Nx.type(p))
+    g = -g - Nx.log(p)
+    idx = g |> Nx.argsort() |> Nx.slice_along_axis(0, n, axis: 0)
+    {Nx.take(t, idx, axis: axis), key}
+  end
 end
