@@ -186,11 +186,9 @@ private:
       while (i_ < s_.size() && !std::strchr(",)}: \t", s_[i_])) ++i_;
       if (b == i_) return err("expected a file after '@', as in @weights.npy or @params.npz");
       std::string path = s_.substr(b, i_ - b);
+      // .npy (a tensor), .npz (a tuple), or any other name: a file
+      // Nx.serialize/2 wrote, its container read from the file.
       std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
-      if (ext != ".npy" && ext != ".npz")
-        return error(t.loc, fmt::format(FMT_STRING("constant '{}' must be a .npy file (a tensor) or a .npz archive (a "
-                                                   "tuple)"),
-                                        path));
       Template c;
       if (peek() == ':') {
         ++i_;

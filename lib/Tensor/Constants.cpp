@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 namespace nxc {
 namespace {
 
@@ -33,12 +35,76 @@ void leaves(Template &t, std::vector<Template *> &out) {
   for (auto &e : t.elems) leaves(e, out);
 }
 
+/// The template of a container read from a file: its structure and keys.
+Template shapeOf(const HostValue &v, const Loc &loc) {
+  Template t;
+  t.loc = loc;
+  if (!v.isTuple) {
+    t.tensor = TensorType{v.tensor.type.elem, v.tensor.type.shape, {}};
+    return t;
+  }
+  t.isTuple = true;
+  t.keys = v.keys;
+  for (auto &e : v.elems) t.elems.push_back(shapeOf(e, loc));
+  return t;
+}
+
+void hostLeaves(const HostValue &v, std::vector<const HostTensor *> &out) {
+  if (!v.isTuple) {
+    out.push_back(&v.tensor);
+    return;
+  }
+  for (auto &e : v.elems) hostLeaves(e, out);
+}
+
+/// A file Nx.serialize/2 wrote: its container, which a declared template
+/// must match (structure, keys, types and shapes).
+Status loadSerialized(Template &t) {
+  const std::string &path = t.constantPath;
+  auto bytes = readFileBytes(path);
+  if (!bytes) return error(t.loc, bytes.error().message);
+  if (!isNxSerialized(*bytes))
+    return error(t.loc, fmt::format(FMT_STRING("constant '{}' must be a .npy file (a tensor), a .npz archive (a tuple) "
+                                               "or a file Nx.serialize/2 wrote"),
+                                    path));
+  auto value = parseNxSerialized(*bytes, path);
+  if (!value) return error(t.loc, value.error().message);
+  Template found = shapeOf(*value, t.loc);
+  if (t.declared) {
+    std::function<bool(const Template &, const Template &)> same = [&](const Template &a, const Template &b) {
+      if (a.isTuple != b.isTuple || a.keys != b.keys || a.elems.size() != b.elems.size()) return false;
+      for (size_t i = 0; i < a.elems.size(); ++i)
+        if (!same(a.elems[i], b.elems[i])) return false;
+      return true;
+    };
+    if (!same(t, found))
+      return error(t.loc, fmt::format(FMT_STRING("{} holds {}, which does not have the structure of the template"), path,
+                                      found.str()));
+  } else {
+    std::string keep = t.constantPath;
+    t = found;
+    t.constantPath = keep;
+  }
+  std::vector<Template *> ls;
+  leaves(t, ls);
+  std::vector<const HostTensor *> hs;
+  hostLeaves(*value, hs);
+  for (size_t i = 0; i < ls.size(); ++i) {
+    ls[i]->loc = t.loc;
+    ls[i]->declared = t.declared;
+    NXC_CHECK(fill(*ls[i], *hs[i], fmt::format(FMT_STRING("{}'s tensor {}"), path, i)));
+  }
+  return okStatus();
+}
+
 Status load(Template &t) {
   if (t.constantPath.empty()) {
     for (auto &e : t.elems) NXC_CHECK(load(e));
     return okStatus();
   }
   const std::string &path = t.constantPath;
+  std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
+  if (ext != ".npy" && ext != ".npz") return loadSerialized(t);
   if (!t.isTuple) {
     auto h = readNpy(path);
     if (!h) return error(t.loc, h.error().message);

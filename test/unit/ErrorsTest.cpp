@@ -626,8 +626,6 @@ const ErrorCase kSignatureErrors[] = {
     {"text after the signature", kModule, "softmax(f32[10]) extra", Sig, 1, 18, "unexpected text after the signature"},
     {"a constant template that was not read", kModule, "softmax(@weights.npy)", Sig, 1, 9,
      "the constant @weights.npy has not been read"},
-    {"a constant that is not a NumPy file", kModule, "softmax(@weights.bin)", Sig, 1, 9,
-     "constant 'weights.bin' must be a .npy file"},
     {"a tuple declared for an .npy constant", kModule, "softmax(@w.npy:{f32[2]})", Sig, 1, 16,
      "w.npy holds one tensor; declare it as one"},
     {"a function without arguments", kModule, "softmax", Sig, 1, 8, "expected '(' and the argument templates after 'softmax'"},

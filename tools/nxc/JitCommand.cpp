@@ -22,6 +22,7 @@
 #include <chrono>
 #include <random>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -108,6 +109,14 @@ Result<HostValue> readArgument(const std::string &text, size_t index) {
     std::vector<HostValue> elems;
     for (auto &t : ts) elems.push_back(HostValue::leaf(std::move(t)));
     v = HostValue::tuple(std::move(elems));
+  } else if (std::error_code ec; declared.empty() && std::filesystem::is_regular_file(file, ec)) {
+    // Any other file: what Nx.serialize/2 wrote (trained parameters), its
+    // container as the file holds it.
+    NXC_TRY(bytes, readFileBytes(file));
+    if (!isNxSerialized(bytes))
+      return error(Loc{}, fmt::format(FMT_STRING("{} is neither a .npy/.npz file nor one Nx.serialize/2 wrote"), file));
+    NXC_TRY(serialized, parseNxSerialized(bytes, file));
+    return serialized;
   } else {
     auto src = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
     NXC_TRY(t, parseLiteral(src));

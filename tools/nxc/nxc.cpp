@@ -100,7 +100,8 @@ int main(int argc, char **argv) {
       "{f32[2], f32[2]} (tuple), f32[batch: 30, 10] (named axes). Types: s8 s16 s32 s64 u8 u16 u32 u64\n"
       "f16 bf16 f32 f64 pred.\n\n"
       "Constants: @weights.npy bakes a tensor into the library's read-only data, @params.npz a tuple of the\n"
-      "archive's arrays in order; the argument disappears from the C signature and the header states the\n"
+      "archive's arrays in order, @params.bin (any other name) the container a file Nx.serialize/2 wrote\n"
+      "(tuples, maps, structs); the argument disappears from the C signature and the header states the\n"
       "bytes (MODULE_FUNCTION_CONSTANT_BYTES). Files carry no axis names: declare them after a colon, as in\n"
       "'predict(@params.npz:{f32[input: 784, layer: 128], f32[layer: 128]}, f32[30,784])' (the file's types\n"
       "and shapes must match the declaration).\n\n"
@@ -164,7 +165,8 @@ int main(int argc, char **argv) {
       ->default_str("cpu");
   jitCmd->add_flag("-v,--verbose", jit.verbose, "Say whether the code was compiled or taken from the cache");
   jitCmd->footer(
-      "ARG...: FILE.npy (a tensor), FILE.npz (a tuple, arrays in order), or a literal as Nx writes tensors:\n"
+      "ARG...: FILE.npy (a tensor), FILE.npz (a tuple, arrays in order), a file Nx.serialize/2 wrote (its\n"
+      "container), or a literal as Nx writes tensors:\n"
       "3.5, '[[1, 2], [3, 4]]', 'f32:[1, 2, 3]'. Integer literals are s32 and floats f32, as in Nx; a prefix\n"
       "sets the type: 'u8:[1, 2]'.\n"
       "Tuple parameters take their leaves from consecutive arguments, depth-first (or from one .npz).\n"

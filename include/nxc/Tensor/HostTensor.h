@@ -73,6 +73,18 @@ struct HostValue {
 };
 
 //===----------------------------------------------------------------------===//
+// Nx.serialize/2 files (lib/Tensor/NxSerialize.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether `bytes` start as Nx.serialize/2's output does ("nx", a version).
+bool isNxSerialized(const std::vector<uint8_t> &bytes);
+/// The tensor or container (tuples, maps by key, structs) Nx.serialize/2
+/// wrote, format v1 (Nx 0.6 on), compressed or not; `name` names it in
+/// messages.
+Result<HostValue> parseNxSerialized(const std::vector<uint8_t> &bytes, const std::string &name);
+Result<HostValue> readNxSerialized(const std::string &path);
+
+//===----------------------------------------------------------------------===//
 // NumPy files (lib/Tensor/Npy.cpp, lib/Tensor/Npz.cpp)
 //===----------------------------------------------------------------------===//
 //
