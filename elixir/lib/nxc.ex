@@ -353,11 +353,17 @@ defmodule Nxc do
   # The hooks the function passed, in order, with the values they saw (the
   # function's results after its output's), as Nx.Defn.Evaluator runs
   # them: a named hook overridden by the :hooks option, or its callback.
-  defp run_hooks([], _, _), do: :ok
+  defp run_hooks(hooks, seen, overrides, done \\ MapSet.new())
 
-  defp run_hooks([%{spec: spec, container: container} | rest], seen, overrides) do
+  defp run_hooks([], _, _, _), do: :ok
+
+  defp run_hooks([%{spec: spec, container: container, flags: flags, ref: ref} | rest], seen, overrides, done) do
     count = length(Nx.Defn.Composite.flatten_list([container]))
     {mine, seen} = Enum.split(seen, count)
+    # A hook inside cond branches ran only if each branch did (u8 flags);
+    # one io_call that several branches read runs once.
+    {ran, seen} = Enum.split(seen, flags)
+    ran? = Enum.all?(ran, &(&1 == <<1>>)) and not MapSet.member?(done, ref)
 
     callback =
       case spec do
@@ -365,8 +371,8 @@ defmodule Nxc do
         {:named, name, fun} -> Map.get(overrides, name, fun)
       end
 
-    if callback, do: callback.(outputs(container, mine))
-    run_hooks(rest, seen, overrides)
+    if callback && ran?, do: callback.(outputs(container, mine))
+    run_hooks(rest, seen, overrides, if(ran?, do: MapSet.put(done, ref), else: done))
   end
 
   # Calls that take less than this run on the calling scheduler (the BEAM

@@ -130,6 +130,15 @@ defmodule NxcTest.Defns do
     io_call(a + b, fn t -> send(self(), {:sum, t}) end)
   end
 
+  defn hook_in_cond(x) do
+    if Nx.sum(x) > 0 do
+      y = print_value(x * 2, label: "positive")
+      if Nx.sum(x) > 10, do: io_call(y, :big), else: y - 1
+    else
+      io_call(x - 1, fn t -> send(self(), {:negative, t}) end)
+    end
+  end
+
   defn hook_in_loop(x) do
     {_, x} = while {i = 0, x}, i < 2, do: {i + 1, io_call(x * 2, :in_loop)}
     x
@@ -324,7 +333,7 @@ defmodule NxcTest do
     error = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.unsupported/2, compiler: Nxc).(a, uniform({2})) end
     assert error.message =~ "Nx op :fft"
     loop = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.hook_in_loop/1, compiler: Nxc).(uniform({2})) end
-    assert loop.message =~ "hook (print_value, hook or io_call) inside while or cond"
+    assert loop.message =~ "hook (print_value, hook or io_call) inside while"
   end
 
   test "triangular_solve and solve, batched and on either side, through nxc's own prelude" do
@@ -374,6 +383,27 @@ defmodule NxcTest do
     # Without the override, the named hook has no callback: nothing runs.
     ExUnit.CaptureIO.capture_io(fn -> Nx.Defn.jit(&Defns.hooked/1, compiler: Nxc).(x) end)
     refute_received {:exp, _}
+  end
+
+  test "hooks inside cond run when their branch does" do
+    overrides = %{big: &send(self(), {:big, &1})}
+    f = Nx.Defn.jit(&Defns.hook_in_cond/1, compiler: Nxc, hooks: overrides)
+
+    for {x, printed, big, negative} <- [
+          {Nx.tensor([1.0, 2.0]), true, false, false},
+          {Nx.tensor([5.0, 6.0]), true, true, false},
+          {Nx.tensor([-1.0, -2.0]), false, false, true}
+        ] do
+      output = ExUnit.CaptureIO.capture_io(fn -> send(self(), {:got, f.(x)}) end)
+      assert (output =~ "positive") == printed
+      if big, do: assert_received({:big, _}), else: refute_received({:big, _})
+      if negative, do: assert_received({:negative, _}), else: refute_received({:negative, _})
+      assert_received {:got, got}
+      ExUnit.CaptureIO.capture_io(fn -> compare(got, Nx.Defn.jit(&Defns.hook_in_cond/1, hooks: overrides).(x)) end)
+      # The Evaluator's own run sent the same messages.
+      if big, do: assert_received({:big, _})
+      if negative, do: assert_received({:negative, _})
+    end
   end
 
   test "arguments with other map keys are other programs" do

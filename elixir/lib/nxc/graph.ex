@@ -51,7 +51,10 @@ defmodule Nxc.Graph do
   `hooks: :results` the values they see also become results of the
   function, after the output's, and `hooks` lists them in the order Nx
   would run them: `%{spec: callback_spec, container: template}` each, its
-  leaves in order. Otherwise (`:drop`, ahead of time) they run nothing.
+  leaves in order, `flags` how many u8 results after them say whether it ran
+  (inside cond branches), and `ref` the io_call's (one io_call may be
+  recorded in several branches; it runs once). Otherwise (`:drop`, ahead
+  of time) they run nothing.
   """
   def function(name, params, output, file_prefix, opts \\ []) do
     # Vectorized axes are leading axes, as Nx's own evaluator sees them.
@@ -68,7 +71,8 @@ defmodule Nxc.Graph do
       prefix: file_prefix,
       regions: [],
       hook_mode: Keyword.get(opts, :hooks, :drop),
-      hooks: []
+      hooks: [],
+      in_while: 0
     }
 
     # One parameter node per parameter, in order.
@@ -86,18 +90,29 @@ defmodule Nxc.Graph do
     state = Map.put(state, :root_params, Enum.to_list(0..(length(params) - 1)//1))
 
     {results, state} = Enum.map_reduce(leaves, state, &lower/2)
+
+    # A hook of the outer scope that a cond branch reads too was lowered in
+    # both places (as the rest of such expressions are): it runs once, as
+    # the outer scope's.
     hooks = Enum.reverse(state.hooks)
+    unconditional = for h <- hooks, h.flags == [], into: MapSet.new(), do: h.ref
+    hooks = Enum.reject(hooks, &(&1.flags != [] and MapSet.member?(unconditional, &1.ref)))
 
     function = %{
       "name" => name,
       "parameters" =>
         Enum.with_index(params, fn p, i -> %{"name" => "x#{i}", "type" => type(p.type), "shape" => shape(p)} end),
       "nodes" => Enum.reverse(state.nodes),
-      "result" => results ++ Enum.flat_map(hooks, & &1.ids)
+      "result" => results ++ Enum.flat_map(hooks, &(&1.ids ++ &1.flags))
     }
 
-    hook_leaves = Enum.flat_map(hooks, &Nx.Defn.Composite.flatten_list([&1.container]))
-    {function, Enum.reverse(state.files), leaves ++ hook_leaves, Enum.map(hooks, &Map.delete(&1, :ids))}
+    flag = template({:u, 8}, {})
+
+    hook_leaves =
+      Enum.flat_map(hooks, &(Nx.Defn.Composite.flatten_list([&1.container]) ++ List.duplicate(flag, length(&1.flags))))
+
+    hooks = Enum.map(hooks, &(&1 |> Map.delete(:ids) |> Map.put(:flags, length(&1.flags))))
+    {function, Enum.reverse(state.files), leaves ++ hook_leaves, hooks}
   end
 
   ## Nodes
@@ -190,7 +205,7 @@ defmodule Nxc.Graph do
 
   # A hook: its value, passed on (a container's leaves are taken by elem);
   # with hooks: :results, recorded to become results.
-  defp lower_op(%T{data: %Expr{op: :io_call, args: [expr, spec, template, _ref]}}, state) do
+  defp lower_op(%T{data: %Expr{op: :io_call, args: [expr, spec, template, ref]}}, state) do
     values = Nx.Defn.Composite.flatten_list([expr]) |> Enum.map(&Nx.devectorize/1)
     {ids, state} = Enum.map_reduce(values, state, &lower/2)
 
@@ -199,12 +214,12 @@ defmodule Nxc.Graph do
         state.hook_mode == :drop ->
           state
 
-        state.regions != [] ->
-          unsupported("a hook (print_value, hook or io_call) inside while or cond")
+        state.in_while > 0 ->
+          unsupported("a hook (print_value, hook or io_call) inside while")
 
         true ->
           container = Nx.Defn.Composite.traverse(expr, &Nx.to_template(Nx.devectorize(&1)))
-          %{state | hooks: [%{spec: spec, container: container, ids: ids} | state.hooks]}
+          %{state | hooks: [%{spec: spec, container: container, ids: ids, flags: [], ref: ref} | state.hooks]}
       end
 
     case template do
@@ -545,8 +560,10 @@ defmodule Nxc.Graph do
     args = leaves(arg)
     context = hd(args).data.context
     {init_ids, state} = Enum.map_reduce(inits, state, &lower/2)
+    state = %{state | in_while: state.in_while + 1}
     {test, state} = region(args, context, [{condition, template({:u, 8}, {})}], state)
     {step, state} = region(args, context, Enum.zip(leaves(body), inits), state)
+    state = %{state | in_while: state.in_while - 1}
 
     loop =
       node("while", init_ids, hd(inits))
@@ -651,37 +668,110 @@ defmodule Nxc.Graph do
     {idx, %{state | scopes: saved}}
   end
 
+  # A hook inside a branch runs only when its branch does: its values (and
+  # the flags of the conds it is nested in) become more results of the cond,
+  # the other branch yielding zeros in their place, with one more flag, 1
+  # where the branch ran. The hook is then the cond's: its leaves and flags
+  # are elems of it, and it runs when every flag is 1.
   defp cond_chain([{pred, branch} | rest], last, templates, state) do
     {p, state} = predicate(pred, {}, state)
-    {then, state} = region([], nil, Enum.zip(leaves(branch), templates), state)
+    then_branch = &region([], nil, Enum.zip(leaves(branch), templates), &1)
+    else_branch = &else_region(rest, last, templates, &1)
 
-    {otherwise, state} =
-      case rest do
-        [] ->
-          region([], nil, Enum.zip(leaves(last), templates), state)
+    # Which hooks each branch holds: found by lowering it once aside (the
+    # state is a value), so that the placeholders for the other branch can
+    # come first, outside both.
+    {then_hooks, else_hooks} =
+      if state.hook_mode == :drop,
+        do: {[], []},
+        else: {hooks_in(then_branch, state), hooks_in(else_branch, state)}
 
-        _ ->
-          # The inner chain, inside the else region, and its results.
-          state = %{state | regions: [[] | state.regions]}
-          saved = state.ids
-          {inner, state} = cond_chain(rest, last, templates, state)
+    {zeros, state} = Enum.map_reduce(then_hooks ++ else_hooks, state, &placeholders/2)
+    {then_zeros, else_zeros} = Enum.split(zeros, length(then_hooks))
+    {one, state} = flag_constant(1, state)
+    {zero, state} = flag_constant(0, state)
 
-          {elems, state} =
-            templates
-            |> Enum.with_index()
-            |> Enum.map_reduce(state, fn {tpl, i}, s -> emit(s, node("elem", [inner], tpl) |> Map.put("index", i)) end)
+    {then, state, then_found} = with_hooks(then_branch, state)
+    {otherwise, state, else_found} = with_hooks(else_branch, state)
+    then = Map.update!(then, "results", &(&1 ++ lifted(then_found, one) ++ Enum.flat_map(else_zeros, fn z -> z ++ [zero] end)))
+    otherwise = Map.update!(otherwise, "results", &(&1 ++ Enum.flat_map(then_zeros, fn z -> z ++ [zero] end) ++ lifted(else_found, one)))
 
-          [nodes | outer] = state.regions
-          {%{"args" => [], "nodes" => Enum.reverse(nodes), "results" => elems}, %{state | regions: outer, ids: saved}}
-      end
+    found = then_found ++ else_found
+    extra = found |> Enum.flat_map(&hook_templates/1) |> result_types()
 
     choice =
       node("cond", [p], hd(templates))
-      |> Map.put("results", result_types(templates))
+      |> Map.put("results", result_types(templates) ++ extra)
       |> Map.put("regions", [then, otherwise])
 
-    emit(state, choice)
+    {idx, state} = emit(state, choice)
+
+    # The hooks, now the cond's: their leaves and flags are elems of it.
+    {hooks, {state, _}} =
+      Enum.map_reduce(found, {state, length(templates)}, fn h, {state, at} ->
+        tpls = hook_templates(h)
+
+        {ids, state} =
+          tpls
+          |> Enum.with_index(at)
+          |> Enum.map_reduce(state, fn {tpl, i}, s -> emit(s, node("elem", [idx], tpl) |> Map.put("index", i)) end)
+
+        {values, flags} = Enum.split(ids, length(h.ids))
+        {%{h | ids: values, flags: flags}, {state, at + length(tpls)}}
+      end)
+
+    {idx, %{state | hooks: Enum.reverse(hooks) ++ state.hooks}}
   end
+
+  defp else_region([], last, templates, state), do: region([], nil, Enum.zip(leaves(last), templates), state)
+
+  # The inner chain, inside the else region, and its results.
+  defp else_region(rest, last, templates, state) do
+    state = %{state | regions: [[] | state.regions]}
+    saved = state.ids
+    {inner, state} = cond_chain(rest, last, templates, state)
+
+    {elems, state} =
+      templates
+      |> Enum.with_index()
+      |> Enum.map_reduce(state, fn {tpl, i}, s -> emit(s, node("elem", [inner], tpl) |> Map.put("index", i)) end)
+
+    [nodes | outer] = state.regions
+    {%{"args" => [], "nodes" => Enum.reverse(nodes), "results" => elems}, %{state | regions: outer, ids: saved}}
+  end
+
+  # The hooks a branch records, when lowered from `state` (which is kept).
+  defp hooks_in(branch, state) do
+    {_, after_branch} = branch.(%{state | hooks: []})
+    Enum.reverse(after_branch.hooks)
+  end
+
+  # The branch lowered, and the hooks it recorded (taken out of the state).
+  defp with_hooks(branch, state) do
+    outer = state.hooks
+    {region, state} = branch.(%{state | hooks: []})
+    {region, %{state | hooks: outer}, Enum.reverse(state.hooks)}
+  end
+
+  defp lifted(hooks, one), do: Enum.flat_map(hooks, &(&1.ids ++ &1.flags ++ [one]))
+
+  # The templates of a hook's results as a cond carries them: its leaves,
+  # its flags and the new one.
+  defp hook_templates(h) do
+    Nx.Defn.Composite.flatten_list([h.container]) ++ List.duplicate(template({:u, 8}, {}), length(h.flags) + 1)
+  end
+
+  # Zeros standing for a hook's leaves and flags in the branch without it.
+  defp placeholders(h, state) do
+    leaves = Nx.Defn.Composite.flatten_list([h.container]) ++ List.duplicate(template({:u, 8}, {}), length(h.flags))
+
+    Enum.map_reduce(leaves, state, fn leaf, s ->
+      {z, s} = emit(s, node("constant", [], template(leaf.type, {})) |> Map.put("value", [0]))
+      if leaf.shape == {}, do: {z, s}, else: emit(s, node("broadcast", [z], leaf, %{"axes" => []}))
+    end)
+  end
+
+  defp flag_constant(v, state), do: emit(state, node("constant", [], template({:u, 8}, {})) |> Map.put("value", [v]))
 
   # A pad node by Nx's {low, high, interior} per axis, from `shape` to `t`'s
   # shape: negative low or high (which Nx allows: they crop) as a pad by
