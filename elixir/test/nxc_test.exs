@@ -120,6 +120,10 @@ defmodule NxcTest.Defns do
      Nx.window_reduce(x, -1.0, {2, 2}, [strides: [1, 2], padding: [{0, 1}, {1, 0}]], fn e, acc -> Nx.max(e, acc) - 0.5 end)}
   end
 
+  defn grouped_conv_grads(x, k) do
+    grad({x, k}, fn {x, k} -> Nx.sum(Nx.conv(x, k, feature_group_size: 2, padding: :same) |> Nx.sin()) end)
+  end
+
   defn bump(state), do: %{state | iteration: state.iteration + 1}
 
   defn vector_sum(x, y), do: Nx.sum(x * y, axes: [0])
@@ -352,6 +356,10 @@ defmodule NxcTest do
   test "indexed_add/put on some axes, and pads that crop" do
     assert_same(&Defns.indexed_axes/3, [uniform({2, 3, 2}), Nx.tensor([[0], [2], [0]]), uniform({3, 2, 2})])
     assert_same(&Defns.crop/1, [uniform({3, 4})])
+  end
+
+  test "the gradient of a feature-grouped convolution (batch-grouped convolutions)" do
+    assert_same(&Defns.grouped_conv_grads/2, [uniform({3, 4, 5, 5}), uniform({6, 2, 3, 3}, -0.5, 0.5, 2)])
   end
 
   test "reduce and window_reduce with functions of their own, folded in Nx's order" do

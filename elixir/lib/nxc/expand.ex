@@ -193,6 +193,32 @@ defmodule Nxc.Expand do
   end
 
   @doc """
+  Nx.conv with `batch_group_size: g` (g > 1), as XLA defines it: the input's
+  batch and the kernel's output features cut into g groups, group i of the
+  one convolved with group i of the other, the results side by side along
+  the output's features. Nx's gradient of a feature-grouped convolution
+  makes these.
+  """
+  def conv_batch_groups(out, x, k, opts) do
+    g = opts[:batch_group_size]
+    rank = tuple_size(x.shape)
+    identity = Enum.to_list(0..(rank - 1))
+    batch_axis = Enum.at(opts[:input_permutation] || identity, 0)
+    kernel_axis = Enum.at(opts[:kernel_permutation] || identity, 0)
+    feature_axis = Enum.at(opts[:output_permutation] || identity, 1)
+    n = div(elem(x.shape, batch_axis), g)
+    o = div(elem(k.shape, kernel_axis), g)
+    single = Keyword.put(opts, :batch_group_size, 1)
+
+    0..(g - 1)
+    |> Enum.map(fn i ->
+      Nx.conv(Nx.slice_along_axis(x, i * n, n, axis: batch_axis), Nx.slice_along_axis(k, i * o, o, axis: kernel_axis), single)
+    end)
+    |> Nx.concatenate(axis: feature_axis)
+    |> Nx.as_type(out.type)
+  end
+
+  @doc """
   indexed_add/indexed_put with `axes:` a subset of the target's axes, as
   the same op over every axis: each update row spreads over the axes not
   indexed.

@@ -471,7 +471,21 @@ defmodule Nxc.Graph do
   # conv: the operands permuted to {batch, features, spatial...}, the input
   # padded (and dilated) with zeros, nxc's conv, the result permuted back.
   defp lower_op(%T{data: %Expr{op: :conv, args: [x, k, opts]}} = t, state) do
-    if (opts[:batch_group_size] || 1) != 1, do: unsupported("Nx.conv with :batch_group_size")
+    if (opts[:batch_group_size] || 1) != 1 do
+      lower_batch_groups(t, x, k, opts, state)
+    else
+      lower_conv(t, x, k, opts, state)
+    end
+  end
+
+  # A conv with batch groups (Nx's gradient of a feature-grouped conv):
+  # one conv per group, as Nxc.Expand writes it.
+  defp lower_batch_groups(t, x, k, opts, state) do
+    [x, k] = Enum.map([x, k], &Nx.devectorize/1)
+    lower(Nxc.Expand.conv_batch_groups(t, x, k, opts), state)
+  end
+
+  defp lower_conv(t, x, k, opts, state) do
     rank = tuple_size(x.shape)
     spatial = rank - 2
     {a, state} = operand(x, t.type, x.shape, state)
