@@ -702,8 +702,8 @@ defmodule Nxc.Graph do
 
     {zeros, state} = Enum.map_reduce(then_hooks ++ else_hooks, state, &placeholders/2)
     {then_zeros, else_zeros} = Enum.split(zeros, length(then_hooks))
-    {one, state} = flag_constant(1, state)
-    {zero, state} = flag_constant(0, state)
+    {one, state} = if zeros == [], do: {nil, state}, else: flag_constant(1, state)
+    {zero, state} = if zeros == [], do: {nil, state}, else: flag_constant(0, state)
 
     {then, state, then_found} = with_hooks(then_branch, state)
     {otherwise, state, else_found} = with_hooks(else_branch, state)
