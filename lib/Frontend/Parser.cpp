@@ -1097,6 +1097,11 @@ private:
   /// clause head may be `pattern when guard`.
   Status clauses(Expr &out, const Loc &opener, const std::string &what, bool guards) {
     NXC_CHECK(expectWord("do", fmt::format(FMT_STRING("after '{}'"), what)));
+    return clauseList(out, opener, what, guards);
+  }
+
+  /// The `lhs -> body` clauses of clauses() after its `do`, up to `end`.
+  Status clauseList(Expr &out, const Loc &opener, const std::string &what, bool guards) {
     skipNewlines();
     while (!isWord("end")) {
       if (at(Tok::Eof)) return error(opener, fmt::format(FMT_STRING("missing 'end' for this '{}'"), what));
@@ -1194,6 +1199,91 @@ private:
     e->children.push_back(std::move(subject));
     NXC_CHECK(clauses(*e, e->loc, "case", true));
     return std::move(e);
+  }
+
+  /// `with p <- e, x = f, g do body else clauses end`, as compile-time
+  /// Elixir runs it, read as nested cases: each `p <- e` that matches goes
+  /// on, the first that does not gives its value to the `else` clauses (or
+  /// is the result without them); `=` and plain expressions run in order.
+  ///   case (case e do p -> ... {:"with.ok", body} ...; v -> {:"with.else", v} end) do
+  ///     {:"with.ok", r} -> r
+  ///     {:"with.else", v} -> case v do else-clauses end   (or v)
+  ///   end
+  Result<ExprPtr> withExpr() {
+    Loc loc = take().loc;
+    std::vector<ExprPtr> qualifiers;
+    while (true) {
+      skipNewlines();
+      NXC_TRY(q, expression());
+      if (isWord("when")) return error(peek().loc, "guards in the clauses of 'with' are not supported yet");
+      NXC_TRY(qualifier, generatorAfter(std::move(q)));
+      qualifiers.push_back(std::move(qualifier));
+      if (!isPunct(",") || (peek(1).kind == Tok::KwKey && peek(1).text == "do")) break;
+      take();
+    }
+    ExprPtr body, otherwise;
+    if (isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "do") {
+      take();
+      take();
+      skipNewlines();
+      NXC_TRY(b, expression());
+      body = std::move(b);
+    } else {
+      NXC_CHECK(expectWord("do", "after the clauses of 'with'"));
+      NXC_TRY(b, block({"end", "else"}, &loc, "missing 'end' for this 'with'"));
+      body = std::move(b);
+      if (isWord("else")) {
+        take();
+        otherwise = node(ExprKind::Case, loc);
+        auto subject = node(ExprKind::Var, loc);
+        subject->name = "with.unmatched";
+        otherwise->children.push_back(std::move(subject));
+        NXC_CHECK(clauseList(*otherwise, loc, "with", true));
+      } else {
+        if (!isWord("end")) return error(loc, "missing 'end' for this 'with'");
+        take();
+      }
+    }
+    auto var = [&](const char *name, const Loc &at) {
+      auto v = node(ExprKind::Var, at);
+      v->name = name;
+      return v;
+    };
+    auto tagged = [&](const char *tag, ExprPtr v, const Loc &at) {
+      auto t = node(ExprKind::Tuple, at);
+      auto a = node(ExprKind::Atom, at);
+      a->name = tag;
+      t->children.push_back(std::move(a));
+      t->children.push_back(std::move(v));
+      return t;
+    };
+    ExprPtr inner = tagged("with.ok", std::move(body), loc);
+    for (size_t k = qualifiers.size(); k-- > 0;) {
+      ExprPtr q = std::move(qualifiers[k]);
+      Loc at = q->loc;
+      if (q->kind == ExprKind::Binary && q->name == "<-") {
+        auto c = node(ExprKind::Case, at);
+        c->children.push_back(std::move(q->children[1]));
+        c->children.push_back(std::move(q->children[0]));
+        c->children.push_back(std::move(inner));
+        c->children.push_back(var("with.unmatched", at));
+        c->children.push_back(tagged("with.else", var("with.unmatched", at), at));
+        inner = std::move(c);
+      } else {
+        auto b = node(ExprKind::Block, at);
+        b->children.push_back(std::move(q));
+        b->children.push_back(std::move(inner));
+        inner = std::move(b);
+      }
+    }
+    auto outer = node(ExprKind::Case, loc);
+    outer->name = "with"; // defn refuses it, as Nx (Tracer::caseExpr)
+    outer->children.push_back(std::move(inner));
+    outer->children.push_back(tagged("with.ok", var("with.result", loc), loc));
+    outer->children.push_back(var("with.result", loc));
+    outer->children.push_back(tagged("with.else", var("with.unmatched", loc), loc));
+    outer->children.push_back(otherwise ? std::move(otherwise) : var("with.unmatched", loc));
+    return std::move(outer);
   }
 
   /// `lhs <- enumerable` (a generator of `for` or `while`) when `<-` follows
@@ -1582,6 +1672,7 @@ private:
       if (t.text == "case") return caseExpr();
       if (t.text == "while") return whileExpr();
       if (t.text == "for") return forExpr();
+      if (t.text == "with" && !isPunct("(", 1) && !isPunct("=", 1)) return withExpr();
       if (reservedWords().count(t.text)) return error(t.loc, fmt::format(FMT_STRING("unexpected '{}'"), t.text));
       Token id = take();
       if (isPunct("(") && peek().loc.line == id.loc.line && peek().loc.col == id.loc.col + (int)id.text.size()) {

@@ -289,6 +289,11 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
 }
 
 Result<Value> Tracer::caseExpr(const Expr &e, Env &env) {
+  // A `with` (read as cases by the parser) is Elixir's, not defn's: Nx
+  // compiles it as a call to a function `with`.
+  if (e.name == "with" && !inElixir())
+    return error(e.loc, "undefined function with/2 (there is no such import): 'with' runs in deftransforms and "
+                        "Elixir functions, not in defn");
   NXC_TRY(subject, eval(*e.children[0], env));
   for (size_t k = 1; k + 1 < e.children.size(); k += 2) {
     const Expr *pattern = e.children[k].get();
