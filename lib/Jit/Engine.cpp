@@ -79,25 +79,6 @@ Result<HostValue> takeForPattern(const ast::Expr &p, std::vector<HostValue> &arg
 
 } // namespace
 
-Template templateOf(const HostValue &v) {
-  Template t;
-  if (v.isTuple) {
-    t.isTuple = true;
-    t.keys = v.keys;
-    for (auto &e : v.elems) t.elems.push_back(templateOf(e));
-  } else {
-    t.tensor = v.tensor.type;
-  }
-  return t;
-}
-
-void flattenLeaves(const HostValue &v, std::vector<const HostTensor *> &out) {
-  if (!v.isTuple) {
-    out.push_back(&v.tensor);
-    return;
-  }
-  for (auto &e : v.elems) flattenLeaves(e, out);
-}
 
 Result<const ast::Function *> findFunction(const ast::File &file, const std::string &module,
                                            const std::string &function, const Loc &where) {

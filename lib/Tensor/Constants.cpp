@@ -35,28 +35,6 @@ void leaves(Template &t, std::vector<Template *> &out) {
   for (auto &e : t.elems) leaves(e, out);
 }
 
-/// The template of a container read from a file: its structure and keys.
-Template shapeOf(const HostValue &v, const Loc &loc) {
-  Template t;
-  t.loc = loc;
-  if (!v.isTuple) {
-    t.tensor = TensorType{v.tensor.type.elem, v.tensor.type.shape, {}};
-    return t;
-  }
-  t.isTuple = true;
-  t.keys = v.keys;
-  for (auto &e : v.elems) t.elems.push_back(shapeOf(e, loc));
-  return t;
-}
-
-void hostLeaves(const HostValue &v, std::vector<const HostTensor *> &out) {
-  if (!v.isTuple) {
-    out.push_back(&v.tensor);
-    return;
-  }
-  for (auto &e : v.elems) hostLeaves(e, out);
-}
-
 /// A file Nx.serialize/2 wrote: its container, which a declared template
 /// must match (structure, keys, types and shapes).
 Status loadSerialized(Template &t) {
@@ -69,7 +47,7 @@ Status loadSerialized(Template &t) {
                                     path));
   auto value = parseNxSerialized(*bytes, path);
   if (!value) return error(t.loc, value.error().message);
-  Template found = shapeOf(*value, t.loc);
+  Template found = templateOf(*value);
   if (t.declared) {
     std::function<bool(const Template &, const Template &)> same = [&](const Template &a, const Template &b) {
       if (a.isTuple != b.isTuple || a.keys != b.keys || a.elems.size() != b.elems.size()) return false;
@@ -81,14 +59,16 @@ Status loadSerialized(Template &t) {
       return error(t.loc, fmt::format(FMT_STRING("{} holds {}, which does not have the structure of the template"), path,
                                       found.str()));
   } else {
-    std::string keep = t.constantPath;
+    std::string path = t.constantPath;
+    Loc loc = t.loc;
     t = found;
-    t.constantPath = keep;
+    t.constantPath = path;
+    t.loc = loc;
   }
   std::vector<Template *> ls;
   leaves(t, ls);
   std::vector<const HostTensor *> hs;
-  hostLeaves(*value, hs);
+  flattenLeaves(*value, hs);
   for (size_t i = 0; i < ls.size(); ++i) {
     ls[i]->loc = t.loc;
     ls[i]->declared = t.declared;
@@ -135,6 +115,26 @@ Status load(Template &t) {
 Status loadConstants(Signature &sig) {
   for (auto &a : sig.args) NXC_CHECK(load(a));
   return okStatus();
+}
+
+Template templateOf(const HostValue &v) {
+  Template t;
+  if (v.isTuple) {
+    t.isTuple = true;
+    t.keys = v.keys;
+    for (auto &e : v.elems) t.elems.push_back(templateOf(e));
+  } else {
+    t.tensor = v.tensor.type;
+  }
+  return t;
+}
+
+void flattenLeaves(const HostValue &v, std::vector<const HostTensor *> &out) {
+  if (!v.isTuple) {
+    out.push_back(&v.tensor);
+    return;
+  }
+  for (auto &e : v.elems) flattenLeaves(e, out);
 }
 
 } // namespace nxc

@@ -76,17 +76,12 @@ public:
       std::memcpy(&t.f, &bits, 8);
       return t;
     }
-    case 100:   // ATOM_EXT
-    case 118: { // ATOM_UTF8_EXT
-      NXC_TRY(len, u16());
-      t.kind = Term::Atom;
-      NXC_TRY(s, bytes(len));
-      t.text = std::move(s);
-      return t;
-    }
-    case 115:   // SMALL_ATOM_EXT
-    case 119: { // SMALL_ATOM_UTF8_EXT
-      NXC_TRY(len, u8());
+    case 100:   // ATOM_EXT, ATOM_UTF8_EXT: a 16-bit length
+    case 118:
+    case 115:   // SMALL_ATOM_EXT, SMALL_ATOM_UTF8_EXT: an 8-bit one
+    case 119: {
+      uint32_t len;
+      if (tag == 115 || tag == 119) { NXC_TRY(l, u8()); len = l; } else { NXC_TRY(l, u16()); len = l; }
       t.kind = Term::Atom;
       NXC_TRY(s, bytes(len));
       t.text = std::move(s);

@@ -70,7 +70,9 @@ defmodule Nxc.Graph do
       files: [],
       prefix: file_prefix,
       regions: [],
-      hook_mode: Keyword.get(opts, :hooks, :drop),
+      # Hooks become results only when there are any: a cond then lowers
+      # its branches once more to find them (cond_chain).
+      hook_mode: if(Keyword.get(opts, :hooks, :drop) == :results and io_calls?(output), do: :results, else: :drop),
       hooks: [],
       in_while: 0
     }
@@ -114,6 +116,31 @@ defmodule Nxc.Graph do
     hooks = Enum.map(hooks, &(&1 |> Map.delete(:ids) |> Map.put(:flags, length(&1.flags))))
     {function, Enum.reverse(state.files), leaves ++ hook_leaves, hooks}
   end
+
+  # Whether the expression holds an io_call anywhere (inside while and cond
+  # too): one walk over its nodes, each visited once.
+  defp io_calls?(output) do
+    {found, _} = Nx.Defn.Composite.reduce(output, {false, MapSet.new()}, &scan_io/2)
+    found
+  end
+
+  defp scan_io(_, {true, _} = acc), do: acc
+
+  defp scan_io(%T{data: %Expr{id: id, op: op, args: args}}, {false, seen} = acc) do
+    cond do
+      MapSet.member?(seen, id) -> acc
+      op == :io_call -> {true, seen}
+      true -> Enum.reduce(args, {false, MapSet.put(seen, id)}, &scan_arg/2)
+    end
+  end
+
+  defp scan_io(_, acc), do: acc
+
+  defp scan_arg(_, {true, _} = acc), do: acc
+  defp scan_arg(%T{} = t, acc), do: scan_io(t, acc)
+  defp scan_arg(list, acc) when is_list(list), do: Enum.reduce(list, acc, &scan_arg/2)
+  defp scan_arg(tuple, acc) when is_tuple(tuple), do: tuple |> Tuple.to_list() |> Enum.reduce(acc, &scan_arg/2)
+  defp scan_arg(_, acc), do: acc
 
   ## Nodes
 
@@ -478,55 +505,6 @@ defmodule Nxc.Graph do
     end
   end
 
-  # A conv with batch groups (Nx's gradient of a feature-grouped conv):
-  # one conv per group, as Nxc.Expand writes it.
-  defp lower_batch_groups(t, x, k, opts, state) do
-    [x, k] = Enum.map([x, k], &Nx.devectorize/1)
-    lower(Nxc.Expand.conv_batch_groups(t, x, k, opts), state)
-  end
-
-  defp lower_conv(t, x, k, opts, state) do
-    rank = tuple_size(x.shape)
-    spatial = rank - 2
-    {a, state} = operand(x, t.type, x.shape, state)
-    {w, state} = operand(k, t.type, k.shape, state)
-    {a, xs, state} = permute(a, x.shape, opts[:input_permutation], t.type, state)
-    {w, _ks, state} = permute(w, k.shape, opts[:kernel_permutation], t.type, state)
-    padding = opts[:padding] || List.duplicate({0, 0}, spatial)
-    dilation = opts[:input_dilation] || List.duplicate(1, spatial)
-
-    {a, state} =
-      if Enum.all?(padding, &(&1 == {0, 0})) and Enum.all?(dilation, &(&1 == 1)) do
-        {a, state}
-      else
-        {z, state} = emit(state, node("constant", [], template(t.type, {})) |> Map.put("value", [0]))
-        lo = [0, 0] ++ Enum.map(padding, &elem(&1, 0))
-        hi = [0, 0] ++ Enum.map(padding, &elem(&1, 1))
-        interior = [0, 0] ++ Enum.map(dilation, &(&1 - 1))
-
-        padded =
-          Enum.zip([Tuple.to_list(xs), lo, hi, interior])
-          |> Enum.map(fn {d, l, h, i} -> if(d == 0, do: 0, else: d + (d - 1) * i) + l + h end)
-          |> List.to_tuple()
-
-        pad(a, z, xs, Enum.zip([lo, hi, interior]), template(t.type, padded), state)
-      end
-
-    # Nx applies the output permutation's inverse to the canonical result.
-    out_perm = opts[:output_permutation] || Enum.to_list(0..(rank - 1))
-    back = out_perm |> Enum.with_index() |> Enum.sort() |> Enum.map(&elem(&1, 1))
-    canonical = Enum.map(out_perm, &elem(t.shape, &1)) |> List.to_tuple()
-
-    options = %{
-      "strides" => opts[:strides] || List.duplicate(1, spatial),
-      "kernel_dilation" => opts[:kernel_dilation] || List.duplicate(1, spatial),
-      "feature_groups" => [opts[:feature_group_size] || 1]
-    }
-
-    {c, state} = emit(state, node("conv", [a, w], template(t.type, canonical), options))
-    if back == Enum.to_list(0..(rank - 1)), do: {c, state}, else: emit(state, node("transpose", [c], t, %{"axes" => back}))
-  end
-
   defp lower_op(%T{data: %Expr{op: :stack, args: [tensors, axis]}} = t, state) do
     {parts, state} =
       Enum.map_reduce(tensors, state, fn x, s ->
@@ -666,6 +644,55 @@ defmodule Nxc.Graph do
   end
 
   defp lower_op(%T{data: %Expr{op: op}}, _state), do: unsupported("Nx op #{inspect(op)}")
+
+  # A conv with batch groups (Nx's gradient of a feature-grouped conv):
+  # one conv per group, as Nxc.Expand writes it.
+  defp lower_batch_groups(t, x, k, opts, state) do
+    [x, k] = Enum.map([x, k], &Nx.devectorize/1)
+    lower(Nxc.Expand.conv_batch_groups(t, x, k, opts), state)
+  end
+
+  defp lower_conv(t, x, k, opts, state) do
+    rank = tuple_size(x.shape)
+    spatial = rank - 2
+    {a, state} = operand(x, t.type, x.shape, state)
+    {w, state} = operand(k, t.type, k.shape, state)
+    {a, xs, state} = permute(a, x.shape, opts[:input_permutation], t.type, state)
+    {w, _ks, state} = permute(w, k.shape, opts[:kernel_permutation], t.type, state)
+    padding = opts[:padding] || List.duplicate({0, 0}, spatial)
+    dilation = opts[:input_dilation] || List.duplicate(1, spatial)
+
+    {a, state} =
+      if Enum.all?(padding, &(&1 == {0, 0})) and Enum.all?(dilation, &(&1 == 1)) do
+        {a, state}
+      else
+        {z, state} = emit(state, node("constant", [], template(t.type, {})) |> Map.put("value", [0]))
+        lo = [0, 0] ++ Enum.map(padding, &elem(&1, 0))
+        hi = [0, 0] ++ Enum.map(padding, &elem(&1, 1))
+        interior = [0, 0] ++ Enum.map(dilation, &(&1 - 1))
+
+        padded =
+          Enum.zip([Tuple.to_list(xs), lo, hi, interior])
+          |> Enum.map(fn {d, l, h, i} -> if(d == 0, do: 0, else: d + (d - 1) * i) + l + h end)
+          |> List.to_tuple()
+
+        pad(a, z, xs, Enum.zip([lo, hi, interior]), template(t.type, padded), state)
+      end
+
+    # Nx applies the output permutation's inverse to the canonical result.
+    out_perm = opts[:output_permutation] || Enum.to_list(0..(rank - 1))
+    back = out_perm |> Enum.with_index() |> Enum.sort() |> Enum.map(&elem(&1, 1))
+    canonical = Enum.map(out_perm, &elem(t.shape, &1)) |> List.to_tuple()
+
+    options = %{
+      "strides" => opts[:strides] || List.duplicate(1, spatial),
+      "kernel_dilation" => opts[:kernel_dilation] || List.duplicate(1, spatial),
+      "feature_groups" => [opts[:feature_group_size] || 1]
+    }
+
+    {c, state} = emit(state, node("conv", [a, w], template(t.type, canonical), options))
+    if back == Enum.to_list(0..(rank - 1)), do: {c, state}, else: emit(state, node("transpose", [c], t, %{"axes" => back}))
+  end
 
   # Matrix k of a {count, ...} operand, as a tensor of shape `inner`.
   defp batch_item(idx, k, inner, state) do

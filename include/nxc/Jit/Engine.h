@@ -13,6 +13,7 @@
 #include "nxc/Jit/Jit.h"
 #include "nxc/Sema/Graph.h"
 #include "nxc/Sema/Signature.h"
+#include "nxc/Tensor/Constants.h" // templateOf, flattenLeaves
 #include "nxc/Tensor/HostTensor.h"
 
 namespace nxc {
@@ -73,11 +74,6 @@ private:
   bool emulateGpu_ = false;
   int threads_ = 1;
 };
-
-/// The argument templates (types and shapes) of host values.
-Template templateOf(const HostValue &v);
-/// The leaves of `v`, depth-first.
-void flattenLeaves(const HostValue &v, std::vector<const HostTensor *> &out);
 
 /// Groups command-line arguments (each a tensor, or a tuple from an .npz) into
 /// the parameters of `fn`: a parameter written as a tuple pattern takes its

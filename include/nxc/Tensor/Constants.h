@@ -12,12 +12,18 @@
 #define NXC_TENSOR_CONSTANTS_H
 
 #include "nxc/Sema/Signature.h"
+#include "nxc/Tensor/HostTensor.h"
 
 namespace nxc {
 
 /// Loads every constant template of `sig` (paths relative to the working
 /// directory). Errors point at the template in the --fn text.
 Status loadConstants(Signature &sig);
+
+/// The argument templates (types and shapes) of host values.
+Template templateOf(const HostValue &v);
+/// The leaves of `v`, depth-first.
+void flattenLeaves(const HostValue &v, std::vector<const HostTensor *> &out);
 
 } // namespace nxc
 
