@@ -209,7 +209,7 @@ Result<HostValue> fromTerm(const Term &t, const uint8_t *buffers, uint64_t size,
         (uint64_t)bytes.i != h.data.size())
       return bad(fmt::format(FMT_STRING("a tensor of {} bytes ({}) lies outside the file's data or has the wrong size"),
                              bytes.i, h.type.str()));
-    std::memcpy(h.data.data(), buffers + offset.i, h.data.size());
+    if (!h.data.empty()) std::memcpy(h.data.data(), buffers + offset.i, h.data.size()); // (an empty tensor has no storage)
     if (bigEndian && e.bytes() > 1)
       for (size_t k = 0; k < h.data.size(); k += e.bytes()) std::reverse(h.data.begin() + k, h.data.begin() + k + e.bytes());
     return HostValue::leaf(std::move(h));
