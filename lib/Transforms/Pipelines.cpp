@@ -64,7 +64,7 @@ std::string cpuBufferizePipeline(const CpuPipelineChoices &c) {
 /// OS run the register blocks of dots as nxc's own vector code; bare-metal
 /// cores (often without a vector unit) keep scalar loops.
 std::string cpuToLLVMDialectPipeline(const CpuPipelineChoices &c) {
-  return std::string(c.bareMetal ? "func.func(" : "func.func(nxc-vectorize-dot-blocks,") +
+  return std::string(c.bareMetal ? "func.func(" : "func.func(nxc-vectorize-dot-blocks,nxc-vectorize-copies,") +
          "nxc-register-accumulators,convert-linalg-to-loops),"
          "nxc-expand-math,nxc-expand-bf16,convert-math-to-funcs,"
          "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm,"

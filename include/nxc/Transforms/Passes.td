@@ -209,6 +209,22 @@ def VectorizeDotBlocksPass : Pass<"nxc-vectorize-dot-blocks", "mlir::func::FuncO
                            "mlir::vector::VectorDialect"];
 }
 
+def VectorizeCopiesPass : Pass<"nxc-vectorize-copies", "mlir::func::FuncOp"> {
+  let summary = "Write copies along contiguous rows as vector loads and stores";
+  let description = [{
+    Runs on bufferized code, before convert-linalg-to-loops. A linalg op
+    that copies its one input to its output (all loops parallel, static
+    extents, the output indexed by the loops, the input's last index the
+    last loop plus an offset free of it, both buffers contiguous along it)
+    becomes scf.for loops over the outer indices and, per row, vector
+    loads and stores of 512 bits, then one shorter vector for the rest. For
+    short rows LLVM unrolled the inner loop and then could not vectorize it
+    (it cannot tell the buffers apart), copying one element at a time.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect", "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def RegisterAccumulatorsPass : Pass<"nxc-register-accumulators", "mlir::func::FuncOp"> {
   let summary = "Lower reductions whose accumulators share a buffer with other operands to loops carrying them";
   let description = [{

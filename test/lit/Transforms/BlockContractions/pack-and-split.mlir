@@ -67,3 +67,27 @@ func.func @few_rows(%x: tensor<30x784xf32>, %w: tensor<784x128xf32>) -> tensor<3
   } -> tensor<30x128xf32>
   return %r : tensor<30x128xf32>
 }
+
+// -----
+
+// The contraction innermost with AVX-512 blocks (W3's [10000,784] x
+// [784,10], rhs laid out [10,784]): blocks of 4 rows by 5 columns, 20
+// accumulator vectors, so that each lhs row is read twice, not five times.
+// CHECK-LABEL: func.func @narrow_dot_products
+// CHECK: scf.for %{{.*}} = %c0 to %c10000 step %c4
+// CHECK: scf.for %{{.*}} = %c0 to %c10 step %c5
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<4x784xf32>, tensor<5x784xf32>) outs(%{{.*}} : tensor<4x5xf32>)
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @narrow_dot_products(%x: tensor<10000x784xf32>, %w: tensor<10x784xf32>, %acc: tensor<10000x10xf32>) -> tensor<10000x10xf32> {
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<10000x784xf32>, tensor<10x784xf32>) outs(%acc : tensor<10000x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<10000x10xf32>
+  return %r : tensor<10000x10xf32>
+}
