@@ -121,16 +121,18 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
   return found[0];
 }
 
-Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vector<HostValue> args, const Loc &where) {
+Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vector<HostValue> args, const Loc &where,
+                                              size_t trailing) {
   std::vector<HostValue> grouped;
   size_t next = 0;
-  for (size_t i = 0; i < fn.params.size() && next < args.size(); ++i) {
+  size_t tensorParams = fn.params.size() >= trailing ? fn.params.size() - trailing : 0;
+  for (size_t i = 0; i < tensorParams && next < args.size(); ++i) {
     NXC_TRY(v, takeForPattern(*fn.params[i], args, next, where));
     grouped.push_back(std::move(v));
   }
   size_t required = 0;
   for (auto &d : fn.defaults) required += d ? 0 : 1;
-  if (next < args.size() || grouped.size() < required) {
+  if (next < args.size() || grouped.size() + trailing < required || grouped.size() + trailing > fn.params.size()) {
     size_t leaves = 0;
     for (auto &p : fn.params) leaves += std::max<size_t>(1, patternLeaves(*p));
     return error(where, fmt::format(FMT_STRING("{}/{} takes {} tensor argument{}, got {}"), fn.name, fn.params.size(),
@@ -147,7 +149,8 @@ Result<std::unique_ptr<Engine>> Engine::create() {
 }
 
 Result<Prepared> Engine::prepare(const ast::File &file, const std::string &module, const std::string &function,
-                                 const std::vector<HostValue> &args, bool useDiskCache, const Loc &where) {
+                                 const std::vector<HostValue> &args, bool useDiskCache, const Loc &where,
+                                 const Signature *options) {
   auto start = std::chrono::steady_clock::now();
   Signature sig;
   sig.module = module;
@@ -156,6 +159,11 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
   for (auto &a : args) sig.args.push_back(templateOf(a));
   std::vector<std::string> argTypes;
   for (auto &a : sig.args) argTypes.push_back(a.str());
+  if (options && options->options) {
+    sig.options = options->options;
+    sig.optionsText = options->optionsText;
+    argTypes.push_back(options->optionsText);
+  }
   std::string signature =
       fmt::format(FMT_STRING("{}{}{}({})"), module, module.empty() ? "" : ".", function, fmt::join(argTypes, ", "));
   NXC_TRY(graph, trace(file, sig));

@@ -261,9 +261,33 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
       // %Nx.Tensor{shape: s, type: t, names: n} matches a tensor's fields.
       if (p.name != "Nx.Tensor") return false;
       for (auto &pair : p.children) {
+        if (pair->name == "data") {
+          // data: the expression that computes the tensor, as Nx traces it:
+          // %Nx.Defn.Expr{op: :metadata, args: [tensor, map]} where
+          // Nx.Defn.Expr.metadata/2 attached a map, else the node's op.
+          Value data;
+          data.kind = Value::Map;
+          data.atom = "Nx.Defn.Expr";
+          data.loc = v.loc;
+          Value args = Value::list({}, v.loc);
+          std::string op = v.node >= 0 ? g_.nodes[v.node].op : "tensor";
+          if (v.metadata) {
+            op = "metadata";
+            Value plain = v;
+            plain.metadata = nullptr;
+            args.elems = {plain, *v.metadata};
+            args.keys = {"", ""};
+            args.keyLocs = {v.loc, v.loc};
+          }
+          data.keys = {"args", "op"};
+          data.elems = {args, Value::atomValue(op, v.loc)};
+          NXC_TRY(m, matchCase(*pair->children[0], data, env));
+          if (!m) return false;
+          continue;
+        }
         if (pair->name != "shape" && pair->name != "type" && pair->name != "names")
-          return error(pair->loc, fmt::format(FMT_STRING("nxc matches a tensor's fields shape, type and names, not "
-                                                         ":{}"),
+          return error(pair->loc, fmt::format(FMT_STRING("nxc matches a tensor's fields shape, type, names and data, "
+                                                         "not :{}"),
                                               pair->name));
         std::vector<Value> one = {v};
         NXC_TRY(field, callNx(pair->name, one, pair->loc));

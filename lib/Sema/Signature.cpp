@@ -77,6 +77,10 @@ public:
     ++i_;
     skipSpace();
     while (peek() != ')') {
+      if (keywordAhead()) {
+        NXC_CHECK(options(sig));
+        break;
+      }
       NXC_TRY(t, templ());
       sig.args.push_back(std::move(t));
       skipSpace();
@@ -109,6 +113,49 @@ private:
     return Loc{src_, line, (int)(i_ - lineStart) + 1};
   }
   Diag err(const std::string &m) const { return error(loc(), m); }
+
+  /// Whether a keyword (`alpha: `, an identifier, a colon and then no
+  /// second colon) starts at i_.
+  bool keywordAhead() const {
+    size_t j = i_;
+    while (j < s_.size() && (std::isalnum((unsigned char)s_[j]) || s_[j] == '_' || (unsigned char)s_[j] >= 0x80)) ++j;
+    if (j == i_ || std::isdigit((unsigned char)s_[i_]) || j + 1 >= s_.size() || s_[j] != ':') return false;
+    return s_[j + 1] != ':';
+  }
+
+  /// The trailing keyword list, up to the signature's closing ')': its text,
+  /// and a source that holds it in brackets at its own columns.
+  Status options(Signature &sig) {
+    Loc at = loc();
+    size_t b = i_;
+    int depth = 0;
+    char quote = 0;
+    for (; i_ < s_.size(); ++i_) {
+      char c = s_[i_];
+      if (quote) {
+        if (c == '\\') ++i_;
+        else if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '"' || c == '\'') quote = c;
+      else if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ']' || c == '}') --depth;
+      else if (c == ')' && depth-- == 0) break;
+    }
+    if (i_ >= s_.size()) return error(at, "expected ')' after the options");
+    size_t e = i_;
+    while (e > b && std::isspace((unsigned char)s_[e - 1])) --e;
+    sig.optionsText = s_.substr(b, e - b);
+    // b > 0: a '(' or ',' stands before the options.
+    std::string text = s_;
+    for (char &c : text)
+      if (c != '\n') c = ' ';
+    text[b - 1] = '[';
+    text.replace(b, e - b, sig.optionsText);
+    text[i_] = ']';
+    sig.options = std::make_shared<const SourceFile>(SourceFile{src_->name, text});
+    return okStatus();
+  }
   std::string ident() {
     size_t b = i_;
     while (i_ < s_.size() && (std::isalnum((unsigned char)s_[i_]) || s_[i_] == '_' || s_[i_] == '?' || s_[i_] == '!' ||

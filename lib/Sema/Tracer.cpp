@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include "nxc/Frontend/Parser.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -55,6 +57,20 @@ Result<Graph> Tracer::run(const Signature &sig) {
                      fmt::format(FMT_STRING("{}/{} takes a map as argument {}; give a map template, as in %{{{}}}"),
                                  fn->name, fn->params.size(), a + 1, fmt::join(keys, ", ")));
       }
+    } else if (a == sig.args.size() && sig.options) {
+      // The --fn's keyword list: a literal, evaluated as Elixir would.
+      NXC_TRY(parsed, parseExpression(sig.options));
+      options_ = std::move(parsed);
+      // Its lines and columns are the --fn's own: errors show the --fn.
+      std::function<void(ast::Expr &)> relocate = [&](ast::Expr &e) {
+        if (e.loc.file) e.loc.file = sig.loc.file;
+        for (auto &c : e.children)
+          if (c) relocate(*c);
+      };
+      relocate(*options_);
+      Env none;
+      NXC_TRY(o, eval(*options_, none));
+      v = o;
     } else {
       NXC_TRY(d, eval(*fn->defaults[a], env));
       v = d;
@@ -99,7 +115,7 @@ Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(
     if (!sig.module.empty() && m.name != sig.module) continue;
     bool inThisModule = false; // the clauses of one function count once
     for (auto &f : m.functions) {
-      if (f.name == sig.function && sig.args.size() >= requiredArity(f) && sig.args.size() <= f.params.size() &&
+      if (f.name == sig.function && sig.arity() >= requiredArity(f) && sig.arity() <= f.params.size() &&
           !inThisModule) {
         found.push_back({&m, &f});
         inThisModule = true;
@@ -109,7 +125,7 @@ Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(
     }
   }
   std::string qual =
-      fmt::format(FMT_STRING("{}{}{}/{}"), sig.module, sig.module.empty() ? "" : ".", sig.function, sig.args.size());
+      fmt::format(FMT_STRING("{}{}{}/{}"), sig.module, sig.module.empty() ? "" : ".", sig.function, sig.arity());
   if (found.empty())
     for (auto &m : file_.modules)
       for (auto &f : m.functions)
@@ -652,7 +668,13 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
       module_ = saved;
       return r;
     }
-  if (e.module == "Nx.Defn.Expr" && e.name == "metadata" && args.size() == 2) return args[0]; // Axon's logits cache
+  if (e.module == "Nx.Defn.Expr" && e.name == "metadata" && args.size() == 2) {
+    // Axon's logits cache: the tensor, with the map for patterns on its data.
+    NXC_TRY(t, toTensor(args[0], e.loc));
+    Value tagged = Value::tensor(t, e.loc);
+    if (args[1].kind == Value::Map) tagged.metadata = std::make_shared<const Value>(args[1]);
+    return tagged;
+  }
   if (e.module == "Nx.Type") return nxTypeCall(e.name, args, e.loc);
   if (inElixir() || e.module == "Kernel" || (e.module == "Map" && e.name == "fetch!")) {
     NXC_TRY(done, elixirCall(e.module, e.name, args, e.loc));

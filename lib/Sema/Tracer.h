@@ -62,6 +62,10 @@ struct Value {
   /// Range: last and step (first is `i`); `full` for a bare `..`.
   int64_t last = 0, step = 1;
   bool full = false;
+  /// Tensor: the map Nx.Defn.Expr.metadata/2 attached to it (Axon caches a
+  /// softmax's or sigmoid's logits so: %{logits: x}), seen by patterns on
+  /// the tensor's data.
+  std::shared_ptr<const Value> metadata;
   Loc loc;
 
   bool isNumber() const { return kind == Int || kind == Float || (kind == Atom && (atom == "true" || atom == "false")); }
@@ -445,6 +449,8 @@ private:
   const ast::File &file_;
   const ast::Module *module_ = nullptr;
   Graph g_;
+  /// The --fn's options, parsed (values may point into them).
+  ast::ExprPtr options_;
   std::vector<const ast::Function *> stack_;
   /// Matching the heads of an Elixir function's clauses: a tensor fails to
   /// match a literal instead of being an error.

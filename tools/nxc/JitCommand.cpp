@@ -234,7 +234,20 @@ int runJit(const JitOptions &o) {
   auto fnSrc = std::make_shared<const SourceFile>(SourceFile{"--fn", o.fn});
   Loc where{fnSrc, 1, 1};
   std::string module, name = o.fn;
-  if (auto dot = o.fn.rfind('.'); !graphInput && dot != std::string::npos) {
+  // Mod.fun(alpha: 2.0): the function and its options (a keyword list, the
+  // last argument after the tensors).
+  Signature call;
+  if (!graphInput && o.fn.find('(') != std::string::npos) {
+    auto parsed = parseSignature(fnSrc);
+    if (!parsed) return report(parsed.error());
+    if (!parsed->args.empty() || !parsed->cname.empty())
+      return report(error(parsed->args.empty() ? where : parsed->args[0].loc,
+                          "nxc jit takes the arguments' values after the function; --fn gives the function and, in "
+                          "parentheses, only its options, as in 'Mod.fun(alpha: 2.0)'"));
+    call = std::move(*parsed);
+    module = call.module;
+    name = call.function;
+  } else if (auto dot = o.fn.rfind('.'); !graphInput && dot != std::string::npos) {
     module = o.fn.substr(0, dot);
     name = o.fn.substr(dot + 1);
   }
@@ -266,7 +279,7 @@ int runJit(const JitOptions &o) {
     if (auto st = checkGraphArguments(*graph, args, where); !st) return report(st.error());
     grouped = std::move(args);
   } else {
-    auto g = groupArguments(*fn, std::move(args), where);
+    auto g = groupArguments(*fn, std::move(args), where, call.options ? 1 : 0);
     if (!g) return report(g.error());
     grouped = std::move(*g);
   }
@@ -287,7 +300,7 @@ int runJit(const JitOptions &o) {
     return report(error(Loc{}, "--threads applies to CPU code, not to --device cuda-emulated"));
   (*engine)->setThreads(o.threads);
   auto prepared = graph ? (*engine)->prepareGraph(*graph, graphSignature(*graph), cacheSource, !o.noCache)
-                        : (*engine)->prepare(*file, module, name, grouped, !o.noCache, where);
+                        : (*engine)->prepare(*file, module, name, grouped, !o.noCache, where, &call);
   if (!prepared) return report(prepared.error());
   if (o.verbose) {
     if (prepared->diskCacheHit)

@@ -46,8 +46,9 @@ int main(int argc, char **argv) {
   aotCmd->add_option("--fn", aot.fns,
                      "A function and its argument templates: 'softmax(f32[100])', 'predict({f32[784,128], f32[128]}, "
                      "f32[30,784])' (a tuple), 'predict(%{w: f32[784,10], b: f32[10]}, f32[30,784])' (a map, its "
-                     "leaves in key order), 'fast=softmax(f32[100])' to choose the C name. Repeatable. For a .json "
-                     "graph the name alone (the graph fixes the types), and every function when left out.")
+                     "leaves in key order), 'fast=softmax(f32[100])' to choose the C name, 'celu(f32[4], alpha: 2.0)' "
+                     "with options (a trailing keyword list, the call's last argument, fixed at compile time). "
+                     "Repeatable. For a .json graph the name alone (the graph fixes the types), and every function when left out.")
       ->allow_extra_args(false); // one value per --fn: a stray argument is not taken for a signature
   CLI::Option *outOption =
       aotCmd->add_option("-o,--output", aot.outDir, "Output directory (created if needed); with --emit json, the "
@@ -146,7 +147,9 @@ int main(int argc, char **argv) {
                      "A .nx/.ex file holding defmodule ... defn ... end, a directory of them, or a .json graph")
       ->required();
   jitCmd->add_option("--with", jit.with, "More source files or directories whose modules the input calls. Repeatable");
-  jitCmd->add_option("--fn", jit.fn, "The function to run: NAME or Module.NAME")->required();
+  jitCmd->add_option("--fn", jit.fn,
+                     "The function to run: NAME or Module.NAME, with its options in parentheses if it takes any, as "
+                     "in 'Axon.Activations.celu(alpha: 2.0)' (a keyword list, the call's last argument)")->required();
   // The arguments are taken verbatim (CLI11 would split '[1, 2]' into a list).
   jitCmd->allow_extras();
   jitCmd->positionals_at_end(false);

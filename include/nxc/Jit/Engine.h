@@ -47,8 +47,11 @@ public:
 
   /// Traces `module.function` (module may be empty) of `file` for `args`
   /// and loads the compiled code. `useDiskCache` false skips the disk cache.
+  /// `options`, when given, is the call's trailing keyword list (the
+  /// options of a parsed --fn, Signature::options).
   Result<Prepared> prepare(const ast::File &file, const std::string &module, const std::string &function,
-                           const std::vector<HostValue> &args, bool useDiskCache, const Loc &where);
+                           const std::vector<HostValue> &args, bool useDiskCache, const Loc &where,
+                           const Signature *options = nullptr);
 
   /// Compiles (or fetches from the caches) and loads an already traced
   /// graph, such as one read from a graph file; `source` is the text the
@@ -78,8 +81,10 @@ private:
 /// Groups command-line arguments (each a tensor, or a tuple from an .npz) into
 /// the parameters of `fn`: a parameter written as a tuple pattern takes its
 /// leaves from consecutive tensor arguments, depth-first, unless the next
-/// argument is itself a tuple.
-Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vector<HostValue> args, const Loc &where);
+/// argument is itself a tuple. `trailing` parameters after them take other
+/// values (a keyword list of options).
+Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vector<HostValue> args, const Loc &where,
+                                              size_t trailing = 0);
 
 /// Finds `module.function` (module may be empty) in `file`, by name; several
 /// arities are told apart by the number of leaves `args` supply.

@@ -48,7 +48,16 @@ struct Signature {
   std::string module;    ///< `Mod.` qualifier, or empty
   std::string function;
   std::vector<Template> args;
+  /// The trailing keyword list of compile-time options, as in
+  /// `celu(f32[4], alpha: 2.0)` or, for `nxc jit`, `Mod.celu(alpha: 2.0)`:
+  /// the last argument, evaluated as an Elixir literal when tracing. Its
+  /// source is the --fn text blanked but for the list, which stands in
+  /// brackets at its own columns (so that errors point into the --fn).
+  std::shared_ptr<const SourceFile> options;
+  std::string optionsText; ///< the list as written, without brackets
   Loc loc;
+  /// Arguments the function is called with: the templates, and the options.
+  size_t arity() const { return args.size() + (options ? 1 : 0); }
   /// The identifier-safe suffix for this signature: "f32_100", "s32_2x3__f32".
   std::string mangledArgs() const;
 };
