@@ -94,7 +94,7 @@ std::string print(const File &file) {
       fmt::format_to(to, FMT_STRING("  Function {} {}/{} @{}:{}\n"), f.kind, f.name, f.params.size(), f.loc.line,
                      f.loc.col);
       // A function nxc could not read keeps only its name, arity and why.
-      if (!f.body) {
+      if (!f.body && !f.head) {
         if (f.skipped.empty()) out += "    (not in the defn subset)\n";
         else fmt::format_to(to, FMT_STRING("    (not read: {})\n"), f.skipped);
         continue;
@@ -107,6 +107,10 @@ std::string print(const File &file) {
       if (f.guard) {
         out += "    Guard\n";
         printExpr(out, *f.guard, 3);
+      }
+      if (f.head) {
+        out += "    (head: the defaults of the clauses below)\n";
+        continue;
       }
       out += "    Body\n";
       printExpr(out, *f.body, 3);

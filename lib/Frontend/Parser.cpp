@@ -521,6 +521,11 @@ private:
     if (parenthesised)
       return error(peek().loc, fmt::format(FMT_STRING("expected ', do:' in a parenthesised definition, found {}"),
                                            describe(peek())));
+    // A bodiless head (Elixir's way to give the clauses below defaults).
+    if (!f.guard && f.kind != "defn" && f.kind != "defnp" && (at(Tok::Newline) || at(Tok::Eof) || isWord("end"))) {
+      f.head = true;
+      return f;
+    }
     if (!isWord("do"))
       return error(peek().loc, fmt::format(FMT_STRING("expected 'do' or ', do:' after the parameters of {}, found {}"),
                                            f.name, describe(peek())));

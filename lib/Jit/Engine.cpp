@@ -81,7 +81,8 @@ Result<HostValue> takeForPattern(const ast::Expr &p, std::vector<HostValue> &arg
 
 
 Result<const ast::Function *> findFunction(const ast::File &file, const std::string &module,
-                                           const std::string &function, const Loc &where) {
+                                           const std::string &function, const Loc &where,
+                                           const std::function<bool(const ast::Function &)> &takes) {
   std::vector<const ast::Function *> found;
   bool moduleSeen = module.empty();
   // Unqualified: the input's own modules first, then the library's.
@@ -106,15 +107,28 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
     return error(where, fmt::format(FMT_STRING("module {} is not defined in {}"), module, file.source->name));
   if (found.empty())
     return error(where, fmt::format(FMT_STRING("undefined function {} in {}"), qual, file.source->name));
-  if (found.size() > 1)
-    return error(where, fmt::format(FMT_STRING("several functions are named {}; qualify the module (Mod.{}) or keep "
-                                               "one arity"),
-                                    qual, function));
+  if (found.size() > 1 && takes) {
+    std::vector<const ast::Function *> fitting;
+    for (const ast::Function *f : found)
+      if (takes(*f)) fitting.push_back(f);
+    if (fitting.size() == 1) found = fitting;
+  }
+  if (found.size() > 1) {
+    std::vector<std::string> arities;
+    for (const ast::Function *f : found)
+      for (auto &m : file.modules)
+        if (!m.functions.empty() && f >= &m.functions.front() && f <= &m.functions.back())
+          arities.push_back(fmt::format(FMT_STRING("{}.{}/{}"), m.name, f->name, f->params.size()));
+    return error(where, fmt::format(FMT_STRING("several functions named {} take these arguments ({}){}"), qual,
+                                    fmt::join(arities, ", "),
+                                    module.empty() ? fmt::format(FMT_STRING("; qualify the module (Mod.{})"), function)
+                                                   : ""));
+  }
   if (!found[0]->body && !found[0]->skipped.empty())
     return error(where, fmt::format(FMT_STRING("{} {}/{} runs Elixir that nxc cannot read (line {}:{}): {}"),
                                     found[0]->kind, qual, found[0]->params.size(), found[0]->skippedLoc.line,
                                     found[0]->skippedLoc.col, found[0]->skipped));
-  if (!found[0]->body)
+  if (!found[0]->body && !found[0]->head)
     return error(where, fmt::format(FMT_STRING("{}/{} is plain Elixir that nxc cannot compile (its body is not in the "
                                                "defn subset)"),
                                     qual, found[0]->params.size()));
@@ -124,6 +138,8 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
 Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vector<HostValue> args, const Loc &where,
                                               size_t trailing) {
   std::vector<HostValue> grouped;
+  for (auto &p : fn.params)
+    if (!p) return error(where, fmt::format(FMT_STRING("{}/{} is Elixir that nxc cannot read"), fn.name, fn.params.size()));
   size_t next = 0;
   size_t tensorParams = fn.params.size() >= trailing ? fn.params.size() - trailing : 0;
   for (size_t i = 0; i < tensorParams && next < args.size(); ++i) {

@@ -117,6 +117,7 @@ Result<Value> Tracer::nxTypeCall(const std::string &name, std::vector<Value> &ar
     types.push_back(t);
   }
   if (name == "merge" && types.size() == 2) return typeValue(mergeTypes(types[0], types[1]), loc);
+  if (name == "normalize!" && types.size() == 1) return typeValue(types[0], loc);
   if (name == "to_floating" && types.size() == 1)
     return typeValue(types[0].isFloat() ? types[0] : mergeTypes(types[0], ElemType::f32()), loc);
   if (name == "float?" && types.size() == 1) return boolean(types[0].isFloat(), loc);
@@ -129,7 +130,7 @@ Result<Value> Tracer::nxTypeCall(const std::string &name, std::vector<Value> &ar
     return s;
   }
   return error(loc, fmt::format(FMT_STRING("Nx.Type.{}/{} is not supported by nxc (it knows merge/2, "
-                                           "to_floating/1, float?/1, integer?/1 and to_string/1)"),
+                                           "normalize!/1, to_floating/1, float?/1, integer?/1 and to_string/1)"),
                                 name, args.size()));
 }
 
@@ -700,6 +701,12 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
   size_t n = args.size();
 
   if (module == "Kernel") {
+    if (n == 2 && name == "is_function") {
+      if (args[1].kind != Value::Int || args[1].i < 0)
+        return error(argLoc(1), fmt::format(FMT_STRING("is_function/2 expects an arity, got {}"), describeValue(args[1])));
+      bool fits = args[0].kind == Value::Function && args[0].fn && args[0].fn->intValue == args[1].i;
+      return Opt(boolean(fits, loc));
+    }
     if (n == 1) {
       const Value &x = args[0];
       if (name == "is_nil") return Opt(boolean(x.isNil(), loc));
@@ -1065,6 +1072,32 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
         return error(argLoc(1), "List.duplicate/2 expects a count from 0 to 1,000,000");
       return Opt(listOf(std::vector<Value>((size_t)args[1].i, args[0])));
     }
+    if (((name == "replace_at" || name == "update_at" || name == "insert_at") && n == 3) ||
+        (name == "delete_at" && n == 2)) {
+      // Elixir's: a negative index counts from the end; out of range leaves
+      // the list as it is (insert_at appends, or prepends below the start).
+      NXC_CHECK(needList(0, name.c_str()));
+      if (args[1].kind != Value::Int)
+        return error(argLoc(1), fmt::format(FMT_STRING("List.{} expects an integer index, got {}"), name,
+                                            describeValue(args[1])));
+      std::vector<Value> e;
+      for (size_t k = 0; k < args[0].elems.size(); ++k) e.push_back(pairOf(args[0], k));
+      int64_t size = (int64_t)e.size(), at = args[1].i;
+      if (name == "insert_at") {
+        if (at < 0) at = std::max<int64_t>(0, size + at + 1);
+        e.insert(e.begin() + std::min(at, size), args[2]);
+        return Opt(listOf(e));
+      }
+      if (at < 0) at += size;
+      if (at < 0 || at >= size) return Opt(listOf(e));
+      if (name == "delete_at") e.erase(e.begin() + at);
+      else if (name == "replace_at") e[(size_t)at] = args[2];
+      else {
+        NXC_TRY(updated, applyFunction(args[2], {e[(size_t)at]}, loc));
+        e[(size_t)at] = updated;
+      }
+      return Opt(listOf(e));
+    }
     if (name == "to_tuple" && n == 1) {
       NXC_CHECK(needList(0, "to_tuple"));
       std::vector<Value> e;
@@ -1303,6 +1336,18 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       }
       return Opt(listOf(std::vector<Value>(items.begin() + from, items.begin() + to)));
     }
+    if (name == "slice" && n == 2 && args[1].kind == Value::Range && !args[1].full && args[1].step > 0) {
+      // Enum.slice(list, first..last//step): negative indices count from the
+      // end; an empty range of indices gives [].
+      int64_t size = (int64_t)items.size();
+      int64_t first = args[1].i < 0 ? size + args[1].i : args[1].i;
+      int64_t last = args[1].last < 0 ? size + args[1].last : args[1].last;
+      std::vector<Value> out;
+      first = std::max<int64_t>(first, 0);
+      last = std::min(last, size - 1);
+      for (int64_t k = first; k <= last; k += args[1].step) out.push_back(items[(size_t)k]);
+      return Opt(listOf(out));
+    }
     if (name == "slice" && n == 3 && args[1].kind == Value::Int && args[2].kind == Value::Int) {
       int64_t size = (int64_t)items.size();
       int64_t from = args[1].i < 0 ? std::max<int64_t>(0, size + args[1].i) : std::min(args[1].i, size);
@@ -1463,6 +1508,27 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
         acc = next;
       }
       return Opt(acc);
+    }
+    if (name == "scan" && (n == 2 || n == 3)) {
+      // Enum.scan/2 starts from the first element, scan/3 from the accumulator.
+      std::vector<Value> out;
+      size_t start = 0;
+      Value acc;
+      if (n == 3) {
+        acc = args[1];
+      } else {
+        if (items.empty()) return Opt(listOf({}));
+        acc = items[0];
+        out.push_back(acc);
+        start = 1;
+      }
+      const Value &fn = args[n - 1];
+      for (size_t k = start; k < items.size(); ++k) {
+        NXC_TRY(next, applyFunction(fn, {items[k], acc}, loc));
+        acc = next;
+        out.push_back(acc);
+      }
+      return Opt(listOf(out));
     }
     if (name == "map_reduce" && n == 3) {
       Value acc = args[1];

@@ -40,6 +40,15 @@ Result<Graph> Tracer::run(const Signature &sig) {
     return okStatus();
   };
   for (auto &a : sig.args) NXC_CHECK(loaded(a));
+  // An Elixir function of several clauses (or a bodiless head and its
+  // clauses) is called with the arguments; its clause is chosen as any call's.
+  bool dispatch = false;
+  if (fn->kind != "defn" && fn->kind != "defnp") {
+    size_t sameArity = 0;
+    for (auto &c : mod->functions) sameArity += c.name == fn->name && c.params.size() == fn->params.size();
+    dispatch = fn->head || fn->guard || sameArity > 1;
+  }
+  std::vector<Value> callArgs;
   for (size_t a = 0; a < fn->params.size(); ++a) {
     Value v;
     if (a < sig.args.size()) {
@@ -71,15 +80,25 @@ Result<Graph> Tracer::run(const Signature &sig) {
       Env none;
       NXC_TRY(o, eval(*options_, none));
       v = o;
+    } else if (dispatch) {
+      break; // the call takes the defaults
     } else {
       NXC_TRY(d, eval(*fn->defaults[a], env));
       v = d;
     }
-    NXC_CHECK(bindPattern(*fn->params[a], v, env, &bound));
+    if (dispatch) callArgs.push_back(v);
+    else NXC_CHECK(bindPattern(*fn->params[a], v, env, &bound));
   }
-  stack_.push_back(fn);
-  NXC_TRY(result, eval(*fn->body, env));
-  stack_.pop_back();
+  Value result;
+  if (dispatch) {
+    NXC_TRY(r, inlineCall(*fn, *mod, callArgs, fn->loc));
+    result = r;
+  } else {
+    stack_.push_back(fn);
+    NXC_TRY(r, eval(*fn->body, env));
+    stack_.pop_back();
+    result = r;
+  }
   NXC_TRY(tree, flattenResult(result, fn->loc));
   g_.resultTree = tree;
   // Every value the program computes is a tensor nxc can hold (shapes built
@@ -148,7 +167,7 @@ Result<std::pair<const ast::Module *, const ast::Function *>> Tracer::findEntry(
     return error(sig.loc,
                  fmt::format(FMT_STRING("function {} is defined in several modules; qualify it, as in {}.{}(...)"),
                              qual, found[0].first->name, sig.function));
-  if (!found[0].second->body)
+  if (!found[0].second->body && !found[0].second->head)
     return error(sig.loc, fmt::format(FMT_STRING("{} is plain Elixir that nxc cannot compile (its body is not in the "
                                                  "defn subset)"),
                                       qual));
@@ -575,11 +594,23 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
     bool r = same(a, b) == (e.name == "==");
     return Value::tensor(constant(ElemType::u8(), {}, {}, {r ? 1 : 0}, e.loc), e.loc);
   }
-  // Comparisons and logical operators on two numbers: u8 constants.
+  // Comparisons and logical operators on two numbers: u8 constants. So too
+  // on integer scalar constants (what comparisons of numbers give), as Nx
+  // folds constants: `if s < 0 or s > 1` with a number s picks its branch
+  // when traced, and a `raise` in the other is never reached.
   static const std::map<std::string, int> compare = {{"==", 0}, {"!=", 1}, {"<", 2}, {">", 3}, {"<=", 4},
                                                      {">=", 5}, {"and", 6}, {"or", 7}, {"&&", 6}, {"||", 7}};
-  if (a.isNumber() && b.isNumber() && compare.count(e.name)) {
-    double x = a.asDouble(), y = b.asDouble();
+  auto staticInteger = [&](const Value &v) -> std::optional<double> {
+    if (v.isNumber()) return v.asDouble();
+    if (v.kind != Value::Tensor) return std::nullopt;
+    const Node *c = constantNode(v.node);
+    const TensorType &t = g_.typeOf(v.node);
+    if (!c || t.rank() != 0 || t.elem.isFloat() || c->ivalues.size() != 1) return std::nullopt;
+    return (double)c->ivalues[0];
+  };
+  std::optional<double> sa = staticInteger(a), sb = staticInteger(b);
+  if (sa && sb && compare.count(e.name)) {
+    double x = *sa, y = *sb;
     bool r = false;
     switch (compare.at(e.name)) {
     case 0: r = x == y; break;
@@ -636,8 +667,18 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
     if (imported) return inlineCall(*imported, *from, args, e.loc);
     return kernel(e.name, args, e.loc, qual);
   }
-  if (e.module == "Nx" && e.name == "is_tensor" && args.size() == 1)
-    return Value::atomValue(args[0].kind == Value::Tensor ? "true" : "false", e.loc);
+  if (e.module == "Nx" && e.name == "is_tensor" && args.size() == 1) {
+    // Nx's guard: a tensor, a number, or :infinity, :neg_infinity, :nan.
+    const Value &v = args[0];
+    bool tensorLike = v.kind == Value::Tensor || v.kind == Value::Int || v.kind == Value::Float ||
+                      (v.kind == Value::Atom && (v.atom == "infinity" || v.atom == "neg_infinity" || v.atom == "nan"));
+    return Value::atomValue(tensorLike ? "true" : "false", e.loc);
+  }
+  if (e.module == "Nx" && args.size() == 1 && e.name != "pred" && ElemType::parse(e.name)) {
+    // Nx.u32(x) and the other short-hands: Nx.tensor(x, type: :u32).
+    std::vector<Value> withType = {args[0], Value::keywords({{"type", Value::atomValue(e.name, e.loc)}}, e.loc)};
+    return callNx("tensor", withType, e.loc);
+  }
   if (e.module == "Nx") return callNx(e.name, args, e.loc);
   if (e.module == "Nx.Random") return callNx("Random." + e.name, args, e.loc);
   if (e.module == "Nx.LinAlg") return callNx("LinAlg." + e.name, args, e.loc);
@@ -709,9 +750,9 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
   if ((f.kind == "def" || f.kind == "defp") && fromDefn)
     return error(loc, fmt::format(FMT_STRING("cannot use function {} inside defn because it was not defined with defn"),
                                   qual));
-  if (!f.body && f.skipped.empty())
+  if (!f.body && f.skipped.empty() && !f.head)
     return error(loc, fmt::format(FMT_STRING("{} {} is Elixir that nxc cannot read"), f.kind, qual));
-  if (!f.body) {
+  if (!f.body && !f.head) {
     std::string where = f.skippedLoc.valid() ? fmt::format(FMT_STRING(" (line {}:{})"), f.skippedLoc.line,
                                                            f.skippedLoc.col)
                                              : "";
@@ -733,7 +774,22 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
     std::vector<const ast::Function *> clauses;
     for (auto &c : m.functions)
       if (c.name == f.name && c.params.size() == f.params.size() && c.kind == f.kind) clauses.push_back(&c);
-    if ((clauses.size() > 1 || f.guard) && args.size() == f.params.size()) {
+    // Missing arguments take the defaults of a bodiless head (or of the
+    // clause that declares them), before a clause is chosen.
+    for (size_t i = args.size(); i < f.params.size(); ++i) {
+      const ast::Function *declaring = nullptr;
+      for (const ast::Function *c : clauses)
+        if (c->defaults.size() > i && c->defaults[i]) { declaring = c; break; }
+      if (!declaring) break;
+      Env none;
+      auto d = eval(*declaring->defaults[i], none);
+      if (!d.ok()) {
+        module_ = saved;
+        return d.error();
+      }
+      args.push_back(d.value());
+    }
+    if ((clauses.size() > 1 || f.guard || f.head) && args.size() == f.params.size()) {
       for (const ast::Function *c : clauses) {
         if (!c->body) continue;
         Env env;

@@ -47,7 +47,7 @@ import sys, numpy as np
 g, w = np.load('$d/got.$ext'), np.load('$d/want.$ext')
 gs, ws = ([g[k] for k in g.files], [w[k] for k in w.files]) if '$ext' == 'npz' else ([g], [w])
 ok = len(gs) == len(ws) and all(
-    a.shape == b.shape and np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=1e-5, atol=1e-6) for a, b in zip(gs, ws))
+    a.shape == b.shape and np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=1e-5, atol=1e-6, equal_nan=True) for a, b in zip(gs, ws))
 sys.exit(0 if ok else 1)" 2> /dev/null; then
     pass=$((pass + 1))
   else

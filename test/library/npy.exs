@@ -2,7 +2,11 @@
 # nxc names a map result's .npz entries.
 defmodule Npy do
   def npy(t) do
-    descr = case t.type do {:f, 32} -> "<f4"; {:f, 64} -> "<f8"; {:s, 32} -> "<i4"; {:s, 64} -> "<i8"; {:u, 32} -> "<u4"; {:u, 8} -> "|u1" end
+    descr = case t.type do
+      {:f, 32} -> "<f4"; {:f, 64} -> "<f8"; {:f, 16} -> "<f2"
+      {:s, 8} -> "|i1"; {:s, 16} -> "<i2"; {:s, 32} -> "<i4"; {:s, 64} -> "<i8"
+      {:u, 8} -> "|u1"; {:u, 16} -> "<u2"; {:u, 32} -> "<u4"; {:u, 64} -> "<u8"
+    end
     dims = Tuple.to_list(t.shape)
     shape = case dims do [] -> "()"; [d] -> "(#{d},)"; ds -> "(" <> Enum.join(ds, ", ") <> ")" end
     header = "{'descr': '#{descr}', 'fortran_order': False, 'shape': #{shape}, }"
@@ -13,6 +17,10 @@ defmodule Npy do
   # leaves by path, as nxc names npz entries
   def leaves(%Nx.Tensor{} = t, prefix), do: [{prefix, t}]
   def leaves(n, prefix) when is_number(n), do: [{prefix, Nx.tensor(n)}]
+  # A struct's tensor fields (its containers; the rest are kept, not leaves).
+  def leaves(%_{} = s, prefix) do
+    s |> Map.from_struct() |> Enum.filter(fn {_, v} -> is_map(v) or is_tuple(v) end) |> Map.new() |> leaves(prefix)
+  end
   def leaves(m, prefix) when is_map(m), do: m |> Enum.sort() |> Enum.flat_map(fn {k, v} -> leaves(v, join(prefix, k)) end)
   def leaves(t, prefix) when is_tuple(t), do: t |> Tuple.to_list() |> Enum.with_index() |> Enum.flat_map(fn {v, i} -> leaves(v, join(prefix, i)) end)
   defp join(nil, k), do: "#{k}"

@@ -262,10 +262,6 @@ int runJit(const JitOptions &o) {
     if (!graph)
       return report(error(where, fmt::format(FMT_STRING("the graph has no function '{}' (it has: {})"), name,
                                              fmt::join(names, ", "))));
-  } else {
-    auto found = findFunction(*file, module, name, where);
-    if (!found) return report(found.error());
-    fn = *found;
   }
 
   std::vector<HostValue> args;
@@ -273,6 +269,15 @@ int runJit(const JitOptions &o) {
     auto a = readArgument(o.args[i], i + 1);
     if (!a) return report(a.error());
     args.push_back(std::move(*a));
+  }
+  if (!graphInput) {
+    // Of several arities, the one the arguments fit.
+    auto takes = [&](const ast::Function &f) {
+      return (bool)groupArguments(f, args, where, call.options ? 1 : 0);
+    };
+    auto found = findFunction(*file, module, name, where, takes);
+    if (!found) return report(found.error());
+    fn = *found;
   }
   std::vector<HostValue> grouped;
   if (graph) {

@@ -108,6 +108,9 @@ struct Function {
   /// `skippedLoc`, for the message of a call to it.
   std::string skipped;
   Loc skippedLoc;
+  /// `def f(x, opts \\ [])` without a body: declares the defaults of the
+  /// clauses of f/2 that follow (body null, nothing skipped).
+  bool head = false;
 };
 
 /// `@name value` at module level.

@@ -16,6 +16,8 @@
 #include "nxc/Tensor/Constants.h" // templateOf, flattenLeaves
 #include "nxc/Tensor/HostTensor.h"
 
+#include <functional>
+
 namespace nxc {
 
 /// A traced and loaded function, ready to call.
@@ -86,10 +88,12 @@ private:
 Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vector<HostValue> args, const Loc &where,
                                               size_t trailing = 0);
 
-/// Finds `module.function` (module may be empty) in `file`, by name; several
-/// arities are told apart by the number of leaves `args` supply.
+/// Finds `module.function` (module may be empty) in `file`, by name; of
+/// several arities, the one `takes` accepts (the arguments given fit its
+/// parameters) when exactly one does.
 Result<const ast::Function *> findFunction(const ast::File &file, const std::string &module,
-                                           const std::string &function, const Loc &where);
+                                           const std::string &function, const Loc &where,
+                                           const std::function<bool(const ast::Function &)> &takes = nullptr);
 
 } // namespace nxc
 
