@@ -186,14 +186,26 @@ bool passableAsPointer(Type t) {
   return !ShapedType::isDynamic(offset) && llvm::none_of(strides, ShapedType::isDynamic);
 }
 
+/// Iterations per thread from which a nest's inner loops stay inside the
+/// body instead of joining the range.
+constexpr int64_t kIterationsPerThread = 8;
+
 /// `loop` and the marked loops perfectly nested in it (with only pure ops
 /// beside each inner loop), outermost first: the blocks of a dot, rows by
 /// columns. Their iterations run as one range, so that the threads share
 /// the blocks evenly (5 row blocks of an MLP layer split 3 + 2; its 40
-/// blocks split 20 + 20).
-SmallVector<scf::ForOp> parallelNest(scf::ForOp loop) {
+/// blocks split 20 + 20), until the range has kIterationsPerThread per
+/// thread: the loops inside stay loops of the body. There LLVM unrolls a
+/// short column loop into copies of the block whose loads each walk the
+/// rows with one stride, which the CPU's stride prefetchers follow; joined
+/// into the range, one copy read each block of rows twice in turn, and W3
+/// ([10000,784] x [784,10], 2,500 blocks of rows by 2 of columns) ran at
+/// 1.75 ms on one thread instead of 1.15 ms (Zen 5).
+SmallVector<scf::ForOp> parallelNest(scf::ForOp loop, int64_t threads) {
   SmallVector<scf::ForOp> nest = {loop};
+  int64_t iterations = tripCount(loop).value_or(0);
   for (;;) {
+    if (iterations >= kIterationsPerThread * threads) return nest;
     scf::ForOp inner;
     bool perfect = true;
     for (Operation &op : nest.back().getBody()->without_terminator()) {
@@ -206,6 +218,7 @@ SmallVector<scf::ForOp> parallelNest(scf::ForOp loop) {
     }
     if (!perfect || !inner) return nest;
     nest.push_back(inner);
+    iterations *= *tripCount(inner);
   }
 }
 
@@ -274,7 +287,7 @@ struct OutlineParallelLoopsPass : impl::OutlineParallelLoopsPassBase<OutlinePara
       return failure();
     SmallVector<scf::ForOp> nest;
     if (loop) {
-      nest = parallelNest(loop);
+      nest = parallelNest(loop, threads);
       for (scf::ForOp inner : ArrayRef<scf::ForOp>(nest).drop_front()) *iterations *= *tripCount(inner);
     }
 

@@ -184,3 +184,43 @@ func.func @blocks(%x: memref<30x784xf32>, %w: memref<784x128xf32>, %y: memref<30
   } {nxc.parallel}
   return
 }
+
+// -----
+
+// With enough blocks of rows for the threads (2,500 >= 8 per thread), the
+// column loop stays inside the body (W3's [10000,784] x [784,10] in blocks
+// of 4 x 5): LLVM unrolls it into one copy of the block per column block,
+// whose loads walk the rows with one stride the prefetchers follow.
+// CHECK-LABEL: func.func @many_row_blocks(
+// CHECK: %[[N:.*]] = arith.constant 2500 : index
+// CHECK: call @many_row_blocks_parallel0(%{{.*}}, %[[N]],
+// CHECK: func.func private @many_row_blocks_parallel0(%[[LO:.*]]: index, %[[HI:.*]]: index,
+// CHECK-NOT: arith.remui
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c4 {
+// CHECK: scf.for %[[J:.*]] = %c0 to %c10 step %c5 {
+// CHECK: memref.subview %{{.*}}[%[[I]], 0] [4, 784]
+// CHECK: linalg.generic
+#lhs2 = affine_map<(d0, d1, d2) -> (d1, d0)>
+#rhs2 = affine_map<(d0, d1, d2) -> (d2, d0)>
+#out2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @many_row_blocks(%x: memref<10000x784xf32>, %w: memref<10x784xf32>, %y: memref<10000x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c10000 = arith.constant 10000 : index
+  %c4 = arith.constant 4 : index
+  %c10 = arith.constant 10 : index
+  %c5 = arith.constant 5 : index
+  scf.for %i = %c0 to %c10000 step %c4 {
+    scf.for %j = %c0 to %c10 step %c5 {
+      %xs = memref.subview %x[%i, 0] [4, 784] [1, 1] : memref<10000x784xf32> to memref<4x784xf32, strided<[784, 1], offset: ?>>
+      %ws = memref.subview %w[%j, 0] [5, 784] [1, 1] : memref<10x784xf32> to memref<5x784xf32, strided<[784, 1], offset: ?>>
+      %ys = memref.subview %y[%i, %j] [4, 5] [1, 1] : memref<10000x10xf32> to memref<4x5xf32, strided<[10, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#lhs2, #rhs2, #out2], iterator_types = ["reduction", "parallel", "parallel"]} ins(%xs, %ws : memref<4x784xf32, strided<[784, 1], offset: ?>>, memref<5x784xf32, strided<[784, 1], offset: ?>>) outs(%ys : memref<4x5xf32, strided<[10, 1], offset: ?>>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %m = arith.mulf %a, %b : f32
+        %s = arith.addf %o, %m : f32
+        linalg.yield %s : f32
+      }
+    } {nxc.parallel}
+  } {nxc.parallel}
+  return
+}
