@@ -120,7 +120,7 @@ def OutlineParallelLoopsPass : Pass<"nxc-outline-parallel-loops", "mlir::ModuleO
     Runs after bufferization, before nxc-allocs-to-workspace. Each top-level
     op of a public function that is a loop marked `nxc.parallel` (a tiling
     loop over parallel dimensions; with the marked loops perfectly nested
-    in it, as one range), or a structured op whose outermost loop is
+    in it, as one range until it has 8 iterations per thread), or a structured op whose outermost loop is
     parallel, and whose estimated work reaches `min-work`, moves into a
     private function `@F_parallelK(%lo, %hi, captured values...)` marked
     `nxc.parallel_body`, which runs iterations [lo, hi) of that loop; the
