@@ -492,6 +492,10 @@ Result<Value> Tracer::unary(const Expr &e, Env &env) {
       return Value::number(-x.i, e.loc);
     }
     if (x.kind == Value::Float) return Value::real(-x.f, e.loc);
+    if (inElixir() && x.kind == Value::Tensor)
+      return error(e.loc, fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: -{} "
+                                                 "(Elixir's - takes numbers; in a def or deftransform use Nx.negate/1)"),
+                                      describeValue(x)));
     return callNx("negate", {x}, e.loc);
   }
   if (e.name == "not" || e.name == "!") {
@@ -534,6 +538,17 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
   NXC_TRY(b, eval(*e.children[1], env));
   NXC_TRY(term, elixirOperator(e.name, a, b, e.loc));
   if (term) return *term;
+  // Elixir code's arithmetic operators are Kernel's: numbers only.
+  if (inElixir() && (a.kind == Value::Tensor || b.kind == Value::Tensor) &&
+      (e.name == "+" || e.name == "-" || e.name == "*" || e.name == "/" || e.name == "**"))
+    return error(e.loc, fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: {} {} {} "
+                                               "(Elixir's {} takes numbers; in a def or deftransform use {})"),
+                                    describeValue(a), e.name, describeValue(b), e.name,
+                                    e.name == "+"   ? "Nx.add/2"
+                                    : e.name == "-" ? "Nx.subtract/2"
+                                    : e.name == "*" ? "Nx.multiply/2"
+                                    : e.name == "/" ? "Nx.divide/2"
+                                                    : "Nx.pow/2"));
   if (terms)
     return error(e.loc, fmt::format(FMT_STRING("the operator '{}' expects compile-time terms, got {} and {}"), e.name,
                                     describeValue(a), describeValue(b)));
@@ -579,7 +594,28 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
   // == and != on compile-time terms (tuples, atoms: Nx.type(t) == {:f, 32}).
   if ((e.name == "==" || e.name == "!=") && a.kind != Value::Tensor && b.kind != Value::Tensor &&
       !(a.isNumber() && b.isNumber())) {
+    // In defn, == is Nx.equal/2 (!= Nx.not_equal/2): tensors, numbers and
+    // booleans only, as Nx raises on the rest.
+    // (:infinity, :neg_infinity and :nan are numbers to Nx.)
+    auto numberLike = [](const Value &v) {
+      return v.isNumber() || (v.kind == Value::Atom && (v.atom == "infinity" || v.atom == "neg_infinity" ||
+                                                        v.atom == "nan"));
+    };
+    if (!inElixir() && !(numberLike(a) && numberLike(b))) {
+      const Value &term = numberLike(a) ? b : a;
+      return error(e.loc, fmt::format(FMT_STRING("{} in defn is Nx.{}/2, which takes tensors and numbers, not {} "
+                                                 "(Nx raises Protocol.UndefinedError); compare terms in a deftransform"),
+                                      e.name, e.name == "==" ? "equal" : "not_equal", describeValue(term)));
+    }
+    auto asNumber = [](const Value &v) {
+      if (v.kind == Value::Atom && v.atom == "infinity") return HUGE_VAL;
+      if (v.kind == Value::Atom && v.atom == "neg_infinity") return -HUGE_VAL;
+      if (v.kind == Value::Atom && v.atom == "nan") return std::nan("");
+      return v.asDouble();
+    };
     std::function<bool(const Value &, const Value &)> same = [&](const Value &x, const Value &y) {
+      // In defn they are Nx.equal of numbers, where NaN equals nothing.
+      if (!inElixir() && numberLike(x) && numberLike(y)) return asNumber(x) == asNumber(y);
       if (x.isNumber() && y.isNumber()) return x.asDouble() == y.asDouble();
       if (x.kind != y.kind) return false;
       if (x.kind == Value::Atom) return x.atom == y.atom;
@@ -709,6 +745,9 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
       module_ = saved;
       return r;
     }
+  if (e.module == "Nx.Defn.Expr" && e.name == "metadata" && args.size() == 2 && !inElixir())
+    return error(e.loc, "cannot invoke Nx.Defn.Expr.metadata/2 inside defn because it was not defined with defn (call "
+                        "it from a deftransform, as Axon does)");
   if (e.module == "Nx.Defn.Expr" && e.name == "metadata" && args.size() == 2) {
     // Axon's logits cache: the tensor, with the map for patterns on its data.
     NXC_TRY(t, toTensor(args[0], e.loc));
@@ -1011,6 +1050,7 @@ Result<Value> Tracer::makeFunction(const Expr &e, Env &env) {
   f.fn = &e;
   f.captured = env.flattened();
   f.fnModule = module_;
+  f.fnInElixir = inElixir();
   f.loc = e.loc;
   return f;
 }
@@ -1029,7 +1069,18 @@ Result<Value> Tracer::applyFunction(const Value &f, std::vector<Value> args, con
   for (size_t k = 0; k < arity; ++k) NXC_CHECK(bindPattern(*f.fn->children[k], args[k], env, &bound));
   const ast::Module *saved = module_;
   module_ = f.fnModule;
-  stack_.push_back(nullptr);
+  // The body is Elixir or defn where it is written, not where it is called.
+  static const ast::Function elixirClosure = [] {
+    ast::Function c;
+    c.kind = "fn in Elixir";
+    return c;
+  }();
+  static const ast::Function defnClosure = [] {
+    ast::Function c;
+    c.kind = "defn";
+    return c;
+  }();
+  stack_.push_back(f.fnInElixir ? &elixirClosure : &defnClosure);
   auto r = eval(*f.fn->children[arity], env);
   stack_.pop_back();
   module_ = saved;

@@ -59,6 +59,10 @@ struct Value {
   const Expr *fn = nullptr;
   std::shared_ptr<const Env> captured;
   const ast::Module *fnModule = nullptr;
+  /// Function: written in Elixir code (a def or deftransform, module level):
+  /// its body's operators are Kernel's, not Nx.Defn.Kernel's, wherever it is
+  /// called.
+  bool fnInElixir = false;
   /// Range: last and step (first is `i`); `full` for a bare `..`.
   int64_t last = 0, step = 1;
   bool full = false;

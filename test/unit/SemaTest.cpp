@@ -99,8 +99,8 @@ TEST_CASE("the stable softmax on s32[5] gives f32[5]") {
 }
 
 TEST_CASE("every softmax variant traces to the argument's float type and shape") {
-  for (const char *s : {"MyDefn.softmax(f32[100])", "softmax_compiler(f32[100])", "softmax_backend(f32[100])",
-                        "MyModule.softmax(f32[100])", "softmax_defn(f32[100])", "softmax_def(f32[100])"}) {
+  for (const char *s : {"MyDefn.softmax(f32[100])", "softmax_compiler(f32[100])", "MyModule.softmax(f32[100])",
+                        "softmax_defn(f32[100])", "softmax_def(f32[100])"}) {
     CAPTURE(s);
     auto g = compile(kSeeds, s);
     REQUIRE_MESSAGE(g.ok(), test::errorOf(g));
@@ -109,6 +109,16 @@ TEST_CASE("every softmax variant traces to the argument's float type and shape")
   auto f64 = compile(kSeeds, "softmax_defn(f64[2][3])");
   REQUIRE(f64.ok());
   CHECK(resultType(*f64) == "f64[2][3]");
+}
+
+TEST_CASE("a plain def's operators are Elixir's: arithmetic on tensors raises as in Nx") {
+  // The write-up's "backend" softmax writes x - max_val in a def: Kernel.-
+  // on tensors, which raises ArithmeticError under Nx (called directly or
+  // through Nx.Defn.jit); Nx.divide/exp/sum in the def are fine.
+  auto g = compile(kSeeds, "softmax_backend(f32[100])");
+  REQUIRE_FALSE(g.ok());
+  CHECK(test::errorOf(g).find("(ArithmeticError) bad argument in arithmetic expression: a tensor - a tensor") !=
+        std::string::npos);
 }
 
 TEST_CASE("reductions: axes and keep_axes") {
