@@ -1,5 +1,6 @@
 //===- Repl.cpp - the state of an nxc repl session ------------------------===//
 #include "nxc/Jit/Repl.h"
+#include "nxc/Frontend/SourceFiles.h"
 #include "nxc/Frontend/Lexer.h"
 #include "nxc/Frontend/Parser.h"
 
@@ -47,8 +48,12 @@ Result<std::unique_ptr<ReplSession>> ReplSession::create(bool useDiskCache) {
 
 Status ReplSession::load(const std::string &path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': it is a directory"), path));
+  if (std::filesystem::is_directory(path, ec)) {
+    // A library's directory: every defn source file in it.
+    NXC_TRY(files, defnSourceFiles(path));
+    for (auto &f : files) NXC_CHECK(load(f));
+    return okStatus();
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, std::strerror(errno)));
   std::string text(std::istreambuf_iterator<char>(in), {});

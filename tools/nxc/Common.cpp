@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "nxc/Frontend/Parser.h"
+#include "nxc/Frontend/SourceFiles.h"
 
 #include <fmt/format.h>
 
@@ -32,27 +33,6 @@ Result<std::shared_ptr<const SourceFile>> readSource(const std::string &path) {
   return std::make_shared<const SourceFile>(SourceFile{path, std::move(text)});
 }
 
-namespace {
-
-/// The defn source files `path` names: itself, or a directory's .ex, .exs
-/// and .nx files (recursively, in name order).
-Result<std::vector<std::string>> sourceFiles(const std::string &path) {
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) return std::vector<std::string>{path};
-  std::vector<std::string> out;
-  fs::recursive_directory_iterator it(path, ec), end;
-  if (ec) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, ec.message()));
-  for (; it != end; it.increment(ec)) {
-    if (ec) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, ec.message()));
-    std::string ext = it->path().extension().string();
-    if (it->is_regular_file(ec) && (ext == ".ex" || ext == ".exs" || ext == ".nx")) out.push_back(it->path().string());
-  }
-  std::sort(out.begin(), out.end());
-  if (out.empty()) return error(Loc{}, fmt::format(FMT_STRING("'{}' holds no .ex, .exs or .nx files"), path));
-  return out;
-}
-
-} // namespace
 
 Result<Input> readInput(const std::string &path, const std::vector<std::string> &with) {
   Input in;
@@ -65,7 +45,7 @@ Result<Input> readInput(const std::string &path, const std::vector<std::string> 
   }
   std::vector<std::string> paths;
   for (const std::string &p : std::vector<std::string>{path}) {
-    NXC_TRY(files, sourceFiles(p));
+    NXC_TRY(files, defnSourceFiles(p));
     paths.insert(paths.end(), files.begin(), files.end());
   }
   // A file given twice (the input inside a --with directory) is read once.
@@ -79,7 +59,7 @@ Result<Input> readInput(const std::string &path, const std::vector<std::string> 
   for (const std::string &p : with) {
     if (fs::path(p).extension() == ".json")
       return error(Loc{}, fmt::format(FMT_STRING("--with {}: only defn source files can be added"), p));
-    NXC_TRY(files, sourceFiles(p));
+    NXC_TRY(files, defnSourceFiles(p));
     for (auto &f : files)
       if (seen.insert(identity(f)).second) paths.push_back(f);
   }
@@ -87,7 +67,7 @@ Result<Input> readInput(const std::string &path, const std::vector<std::string> 
   std::map<std::string, std::string> definedIn;
   size_t mainFiles = 0;
   for (const std::string &p : std::vector<std::string>{path}) {
-    NXC_TRY(files, sourceFiles(p));
+    NXC_TRY(files, defnSourceFiles(p));
     mainFiles += files.size();
   }
   for (size_t i = 0; i < paths.size(); ++i) {
