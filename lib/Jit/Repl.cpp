@@ -1,6 +1,7 @@
 //===- Repl.cpp - the state of an nxc repl session ------------------------===//
 #include "nxc/Jit/Repl.h"
 #include "nxc/Frontend/SourceFiles.h"
+#include "nxc/Sema/Sema.h"
 #include "nxc/Frontend/Lexer.h"
 #include "nxc/Frontend/Parser.h"
 
@@ -110,7 +111,7 @@ Result<ast::File> ReplSession::buildProgram(const std::string &body, const std::
     line += countLines(d.text);
   }
   if (!body.empty()) {
-    fmt::format_to(std::back_inserter(text), FMT_STRING("defn __repl_eval__({}) do\n"), fmt::join(params, ", "));
+    fmt::format_to(std::back_inserter(text), FMT_STRING("defn {}({}) do\n"), kReplEntryName, fmt::join(params, ", "));
     ++line;
     segments.push_back(Segment{line, countLines(body), inputSource});
     text += body + "\nend\n";
@@ -145,7 +146,7 @@ Result<HostValue> ReplSession::evaluate(const ast::Expr &expr, const std::string
   if (!program) return relocate(program.error(), segments);
   std::vector<HostValue> args;
   for (auto &p : params) args.push_back(bindings_.at(p));
-  auto prepared = engine_->prepare(*program, "Repl", "__repl_eval__", args, useDiskCache_, Loc{inputSource, 1, 1});
+  auto prepared = engine_->prepare(*program, "Repl", kReplEntryName, args, useDiskCache_, Loc{inputSource, 1, 1});
   if (!prepared) return relocate(prepared.error(), segments);
   std::vector<const HostTensor *> inputs;
   for (auto &a : args) flattenLeaves(a, inputs);

@@ -970,8 +970,8 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
       NXC_TRY(v, keywordValidate(args[0], args[1], loc));
       return Opt(v);
     }
-    const std::set<std::string> keyed = {"get",    "fetch!", "pop",      "pop!",
-                                         "put",    "put_new", "delete",  "has_key?", "fetch"};
+    const std::set<std::string> keyed = {"get",    "fetch!", "pop",      "pop!",     "put",
+                                         "put_new", "delete", "has_key?", "fetch",   "get_lazy"};
     if (keyed.count(name) && n >= 2) {
       NXC_CHECK(needKeywords(0));
       NXC_CHECK(needAtom(1));
@@ -990,6 +990,12 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
         }
       Value dflt = n >= 3 ? args[2] : Value::atomValue("nil", loc);
       if (name == "get" && n <= 3) return Opt(found ? *value : dflt);
+      if (name == "get_lazy" && n == 3) {
+        // The function runs only when the key is missing.
+        if (found) return Opt(*value);
+        NXC_TRY(computed, applyFunction(args[2], {}, loc));
+        return Opt(computed);
+      }
       if (name == "has_key?" && n == 2) return Opt(boolean(found, loc));
       if (name == "fetch" && n == 2)
         return Opt(found ? Value::tuple({Value::atomValue("ok", loc), *value}, loc) : Value::atomValue("error", loc));

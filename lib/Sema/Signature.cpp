@@ -15,7 +15,7 @@ namespace nxc {
 std::string Template::str() const {
   if (!constantPath.empty() && !values) return "@" + constantPath;
   if (!isTuple) return tensor.str();
-  std::string s = keys.empty() ? "{" : "%{";
+  std::string s = keys.empty() ? "{" : "%" + structName + "{";
   bool allAtoms = std::none_of(keys.begin(), keys.end(), [](const std::string &k) { return ast::isStringKey(k); });
   for (size_t i = 0; i < elems.size(); ++i)
     s += (i ? ", " : "") + (keys.empty() ? "" : ast::mapKeyPrefix(keys[i], allAtoms)) + elems[i].str();

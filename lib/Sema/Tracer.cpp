@@ -189,6 +189,7 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
     // A map: each leaf named after its key (VAR_KEY when one variable takes it).
     Value v;
     v.kind = Value::Map;
+    v.atom = t.structName;
     v.loc = t.loc;
     bool single = names.size() == 1 && nameIdx == 0;
     for (size_t i = 0; i < t.elems.size(); ++i) {
@@ -784,7 +785,7 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
   // call other defs whose bodies are in the defn subset.)
   const ast::Function *caller = nullptr;
   for (auto it = stack_.rbegin(); it != stack_.rend() && !caller; ++it) caller = *it;
-  bool fromDefn = caller && (caller->kind == "defn" || caller->kind == "defnp");
+  bool fromDefn = caller && (caller->kind == "defn" || caller->kind == "defnp") && caller->name != kReplEntryName;
   std::string qual = fmt::format(FMT_STRING("{}/{}"), f.name, f.params.size());
   if ((f.kind == "def" || f.kind == "defp") && fromDefn)
     return error(loc, fmt::format(FMT_STRING("cannot use function {} inside defn because it was not defined with defn"),

@@ -122,6 +122,7 @@ Template templateOf(const HostValue &v) {
   if (v.isTuple) {
     t.isTuple = true;
     t.keys = v.keys;
+    t.structName = v.structName;
     for (auto &e : v.elems) t.elems.push_back(templateOf(e));
   } else {
     t.tensor = v.tensor.type;

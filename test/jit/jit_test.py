@@ -1536,6 +1536,25 @@ def case_repl_errors(ctx):
           f"the ambiguity error should name scale, A and B:\n{res.describe()}")
 
 
+def case_repl_library_directory(ctx):
+    """`:load DIR` loads a library's every defn file (subdirectories too); a struct the session
+    binds keeps its module, so a function whose head matches %Mod{} takes it back; a plain def
+    may be called at the top level, as at iex's (values: Nx 0.13.1)."""
+    res = repl(ctx, [], [
+        f":load {os.path.join(CASES_DIR, 'repl_library')}",
+        "t = Nx.tensor([1.0, 2.0, 3.0, 4.0])",
+        "s = ReplLib.Scaler.fit(t)",
+        "ReplLib.Scaler.transform(s, t)",
+        "ReplLib.Scaler.describe(t)",
+    ])
+    check(res.rc == 0, f"the session should succeed:\n{res.describe()}")
+    check(tensor_text("f32[4]", "[-1.3416407, -0.4472136, 0.4472136, 1.3416407]") in res.stdout,
+          f"transform of the bound struct differs:\n{res.describe()}")
+    check(tensor_text("f32[4]", "[2.0, 4.0, 6.0, 8.0]") in res.stdout,
+          f"the def called at the top level differs:\n{res.describe()}")
+    check("%ReplLib.Scaler{" in res.stdout, f"the struct should print with its module:\n{res.describe()}")
+
+
 def case_repl_no_file(ctx):
     """`nxc repl` without FILE evaluates Nx expressions and definitions; EOF ends it with 0."""
     res = repl(ctx, [], ["Nx.iota({2, 3})", "defn sq(t), do: t * t", "sq(Nx.tensor([1.5, -2.0]))"])

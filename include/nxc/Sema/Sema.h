@@ -19,6 +19,10 @@ namespace nxc {
 /// Traces `sig.function` of `file` for the argument templates of `sig`.
 Result<Graph> trace(const ast::File &file, const Signature &sig);
 
+/// The defn `nxc repl` wraps each input in. At its top level, as at iex's,
+/// plain defs may be called (a defn may not call them).
+constexpr const char *kReplEntryName = "__repl_eval__";
+
 } // namespace nxc
 
 #endif // NXC_SEMA_SEMA_H

@@ -24,6 +24,9 @@ struct Template {
   /// `%{b: f32[2], a: f32}`: a map, with isTuple set, its elements sorted by
   /// key (the order Nx flattens a map in).
   std::vector<std::string> keys;
+  /// A struct's module (a map template with keys; from a value, as the
+  /// repl's bindings and Nx.serialize files hold structs).
+  std::string structName;
   Loc loc;
   /// A constant template: `@weights.npy` (a tensor), `@params.npz` (a tuple
   /// of the archive's arrays in order), optionally followed by `:TEMPLATE`
