@@ -1,11 +1,14 @@
 //===- Repl.cpp - the state of an nxc repl session ------------------------===//
 #include "nxc/Jit/Repl.h"
+#include "nxc/Frontend/ElixirFloat.h"
 #include "nxc/Frontend/SourceFiles.h"
 #include "nxc/Sema/Sema.h"
 #include "nxc/Frontend/Lexer.h"
 #include "nxc/Frontend/Parser.h"
 
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include <cstring>
 #include <fstream>
@@ -233,6 +236,44 @@ Result<std::string> ReplSession::eval(const std::string &input) {
       NXC_TRY(value, evaluate(*single->children[1], body, inputSource));
       NXC_CHECK(bind(pattern, value));
       return formatNx(value) + "\n";
+    }
+  }
+  // Nx.to_number(t) and Nx.to_flat_list(t) (or t |> ...) at the top level,
+  // as at iex's: t is computed, and its elements print as Elixir numbers.
+  if (single && single->kind == ast::ExprKind::Call && single->module == "Nx" && single->children.size() == 1 &&
+      (single->name == "to_number" || single->name == "to_flat_list")) {
+    std::string call = "Nx." + single->name + "(";
+    std::string body = input;
+    size_t first = body.find_first_not_of(" \t\n"), last = body.find_last_not_of(" \t\n");
+    std::string piped = "|> " + call + ")";
+    bool blanked = false;
+    if (first != std::string::npos && body.compare(first, call.size(), call) == 0 && body[last] == ')') {
+      for (size_t i = first; i < first + call.size(); ++i) body[i] = ' ';
+      body[last] = ' ';
+      blanked = true;
+    } else if (size_t at = body.rfind(piped); at != std::string::npos && at + piped.size() == last + 1) {
+      for (size_t i = at; i <= last; ++i) body[i] = ' ';
+      blanked = true;
+    }
+    if (blanked) {
+      NXC_TRY(value, evaluate(*single->children[0], body, inputSource));
+      if (value.isTuple) return error(single->loc, fmt::format(FMT_STRING("Nx.{} expects a tensor, got a tuple"), single->name));
+      const HostTensor &t = value.tensor;
+      if (single->name == "to_number" && t.numElements() != 1)
+        return error(single->loc, fmt::format(FMT_STRING("** (ArgumentError) cannot convert tensor of shape {{{}}} to "
+                                                         "number"),
+                                              fmt::join(t.shape(), ", ")));
+      auto number = [&](int64_t i) -> std::string {
+        if (!t.elem().isFloat()) return t.elem().isSigned() ? std::to_string(t.atInt(i)) : std::to_string(t.atUInt(i));
+        double x = t.at(i);
+        if (std::isnan(x)) return ":nan";
+        if (std::isinf(x)) return x > 0 ? ":infinity" : ":neg_infinity";
+        return erlangShortDouble(x); // the element widened to a double, as Nx returns it
+      };
+      if (single->name == "to_number") return number(0) + "\n";
+      std::vector<std::string> items;
+      for (int64_t i = 0; i < t.numElements(); ++i) items.push_back(number(i));
+      return fmt::format(FMT_STRING("[{}]\n"), fmt::join(items, ", "));
     }
   }
   NXC_TRY(value, evaluate(*expr, input, inputSource));

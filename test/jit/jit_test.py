@@ -1555,6 +1555,25 @@ def case_repl_library_directory(ctx):
     check("%ReplLib.Scaler{" in res.stdout, f"the struct should print with its module:\n{res.describe()}")
 
 
+def case_repl_to_number(ctx):
+    """Nx.to_number/1 and Nx.to_flat_list/1 at the repl's top level, as at iex's: the elements
+    print as Elixir numbers (an f32 widened to a double, as Nx returns it; :nan and :infinity),
+    and a tensor of several elements is no number (values and message: Nx 0.13.1)."""
+    res = repl(ctx, [], [
+        "x = Nx.tensor([0.9486081600189209, 2.0])",
+        "Nx.to_number(x[0])",
+        "x[1] |> Nx.to_number()",
+        "Nx.to_flat_list(Nx.tensor([1, -2]))",
+        "Nx.to_flat_list(Nx.tensor([:nan, :infinity]))",
+        "Nx.to_number(x)",
+    ])
+    lines = res.stdout.splitlines()[-4:]
+    check(lines == ["0.9486081600189209", "2.0", "[1, -2]", "[:nan, :infinity]"],
+          f"the numbers printed differ: {lines}\n{res.describe()}")
+    check("cannot convert tensor of shape {2} to number" in res.stderr,
+          f"to_number of two elements should be an error:\n{res.describe()}")
+
+
 def case_repl_no_file(ctx):
     """`nxc repl` without FILE evaluates Nx expressions and definitions; EOF ends it with 0."""
     res = repl(ctx, [], ["Nx.iota({2, 3})", "defn sq(t), do: t * t", "sq(Nx.tensor([1.5, -2.0]))"])
