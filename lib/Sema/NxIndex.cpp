@@ -270,11 +270,24 @@ Result<Value> Tracer::nxIndexed(const std::string &fn, std::vector<Value> &args,
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(idx, tensorArg(fn, args[1], loc));
   NXC_TRY(upd, tensorArg(fn, args[2], loc));
+  if (g_.typeOf(idx).rank() == 1) {
+    // One index (Nx's indexed_scalar): a row of indices and a scalar update.
+    const TensorType t1 = g_.typeOf(x), i1 = g_.typeOf(idx), u1 = g_.typeOf(upd);
+    if (i1.shape[0] != t1.rank())
+      return error(loc, fmt::format(FMT_STRING("** (ArgumentError) expected indices to have shape {{{}}}, got: {{{}}}"),
+                                    t1.rank(), i1.shape[0]));
+    if (u1.rank() != 0)
+      return error(loc, fmt::format(FMT_STRING("** (ArgumentError) updates must be a scalar tensor when indices has "
+                                               "rank 1, got: {}"),
+                                    shapeString(u1.shape)));
+    idx = reshape(idx, {1, i1.shape[0]}, loc);
+    upd = reshape(upd, {1}, loc);
+  }
   const TensorType t = g_.typeOf(x), it = g_.typeOf(idx), ut = g_.typeOf(upd);
   if (it.elem.isFloat())
     return error(loc, fmt::format(FMT_STRING("Nx.{} expects integer indices, got {}"), fn, it.elem.name()));
   if (it.rank() != 2)
-    return error(loc, fmt::format(FMT_STRING("Nx.{} expects indices of rank 2, got {}"), fn, shapeString(it.shape)));
+    return error(loc, fmt::format(FMT_STRING("Nx.{} expects indices of rank 1 or 2, got {}"), fn, shapeString(it.shape)));
   std::vector<int64_t> axes;
   if (o.count("axes")) {
     NXC_TRY(ax, axesOption(o["axes"], t.rank(), loc, x));
