@@ -6,7 +6,10 @@ Each doctest of the library's files (the `iex>` examples of @doc and
 in a fresh `nxc repl` that has loaded the whole library (`:load DIR`); the
 text each expression prints is compared with the doctest's expected output,
 whitespace aside and numbers to f32 precision (the doctests were written when
-Nx printed f32 values with 16 digits; Nx 0.13 prints the shortest). Prints the tests that differ or fail, then the counts per
+Nx printed f32 values with 16 digits; Nx 0.13 prints the shortest). An expected
+result written as an expression (`Nx.tensor([1.0, 2.0])`, a struct literal) is
+evaluated in the same session, as ExUnit evaluates it, and the two printed
+values compared. Prints the tests that differ or fail, then the counts per
 file and in all.
 
 Usage: test/library/doctests.py LIB_DIR [--nxc NXC] [-k SUBSTRING] [-j JOBS]
@@ -88,10 +91,24 @@ def same(got, expected):
     return True
 
 
+LITERAL = re.compile(r"^(-?[\d.e+-]+|:[\w?!]+|\[[^\]]*\]|true|false|nil|\".*\")$", re.S)
+
+
+def is_expression(expected):
+    """An expected result that ExUnit evaluates and compares with ===, as
+    `Nx.tensor([1.0])` or a struct literal, rather than text it compares
+    with inspect's output (`#Nx.Tensor<...>`) or a literal."""
+    return expected is not None and not expected.startswith("#") and not LITERAL.match(expected.strip())
+
+
 def run(nxc, lib, test):
     lines = [f":load {lib}"]
-    for expr, _ in test:
+    for expr, expected in test:
         lines += [expr, MARK]
+        if is_expression(expected):
+            # Evaluated in the same session; its printed value is what the
+            # expression's must print.
+            lines += [expected, MARK]
     try:
         out = subprocess.run([nxc, "repl"], input="\n".join(lines) + "\n", capture_output=True, text=True,
                              timeout=300)
@@ -99,10 +116,18 @@ def run(nxc, lib, test):
         return False, "timed out"
     body = re.sub(r"^loaded .*\n", "", out.stdout, flags=re.M)
     segments = re.split(r"#Nx\.Tensor<\s*s\d+\s*" + str(MARK_VALUE) + r"\s*>", body)
-    for k, (expr, expected) in enumerate(test):
+    k = 0
+    for expr, expected in test:
         got = segments[k] if k < len(segments) else ""
+        k += 1
         if expected is None:
             continue
+        if is_expression(expected):
+            expected = segments[k] if k < len(segments) else ""
+            k += 1
+            if not expected.strip():
+                why = out.stderr.strip().split("\n")[0] if out.stderr.strip() else "the expected expression"
+                return False, f"{expr.splitlines()[0]}: {why}"
         if not same(got, expected):
             why = out.stderr.strip().split("\n")[0] if out.stderr.strip() else normalize(got)[:200]
             return False, f"{expr.splitlines()[0]}: {why}"
