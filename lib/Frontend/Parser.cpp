@@ -265,7 +265,20 @@ private:
     const Token &t = peek();
     if (t.kind == Tok::Ident && (t.text == "import" || t.text == "alias" || t.text == "require" || t.text == "use")) {
       std::string what = take().text;
-      NXC_TRY(target, aliasPath(fmt::format(FMT_STRING("after '{}'"), what)));
+      std::string target;
+      if (peek().kind == Tok::Ident && peek().text == "__MODULE__") {
+        // `alias __MODULE__, as: Axon`, `alias __MODULE__.Sub`: the module itself.
+        take();
+        target = m.name;
+        while (isPunct(".") && peek(1).kind == Tok::Alias) {
+          take();
+          NXC_TRY(rest, aliasPath(""));
+          target += "." + rest;
+        }
+      } else {
+        NXC_TRY(path, aliasPath(fmt::format(FMT_STRING("after '{}'"), what)));
+        target = path;
+      }
       if (what == "import") m.imports.push_back(target);
       std::string shortName = target.substr(target.rfind('.') == std::string::npos ? 0 : target.rfind('.') + 1);
       bool aliased = what == "alias";
@@ -495,15 +508,25 @@ private:
     }
     if (f.kind == "defn" || f.kind == "defnp")
       for (auto &p : f.params) NXC_CHECK(checkDefnPattern(*p));
-    // A guard may start on the next line.
-    if (at(Tok::Newline) && peek(1).kind == Tok::Ident && peek(1).text == "when") take();
-    if (isWord("when")) {
+    // A guard may start on the next line; several `when`s are alternatives
+    // (`when a when b` holds when either does).
+    for (;;) {
+      if (at(Tok::Newline) && peek(1).kind == Tok::Ident && peek(1).text == "when") take();
+      if (!isWord("when")) break;
       // Guards select among the clauses of Elixir functions; defn has none.
       if (f.kind == "defn" || f.kind == "defnp") return error(peek().loc, "guards are not allowed in defn");
-      take();
+      Loc whenLoc = take().loc;
       skipNewlines();
       NXC_TRY(g, expression());
-      f.guard = std::move(g);
+      if (!f.guard) {
+        f.guard = std::move(g);
+      } else {
+        auto either = std::make_unique<Expr>(ExprKind::Binary, whenLoc);
+        either->name = "or";
+        either->children.push_back(std::move(f.guard));
+        either->children.push_back(std::move(g));
+        f.guard = std::move(either);
+      }
     }
     if (isPunct(",") && peek(1).kind == Tok::KwKey && peek(1).text == "do") {
       take();
