@@ -84,6 +84,7 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
                                            const std::string &function, const Loc &where,
                                            const std::function<bool(const ast::Function &)> &takes) {
   std::vector<const ast::Function *> found;
+  std::vector<const std::string *> foundIn; // the module of each
   bool moduleSeen = module.empty();
   // Unqualified: the input's own modules first, then the library's.
   bool inputOnly = module.empty() && file.inputModules < file.modules.size();
@@ -99,7 +100,10 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
       bool clause = std::any_of(found.begin() + before, found.end(), [&](const ast::Function *g) {
         return g->kind == f.kind && g->params.size() == f.params.size();
       });
-      if (f.name == function && !clause) found.push_back(&f);
+      if (f.name == function && !clause) {
+        found.push_back(&f);
+        foundIn.push_back(&m.name);
+      }
     }
   }
   std::string qual = fmt::format(FMT_STRING("{}{}{}"), module, module.empty() ? "" : ".", function);
@@ -108,17 +112,18 @@ Result<const ast::Function *> findFunction(const ast::File &file, const std::str
   if (found.empty())
     return error(where, fmt::format(FMT_STRING("undefined function {} in {}"), qual, file.source->name));
   if (found.size() > 1 && takes) {
-    std::vector<const ast::Function *> fitting;
-    for (const ast::Function *f : found)
-      if (takes(*f)) fitting.push_back(f);
-    if (fitting.size() == 1) found = fitting;
+    size_t fits = 0, last = 0;
+    for (size_t k = 0; k < found.size(); ++k)
+      if (takes(*found[k])) ++fits, last = k;
+    if (fits == 1) {
+      found = {found[last]};
+      foundIn = {foundIn[last]};
+    }
   }
   if (found.size() > 1) {
     std::vector<std::string> arities;
-    for (const ast::Function *f : found)
-      for (auto &m : file.modules)
-        if (!m.functions.empty() && f >= &m.functions.front() && f <= &m.functions.back())
-          arities.push_back(fmt::format(FMT_STRING("{}.{}/{}"), m.name, f->name, f->params.size()));
+    for (size_t k = 0; k < found.size(); ++k)
+      arities.push_back(fmt::format(FMT_STRING("{}.{}/{}"), *foundIn[k], found[k]->name, found[k]->params.size()));
     return error(where, fmt::format(FMT_STRING("several functions named {} take these arguments ({}){}"), qual,
                                     fmt::join(arities, ", "),
                                     module.empty() ? fmt::format(FMT_STRING("; qualify the module (Mod.{})"), function)

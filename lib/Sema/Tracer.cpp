@@ -17,6 +17,16 @@
 
 namespace nxc::sema {
 
+namespace {
+
+/// :infinity, :neg_infinity and :nan: numbers to Nx (its is_tensor guard,
+/// and Nx.equal in defn).
+bool isNonFiniteAtom(const Value &v) {
+  return v.kind == Value::Atom && (v.atom == "infinity" || v.atom == "neg_infinity" || v.atom == "nan");
+}
+
+} // namespace
+
 Result<Graph> Tracer::run(const Signature &sig) {
   NXC_TRY(target, findEntry(sig));
   const ast::Module *mod = target.first;
@@ -598,10 +608,7 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
     // In defn, == is Nx.equal/2 (!= Nx.not_equal/2): tensors, numbers and
     // booleans only, as Nx raises on the rest.
     // (:infinity, :neg_infinity and :nan are numbers to Nx.)
-    auto numberLike = [](const Value &v) {
-      return v.isNumber() || (v.kind == Value::Atom && (v.atom == "infinity" || v.atom == "neg_infinity" ||
-                                                        v.atom == "nan"));
-    };
+    auto numberLike = [](const Value &v) { return v.isNumber() || isNonFiniteAtom(v); };
     if (!inElixir() && !(numberLike(a) && numberLike(b))) {
       const Value &term = numberLike(a) ? b : a;
       return error(e.loc, fmt::format(FMT_STRING("{} in defn is Nx.{}/2, which takes tensors and numbers, not {} "
@@ -707,8 +714,7 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
   if (e.module == "Nx" && e.name == "is_tensor" && args.size() == 1) {
     // Nx's guard: a tensor, a number, or :infinity, :neg_infinity, :nan.
     const Value &v = args[0];
-    bool tensorLike = v.kind == Value::Tensor || v.kind == Value::Int || v.kind == Value::Float ||
-                      (v.kind == Value::Atom && (v.atom == "infinity" || v.atom == "neg_infinity" || v.atom == "nan"));
+    bool tensorLike = v.kind == Value::Tensor || v.kind == Value::Int || v.kind == Value::Float || isNonFiniteAtom(v);
     return Value::atomValue(tensorLike ? "true" : "false", e.loc);
   }
   if (e.module == "Nx" && args.size() == 1 && e.name != "pred" && ElemType::parse(e.name)) {

@@ -105,30 +105,4 @@ defmodule Cases do
   def gen(spec, key), do: input(spec, key)
 end
 
-key = Nx.Random.key(11)
-{_, errors} =
-  Cases.all()
-  |> Enum.with_index()
-  |> Enum.reduce({key, 0}, fn {{mod, fun, specs, opts}, i}, {key, errors} ->
-    {args, key} = Enum.map_reduce(specs, key, &Cases.gen/2)
-    dir = "case#{i}"
-    File.mkdir_p!(dir)
-    name = "#{inspect(mod)}.#{fun}"
-    options = opts |> inspect() |> String.trim_leading("[") |> String.trim_trailing("]")
-    File.write!("#{dir}/fn", if(opts == [], do: name, else: "#{name}(#{options})"))
-    args |> Enum.flat_map(&Npy.leaves(&1, nil)) |> Enum.with_index()
-    |> Enum.each(fn {{_, t}, k} -> File.write!("#{dir}/arg#{k}.npy", Npy.npy(t)) end)
-    try do
-      out = apply(mod, fun, if(opts == [], do: args, else: args ++ [opts]))
-      case out do
-        %Nx.Tensor{} -> File.write!("#{dir}/want.npy", Npy.npy(out))
-        _ -> Npy.write("#{dir}/want.npz", out)
-      end
-      {key, errors}
-    rescue
-      e ->
-        File.write!("#{dir}/nx_error", Exception.message(e))
-        {key, errors + 1}
-    end
-  end)
-IO.puts("#{errors} cases raised in Nx")
+Oracle.write_cases(Cases.all(), Nx.Random.key(11), &Cases.gen/2)

@@ -35,3 +35,41 @@ defmodule Npy do
     {:ok, _} = :zip.create(String.to_charlist(path), files)
   end
 end
+
+# The cases of axon_oracle.exs and scholar_oracle.exs: each {module,
+# function, input specs, options} called on inputs `gen` makes from `key`,
+# written to caseN/ as run_cases (oracle_env.sh) reads them: fn (the --fn
+# text, options in parentheses), arg0.npy... (the inputs' leaves in order),
+# want.npy or want.npz (Nx's result), or nx_error when Nx raised.
+defmodule Oracle do
+  def write_cases(cases, key, gen) do
+    {_, errors} =
+      cases
+      |> Enum.with_index()
+      |> Enum.reduce({key, 0}, fn {{mod, fun, specs, opts}, i}, {key, errors} ->
+        {args, key} = Enum.map_reduce(specs, key, gen)
+        dir = "case#{i}"
+        File.mkdir_p!(dir)
+        name = "#{inspect(mod)}.#{fun}"
+        {call, fntext} =
+          if opts == [],
+            do: {args, name},
+            else: {args ++ [opts], "#{name}(#{opts |> inspect() |> String.slice(1..-2//1)})"}
+        File.write!("#{dir}/fn", fntext)
+        args |> Enum.flat_map(&Npy.leaves(&1, nil)) |> Enum.with_index()
+        |> Enum.each(fn {{_, t}, k} -> File.write!("#{dir}/arg#{k}.npy", Npy.npy(t)) end)
+        try do
+          case apply(mod, fun, call) do
+            %Nx.Tensor{} = out -> File.write!("#{dir}/want.npy", Npy.npy(out))
+            out -> Npy.write("#{dir}/want.npz", out)
+          end
+          {key, errors}
+        rescue
+          e ->
+            File.write!("#{dir}/nx_error", Exception.message(e))
+            {key, errors + 1}
+        end
+      end)
+    IO.puts("#{errors} cases raised in Nx")
+  end
+end

@@ -8,17 +8,10 @@
 #   (TOOLCHAIN: ../shared/nx-toolchain; its Elixir runs Nx's side)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-polaris=$(realpath "$1")
-nxc=$(realpath "${2:-$here/../../build/tools/nxc/nxc}")
-toolchain=$(realpath "${3:-$here/../../../shared/nx-toolchain}")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export PATH="$toolchain/elixir/bin:$PATH" MIX_ENV=prod
-# Nx and Polaris compiled for Nx's side, without Hex.
-mkdir -p "$work/ebin"
-cp -r "$toolchain/deps" "$work/deps" && chmod -R u+w "$work/deps"
-(cd "$work/deps/nx" && MIX_BUILD_PATH="$work/nx-build" mix compile > /dev/null 2>&1)
-paths=(-pa "$work/nx-build/lib/nx/ebin" -pa "$work/nx-build/lib/complex/ebin" -pa "$work/nx-build/lib/telemetry/ebin")
+source "$here/oracle_env.sh"
+oracle_setup "$@"
+polaris=$checkout
+# Polaris compiled for Nx's side.
 elixirc "${paths[@]}" -o "$work/ebin" "$polaris"/lib/polaris/*.ex "$polaris"/lib/polaris.ex > /dev/null 2>&1
 cd "$work"
 elixir "${paths[@]}" -pa "$work/ebin" "$here/polaris_oracle.exs" > /dev/null 2>&1

@@ -112,32 +112,4 @@ defmodule Cases do
   end
 end
 
-key = Nx.Random.key(13)
-{_, errors} =
-  Cases.all()
-  |> Enum.with_index()
-  |> Enum.reduce({key, 0}, fn {{mod, fun, specs, opts}, i}, {key, errors} ->
-    {args, key} = Enum.map_reduce(specs, key, &Cases.input/2)
-    dir = "case#{i}"
-    File.mkdir_p!(dir)
-    name = "#{inspect(mod)}.#{fun}"
-    {call, fntext} =
-      if opts == [],
-        do: {args, name},
-        else: {args ++ [opts], "#{name}(#{opts |> inspect() |> String.slice(1..-2//1)})"}
-    File.write!("#{dir}/fn", fntext)
-    args |> Enum.with_index() |> Enum.each(fn {t, k} -> File.write!("#{dir}/arg#{k}.npy", Npy.npy(t)) end)
-    try do
-      out = apply(mod, fun, call)
-      case out do
-        %Nx.Tensor{} -> File.write!("#{dir}/want.npy", Npy.npy(out))
-        _ -> Npy.write("#{dir}/want.npz", out)
-      end
-      {key, errors}
-    rescue
-      e ->
-        File.write!("#{dir}/nx_error", Exception.message(e))
-        {key, errors + 1}
-    end
-  end)
-IO.puts("#{errors} cases raised in Nx")
+Oracle.write_cases(Cases.all(), Nx.Random.key(13), &Cases.input/2)

@@ -47,14 +47,11 @@ def hot_loop(asm):
     for i, j in all_loops:
         if any(i < a and b <= j for a, b in all_loops):
             continue  # holds an inner loop
-        if True:
-            if True:
-                body = [l for l in lines[i + 1:j + 1] if l.strip() and not l.lstrip().startswith(("#", "//", ".p2align"))]
-                fmas = [FMA.match(l) for l in body]
-                count = sum(1 for f in fmas if f)
-                if count and (best is None or count > best[1]):
-                    reg = next(f.group(2) for f in fmas if f)
-                    best = (body, count, reg)
+        body = [l for l in lines[i + 1:j + 1] if l.strip() and not l.lstrip().startswith(("#", "//", ".p2align"))]
+        fmas = [FMA.match(l) for l in body]
+        count = sum(1 for f in fmas if f)
+        if count and (best is None or count > best[1]):
+            best = (body, count, next(f.group(2) for f in fmas if f))
     return best
 
 
