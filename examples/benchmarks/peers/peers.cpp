@@ -32,6 +32,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -48,21 +49,39 @@ using MapCV = Eigen::Map<const Eigen::ArrayXf>;
 /// table shows the faster.
 bool parallelPeers = false;
 
-/// Median seconds per call: rounds of enough calls to take ~2 ms each.
-double median(const std::function<void()> &f) {
+/// Calls per timed round: enough to take about 2 ms.
+int callsPerRound(const std::function<void()> &f) {
   f();
   auto t0 = Clock::now();
   f();
   double once = std::chrono::duration<double>(Clock::now() - t0).count();
-  int reps = std::max(1, (int)(2e-3 / std::max(once, 1e-9)));
-  std::vector<double> t;
-  for (int r = 0; r < 15; ++r) {
-    auto s = Clock::now();
-    for (int i = 0; i < reps; ++i) f();
-    t.push_back(std::chrono::duration<double>(Clock::now() - s).count() / reps);
+  return std::max(1, (int)(2e-3 / std::max(once, 1e-9)));
+}
+
+/// Median seconds per call of each contender, measured in 15 rounds that take
+/// turns (nxc, then each peer, then nxc again...): on a shared machine a noisy
+/// minute then slows every contender alike instead of whichever ran in it.
+/// With threads, each round starts after a pause: the contender before may
+/// leave its workers spinning (OpenMP's and Halide's do, for a while), and
+/// they would take the cores this one's threads need.
+std::vector<double> interleavedMedians(const std::vector<std::function<void()>> &fs, bool pause) {
+  std::vector<int> reps;
+  for (auto &f : fs) reps.push_back(callsPerRound(f));
+  std::vector<std::vector<double>> t(fs.size());
+  for (int r = 0; r < 15; ++r)
+    for (size_t c = 0; c < fs.size(); ++c) {
+      if (pause) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      fs[c](); // warm this contender's data and code after the others ran
+      auto s = Clock::now();
+      for (int i = 0; i < reps[c]; ++i) fs[c]();
+      t[c].push_back(std::chrono::duration<double>(Clock::now() - s).count() / reps[c]);
+    }
+  std::vector<double> medians;
+  for (auto &ts : t) {
+    std::sort(ts.begin(), ts.end());
+    medians.push_back(ts[ts.size() / 2]);
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return medians;
 }
 
 /// Every tensor, for every library, starts a cache line (64 bytes), as
@@ -101,13 +120,28 @@ struct Row {
   std::string what;
   std::vector<std::pair<std::string, double>> times; // first: nxc
   double worstErr = 0;
+  /// Checked contenders waiting to be timed together (measure()).
+  std::vector<std::pair<std::string, std::function<void()>>> contenders;
+
+  void enter(const char *who, std::function<void()> f) { contenders.push_back({who, std::move(f)}); }
+  void measure() {
+    std::vector<std::function<void()>> fs;
+    for (auto &c : contenders) fs.push_back(c.second);
+    auto medians = interleavedMedians(fs, parallelPeers);
+    for (size_t i = 0; i < contenders.size(); ++i) times.push_back({contenders[i].first, medians[i]});
+    contenders.clear();
+  }
 };
 std::vector<Row> rows;
 /// Halide's softmax dividing as Nx does (y = e / s), beside nxc: not in the
 /// table, whose Halide multiplies by 1 / s like Eigen.
 std::vector<std::pair<std::string, std::pair<double, double>>> dividingSoftmax;
 
-void record(Row r) { rows.push_back(std::move(r)); }
+/// Times the row's contenders (if not yet) and keeps it for the table.
+void record(Row r) {
+  if (!r.contenders.empty()) r.measure();
+  rows.push_back(std::move(r));
+}
 
 void check(double err, Row &row, const char *who) {
   row.worstErr = std::max(row.worstErr, err);
@@ -219,7 +253,7 @@ void softmaxRow(const char *what, size_t n, int (*nxc)(const float *, float *)) 
     std::fill(y.begin(), y.end(), 0.f);
     f();
     check(relErr(y.data(), ref), row, who);
-    row.times.push_back({who, median(f)});
+    row.enter(who, f);
   };
   run("nxc", [&] { nxc(x.data(), y.data()); });
   run("Eigen", [&] {
@@ -239,7 +273,11 @@ void softmaxRow(const char *what, size_t n, int (*nxc)(const float *, float *)) 
   std::fill(y.begin(), y.end(), 0.f);
   halide_softmax_div(hx.raw_buffer(), hy.raw_buffer());
   check(relErr(y.data(), ref), row, "Halide e / s");
-  dividingSoftmax.push_back({what, {row.times[0].second, median([&] { halide_softmax_div(hx.raw_buffer(), hy.raw_buffer()); })}});
+  row.enter("Halide e / s", [&] { halide_softmax_div(hx.raw_buffer(), hy.raw_buffer()); });
+  row.measure();
+  // Not a column of the table (its Halide multiplies by 1 / s like Eigen).
+  dividingSoftmax.push_back({what, {row.times[0].second, row.times.back().second}});
+  row.times.pop_back();
   record(row);
 }
 
@@ -252,7 +290,7 @@ void matmulRow() {
   auto run = [&](const char *who, const std::function<void()> &f) {
     f();
     check(relErr(c.data(), ref), row, who);
-    row.times.push_back({who, median(f)});
+    row.enter(who, f);
   };
   run("nxc", [&] { pbmm_matmul(a.data(), b.data(), c.data()); });
   run("Eigen", [&] { MapM(c.data(), m, n).noalias() = MapCM(a.data(), m, k) * MapCM(b.data(), k, n); });
@@ -288,7 +326,7 @@ void predictRow(int batch, void *ws) {
   auto run = [&](const char *who, const std::function<void()> &f) {
     f();
     check(relErr(y.data(), ref), row, who);
-    row.times.push_back({who, median(f)});
+    row.enter(who, f);
   };
   if (batch == 30)
     run("nxc", [&] { pbmnist_predict30_with_workspace(p.w1.data(), p.b1.data(), p.w2.data(), p.b2.data(), x.data(), y.data(), ws); });
@@ -318,10 +356,10 @@ void trainRow(void *ws) {
   Floats n1(784 * 128), n2(128), n3(1280), n4(10), e1(784 * 128), e2(128), e3(1280), e4(10);
   const float lr = 0.01f;
   Row row{"W6 training step (grad + SGD), batch 30", {}, 0};
-  row.times.push_back({"nxc", median([&] {
-                         pbmnist_update_with_workspace(p.w1.data(), p.b1.data(), p.w2.data(), p.b2.data(), x.data(),
-                                                       labels.data(), &lr, n1.data(), n2.data(), n3.data(), n4.data(), ws);
-                       })});
+  row.enter("nxc", [&] {
+    pbmnist_update_with_workspace(p.w1.data(), p.b1.data(), p.w2.data(), p.b2.data(), x.data(), labels.data(), &lr,
+                                  n1.data(), n2.data(), n3.data(), n4.data(), ws);
+  });
   // Eigen: the backprop of the same loss, -sum(mean(log(p) * y, axes: [1])),
   // written by hand.
   RowMatrix h(batch, 128), pr(batch, 10), dz(batch, 128);
@@ -338,7 +376,8 @@ void trainRow(void *ws) {
     Eigen::Map<Eigen::RowVectorXf>(e2.data(), 128) =
         Eigen::Map<const Eigen::RowVectorXf>(p.b1.data(), 128) - lr * dz.colwise().sum();
   };
-  row.times.push_back({"Eigen", median(eigenStep)});
+  row.enter("Eigen", eigenStep);
+  row.measure();
   // Both are one SGD step from the same parameters: they must agree.
   std::vector<double> ref(e1.begin(), e1.end());
   check(relErr(n1.data(), ref), row, "nxc vs Eigen (w1)");
@@ -362,7 +401,7 @@ void layerNormRow() {
   auto run = [&](const char *who, const std::function<void()> &f) {
     f();
     check(relErr(y.data(), ref), row, who);
-    row.times.push_back({who, median(f)});
+    row.enter(who, f);
   };
   run("nxc", [&] { pbln_layer_norm(x.data(), y.data()); });
   run("Eigen", [&] {
@@ -456,7 +495,7 @@ int main(int argc, char **argv) {
   trainRow(ws);
   layerNormRow();
 
-  std::printf("\n%d thread%s for nxc and the peers; median us per call; ratio = nxc / fastest peer\n\n", threads,
+  std::printf("\n%d thread%s for nxc and the peers; median us per call (contenders timed in turns); ratio = nxc / fastest peer\n\n", threads,
               threads == 1 ? "" : "s");
   std::printf("| workload | nxc | Eigen | oneDNN | Halide | fastest peer | ratio |\n|---|---|---|---|---|---|---|\n");
   for (auto &r : rows) {
