@@ -60,11 +60,6 @@ static DenseElementsAttr constantAttr(RankedTensorType type, const Node &n) {
   return DenseElementsAttr::get(type, vals);
 }
 
-/// Graph-level node kinds that are not nx ops of their own.
-static bool isGraphOnly(const std::string &op) {
-  return op == "parameter" || op == "region_arg" || op == "metadata" || op == "elem" || op == "print_value";
-}
-
 Status emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symbol) {
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<nx::NxDialect>();
@@ -110,22 +105,18 @@ Status emitNxFunction(ModuleOp module, const Graph &graph, const std::string &sy
   std::function<Status(int)> emit = [&](int i) -> Status {
     const Node &n = graph.nodes[i];
     Location loc = locOf(ctx, n.loc);
-    if (!isGraphOnly(n.op) && !RegisteredOperationName::lookup("nx." + n.op, ctx))
-      return error(n.loc, "unknown op \"" + n.op + "\"");
-    if (n.op == "parameter") {
+    switch (n.op) {
+    case Op::Parameter:
       values[i] = reshapeTo(entry->getArgument(n.param), tensorType(ctx, n.type));
       return okStatus();
-    }
-    if (n.op == "region_arg") return okStatus(); // bound when its region's block is made
-    if (n.op == "metadata") { // stop_grad, custom_grad, grad's aliases: the value itself
+    case Op::RegionArg: return okStatus(); // bound when its region's block is made
+    case Op::Metadata: // stop_grad, custom_grad, grad's aliases: the value itself
       values[i] = values[n.operands[0]];
       return okStatus();
-    }
-    if (n.op == "elem") {
+    case Op::Elem:
       values[i] = values[n.operands[0]].getDefiningOp()->getResult(n.param);
       return okStatus();
-    }
-    if (n.op == "print_value") { // JIT only: a library has nowhere to print
+    case Op::PrintValue: // JIT only: a library has nowhere to print
       if (graph.printing) {
         OperationState print(loc, "nx.print_value");
         for (int o : n.operands) print.addOperands(values[o]);
@@ -133,22 +124,26 @@ Status emitNxFunction(ModuleOp module, const Graph &graph, const std::string &sy
         b.create(print);
       }
       return okStatus();
+    default: break;
     }
-    OperationState state(loc, "nx." + n.op);
+    std::string name = "nx." + std::string(opName(n.op));
+    if (!RegisteredOperationName::lookup(name, ctx)) // Ops.def and NxOps.td disagree
+      return internalError(n.loc, "no nx dialect op " + name);
+    OperationState state(loc, name);
     for (int o : n.operands) state.addOperands(values[o]);
-    if (n.op == "cond" || n.op == "while") {
+    if (n.op == Op::Cond || n.op == Op::While) {
       for (auto &t : n.resultTypes) state.addTypes(tensorType(ctx, t));
       for (size_t r = 0; r < n.regions.size(); ++r) state.addRegion();
     } else {
       state.addTypes(tensorType(ctx, n.type));
     }
-    if (n.op == "constant") state.addAttribute("value", constantAttr(tensorType(ctx, n.type), n));
-    if (!n.axes.empty() || n.op == "broadcast" || n.op == "transpose" || n.op == "sum" || n.op == "product" || n.op == "iota" ||
-        n.op == "reduce_max" || n.op == "reduce_min" || n.op == "all" || n.op == "any")
+    if (n.op == Op::Constant) state.addAttribute("value", constantAttr(tensorType(ctx, n.type), n));
+    if (!n.axes.empty() || n.op == Op::Broadcast || n.op == Op::Transpose || n.op == Op::Sum || n.op == Op::Product || n.op == Op::Iota ||
+        n.op == Op::ReduceMax || n.op == Op::ReduceMin || n.op == Op::All || n.op == Op::Any)
       state.addAttribute("axes", b.getDenseI64ArrayAttr(n.axes));
     for (auto &[name, v] : n.attrs) state.addAttribute(name, b.getDenseI64ArrayAttr(v));
     Operation *op = b.create(state);
-    if (n.op == "cond" || n.op == "while") {
+    if (n.op == Op::Cond || n.op == Op::While) {
       OpBuilder::InsertionGuard guard(b);
       for (size_t r = 0; r < n.regions.size(); ++r) {
         const Region &region = n.regions[r];

@@ -269,7 +269,7 @@ Value erfInv(OpBuilder &b, Location l, Value x) {
 /// are k mod 4), pi/2 in two parts (the first of 31 bits, so k * hi is
 /// exact) for |x| < 2^22; above, exactly (payneHanek). The polynomials then
 /// only see |r| <= pi/4, and the quadrant k mod 4 picks +-sin or +-cos.
-Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
+Value reducedTrig(OpBuilder &b, Location l, Trig fn, Value x) {
   Type t = x.getType(), f64 = b.getF64Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
   Value xd = arith::ExtFOp::create(b, l, f64, x);
   Value shifter = fconst(b, l, f64, 0x1.8p52);
@@ -304,7 +304,7 @@ Value reducedTrig(OpBuilder &b, Location l, StringRef name, Value x) {
     return arith::SelectOp::create(b, l, quadrant(0), q0, v);
   };
   Value sinX = pick(s, c, ns, nc), cosX = pick(c, ns, nc, s);
-  Value result = arith::TruncFOp::create(b, l, t, name == "sin" ? sinX : name == "cos" ? cosX : fdiv(b, l, sinX, cosX));
+  Value result = arith::TruncFOp::create(b, l, t, fn == Trig::Sin ? sinX : fn == Trig::Cos ? cosX : fdiv(b, l, sinX, cosX));
   // Inf and NaN give NaN (the f64 reduction of Inf would be NaN anyway).
   Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x), fconst(b, l, t, INFINITY));
   return arith::SelectOp::create(b, l, finite, result, fconst(b, l, t, NAN));

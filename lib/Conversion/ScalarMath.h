@@ -59,7 +59,8 @@ mlir::Value tanhAccurate(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
 mlir::Value erfF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
 mlir::Value erfcF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
 /// sin, cos or tan (`name`).
-mlir::Value reducedTrig(mlir::OpBuilder &b, mlir::Location l, llvm::StringRef name, mlir::Value x);
+enum class Trig { Sin, Cos, Tan };
+mlir::Value reducedTrig(mlir::OpBuilder &b, mlir::Location l, Trig fn, mlir::Value x);
 mlir::Value atanF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);
 mlir::Value atan2F32(mlir::OpBuilder &b, mlir::Location l, mlir::Value y, mlir::Value x);
 mlir::Value asinF32(mlir::OpBuilder &b, mlir::Location l, mlir::Value x);

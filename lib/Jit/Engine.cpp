@@ -1,5 +1,7 @@
 //===- Engine.cpp - run a defn now, on host tensors -----------------------===//
 #include "nxc/Jit/Engine.h"
+#include "nxc/Target/TargetTriple.h"
+#include "nxc/Target/ABI.h"
 #include "nxc/Pipeline/Compiler.h"
 #include "nxc/Sema/Sema.h"
 
@@ -287,9 +289,9 @@ Result<BoundCall> Engine::bind(const Prepared &p, const std::vector<const HostTe
       if (b) c.owned.emplace_back(b, releaseFreshPages);
       return b;
     }
-    void *b = std::aligned_alloc(kWorkspaceAlignment,
-                                 (size_t)((std::max<int64_t>(bytes, 1) + kWorkspaceAlignment - 1) /
-                                          kWorkspaceAlignment * kWorkspaceAlignment));
+    void *b = std::aligned_alloc(abi::kBufferAlignment,
+                                 (size_t)((std::max<int64_t>(bytes, 1) + abi::kBufferAlignment - 1) /
+                                          abi::kBufferAlignment * abi::kBufferAlignment));
     if (b) c.owned.emplace_back(b, std::free);
     return b;
   };

@@ -1,5 +1,6 @@
 //===- JitSession.cpp - ORC JIT linking of compiled objects ---------------===//
 #include "nxc/Jit/Jit.h"
+#include "nxc/Target/ABI.h"
 #include "nxc/Target/ObjectEmitter.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -50,10 +51,10 @@ Result<LoadedFunction> JitSession::load(const std::string &key, const std::strin
   if (llvm::Error e = jit_->addObjectFile(*dylib, std::move(buffer)))
     return error(Loc{},
                  fmt::format(FMT_STRING("JIT: cannot load the compiled code: {}"), llvm::toString(std::move(e))));
-  auto address = jit_->lookup(*dylib, symbol + "_packed");
+  auto address = jit_->lookup(*dylib, abi::packedSymbol(symbol));
   if (!address) return error(Loc{}, fmt::format(FMT_STRING("JIT: {}"), llvm::toString(address.takeError())));
   if (threads) {
-    auto stop = jit_->lookup(*dylib, symbol + "_stop_threads");
+    auto stop = jit_->lookup(*dylib, abi::stopThreadsSymbol(symbol));
     if (!stop) return error(Loc{}, fmt::format(FMT_STRING("JIT: {}"), llvm::toString(stop.takeError())));
     stopThreads_.push_back(stop->toPtr<void (*)(void)>());
   }

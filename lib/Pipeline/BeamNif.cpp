@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "BeamNif.h"
 
+#include "nxc/Target/ABI.h"
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
@@ -56,9 +57,9 @@ Status addBeamNif(llvm::Module &m, const std::vector<EntryInfo> &entries, const 
   auto *row = llvm::StructType::get(ctx, {ptr, ptr, ptr, ptr});
   std::vector<llvm::Constant *> rows;
   for (const EntryInfo &e : entries) {
-    llvm::Function *packed = m.getFunction(e.symbol + "_packed");
-    llvm::GlobalVariable *layout = m.getNamedGlobal(e.symbol + "_packed_layout");
-    llvm::Function *workspace = m.getFunction(e.symbol + "_workspace_size");
+    llvm::Function *packed = m.getFunction(abi::packedSymbol(e.symbol));
+    llvm::GlobalVariable *layout = m.getNamedGlobal(abi::packedLayoutSymbol(e.symbol));
+    llvm::Function *workspace = m.getFunction(abi::workspaceSizeSymbol(e.symbol));
     if (!packed || !layout || !workspace)
       return internalError(Loc{}, fmt::format(FMT_STRING("{} has no packed entry for the NIF"), e.symbol));
     llvm::Constant *nameText = llvm::ConstantDataArray::getString(ctx, e.symbol);

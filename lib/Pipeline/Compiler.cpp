@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Pipeline/Compiler.h"
+#include "nxc/Target/TargetTriple.h"
+#include "nxc/Target/ABI.h"
 #include "BeamNif.h"
 #include "CpuVariants.h"
 #include "ParallelDispatch.h"
@@ -190,26 +192,26 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
         b.SetInsertPoint(checkWs);
         b.CreateCondBr(badWorkspace, badWs, run);
         b.SetInsertPoint(badWs);
-        b.CreateRet(b.getInt32(2));
+        b.CreateRet(b.getInt32(abi::kBadWorkspace));
       } else {
         b.CreateCondBr(anyNull, nullArg, run);
       }
       b.SetInsertPoint(nullArg);
-      b.CreateRet(b.getInt32(1));
+      b.CreateRet(b.getInt32(abi::kNullArgument));
       b.SetInsertPoint(run);
       callAtStackOffset(b, kernel, args, anchor);
-      b.CreateRet(b.getInt32(0));
+      b.CreateRet(b.getInt32(abi::kOk));
     };
 
     // symbol_with_workspace
     {
-      llvm::Function *f = define(e.symbol + "_with_workspace", llvm::Type::getInt32Ty(ctx), params);
+      llvm::Function *f = define(abi::withWorkspaceSymbol(e.symbol), llvm::Type::getInt32Ty(ctx), params);
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
       llvm::Value *ws = f->getArg(tensors);
       llvm::Value *bad = nullptr;
       if (e.workspaceSize > 0) {
         llvm::Value *addr = b.CreatePtrToInt(ws, sizeTy);
-        llvm::Value *misaligned = b.CreateICmpNE(b.CreateAnd(addr, llvm::ConstantInt::get(sizeTy, kWorkspaceAlignment - 1)),
+        llvm::Value *misaligned = b.CreateICmpNE(b.CreateAnd(addr, llvm::ConstantInt::get(sizeTy, abi::kBufferAlignment - 1)),
                                                  llvm::ConstantInt::get(sizeTy, 0));
         bad = b.CreateOr(b.CreateIsNull(ws), misaligned);
       }
@@ -223,7 +225,7 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
       llvm::Value *ws = llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0));
       if (e.workspaceSize > 0) {
         auto *alloca = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), e.workspaceSize), nullptr, "workspace");
-        alloca->setAlignment(llvm::Align(kWorkspaceAlignment));
+        alloca->setAlignment(llvm::Align(abi::kBufferAlignment));
         ws = alloca;
       }
       body(f, b, ws, nullptr);
@@ -239,10 +241,10 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
       for (int64_t bytes : e.tensorBytes) layout.push_back(llvm::ConstantInt::get(i64, bytes));
       auto *type = llvm::ArrayType::get(i64, layout.size());
       new llvm::GlobalVariable(m, type, true, llvm::GlobalValue::ExternalLinkage, llvm::ConstantArray::get(type, layout),
-                               e.symbol + "_packed_layout");
-      llvm::Function *withWs = m.getFunction(e.symbol + "_with_workspace");
+                               abi::packedLayoutSymbol(e.symbol));
+      llvm::Function *withWs = m.getFunction(abi::withWorkspaceSymbol(e.symbol));
       llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-      llvm::Function *f = define(e.symbol + "_packed", llvm::Type::getInt32Ty(ctx), {ptr});
+      llvm::Function *f = define(abi::packedSymbol(e.symbol), llvm::Type::getInt32Ty(ctx), {ptr});
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
       std::vector<llvm::Value *> args;
       for (size_t i = 0; i < params.size(); ++i)
@@ -251,7 +253,7 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
     }
     // symbol_workspace_size
     {
-      llvm::Function *f = define(e.symbol + "_workspace_size", sizeTy, {});
+      llvm::Function *f = define(abi::workspaceSizeSymbol(e.symbol), sizeTy, {});
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
       b.CreateRet(llvm::ConstantInt::get(sizeTy, e.workspaceSize));
     }
@@ -259,8 +261,6 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
 }
 
 } // namespace
-
-std::string hostTriple() { return llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple()); }
 
 Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const TargetOptions &target, Stage stage) {
   registerEverythingOnce();
@@ -278,7 +278,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
   NXC_TRY(tm, createTargetMachine(target.triple, target.cpu, target.features, target.optLevel));
   out.triple = tm->getTargetTriple().str();
   out.cpu = tm->getTargetCPU().str();
-  out.bareMetal = tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS;
+  out.bareMetal = !hasOperatingSystem(tm->getTargetTriple());
   if (target.threads > 1 && out.bareMetal)
     return error(Loc{}, fmt::format(FMT_STRING("--threads {}: bare-metal targets ({}) have no threads; their code "
                                                "runs on the calling core only"),
@@ -302,7 +302,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
       (stage == Stage::LLVMIR || stage == Stage::Asm || stage == Stage::Object))
     wideModule = module->clone();
   CpuPipelineChoices choices{out.bareMetal, narrowBits, target.threads, target.minParallelWork,
-                             streamsLargeOutputs(out.triple), checksFastExtrema(out.triple)};
+                             streamsLargeOutputs(tm->getTargetTriple()), checksFastExtrema(tm->getTargetTriple())};
   NXC_CHECK(runPipeline(*module, target.device != Device::Cpu ? gpuToLinalgPipeline() : cpuToLinalgPipeline(choices),
                         diags, "lowering nx to linalg"));
   if (stage == Stage::Linalg) { out.text = print(*module); return out; }
@@ -320,7 +320,7 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
     for (auto &e : entries)
       if (e.graph->printing)
         for (auto &n : e.graph->nodes)
-          if (n.op == "print_value")
+          if (n.op == Op::PrintValue)
             return error(n.loc, "print_value cannot print from GPU code (a kernel cannot call back into the host); "
                                 "run this function with --device cpu to see its values");
   if (target.device == Device::Cuda) {
@@ -373,8 +373,8 @@ Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const Targ
       llvmModule->getOrInsertFunction(kCacheBytesQuery, query->getFunctionType());
   }
   int64_t stackLimit = target.stackWorkspaceLimit >= 0 ? target.stackWorkspaceLimit
-                       : tm->getTargetTriple().getOS() == llvm::Triple::UnknownOS ? 0
-                                                                                  : kDefaultStackWorkspaceLimit;
+                       : hasOperatingSystem(tm->getTargetTriple()) ? kDefaultStackWorkspaceLimit
+                                                                   : 0;
   addEntryWrappers(*llvmModule, out.entries, tm->createDataLayout(), tm->getTargetTriple(), stackLimit,
                    target.packedEntries);
   if (!target.beamNifModule.empty()) {

@@ -17,6 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CpuVariants.h"
+#include "nxc/Target/TargetTriple.h"
+#include "nxc/Target/ABI.h"
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
@@ -87,7 +89,7 @@ const Arch *archFor(const llvm::Triple &t) {
       llvm::StringRef(NXC_EMBEDDED(cpu_aarch64_bc)),
       "nxc_aarch64_features",
       "generic"};
-  if (t.getOS() == llvm::Triple::UnknownOS) return nullptr;
+  if (!hasOperatingSystem(t)) return nullptr;
   if (t.getArch() == llvm::Triple::x86_64) return &x86;
   if (t.getArch() == llvm::Triple::aarch64 && t.isOSLinux()) return &aarch64;
   return nullptr;
@@ -116,16 +118,15 @@ std::vector<std::string> defaultCpuVariants() {
 }
 
 Result<std::vector<std::string>> planCpuVariants(const std::string &tripleStr, const std::string &cpuOption) {
-  std::string host = hostTriple();
-  llvm::Triple triple(llvm::Triple::normalize(tripleStr.empty() ? host : tripleStr));
-  bool isHost = tripleStr.empty() || triple.str() == host;
+  llvm::Triple triple = resolveTriple(tripleStr);
+  bool isHost = isHostTarget(tripleStr);
   // An operating system LLVM does not know would silently mean bare metal.
   llvm::StringRef os = triple.getOSName();
-  if (triple.getOS() == llvm::Triple::UnknownOS && !os.empty() && os != "none" && os != "unknown")
+  if (!hasOperatingSystem(triple) && !os.empty() && os != "none" && os != "unknown")
     return error(Loc{}, fmt::format(FMT_STRING("--target {}: unknown operating system '{}' (give a known one, such "
                                                "as linux, or none for bare metal)"),
                                     tripleStr, os.str()));
-  bool x86 = triple.getArch() == llvm::Triple::x86_64 && triple.getOS() != llvm::Triple::UnknownOS;
+  bool x86 = triple.getArch() == llvm::Triple::x86_64 && hasOperatingSystem(triple);
   bool multi = archFor(triple) != nullptr;
   std::vector<std::string> list;
   for (size_t start = 0; start <= cpuOption.size() && !cpuOption.empty();) {
@@ -395,7 +396,7 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
     llvm::BasicBlock *refuse = llvm::BasicBlock::Create(ctx, "unsupported_cpu", f);
     b.CreateCondBr(b.CreateICmpSLT(v, b.getInt32(0)), refuse, body);
     llvm::IRBuilder<> rb(refuse);
-    rb.CreateRet(rb.getInt32(3)); // NXRT_ERROR_UNSUPPORTED_CPU
+    rb.CreateRet(rb.getInt32(abi::kUnsupportedCpu));
   }
   // const char *QUERY(void): the variant in use, or what the CPU lacks.
   if (!query.empty()) {

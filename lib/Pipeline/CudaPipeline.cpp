@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PipelineSupport.h"
+#include "nxc/Target/ABI.h"
 #include "nxc/Target/Artifacts.h"
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
@@ -413,9 +414,9 @@ void addCudaEntries(llvm::Module &m, const EntryInfo &e, llvm::Function *launch,
                                           b.getInt32(mode)}));
   };
   wrapper(e.symbol, false, 0);
-  wrapper(e.symbol + "_on_stream", true, 1);
+  wrapper(abi::onStreamSymbol(e.symbol), true, 1);
   wrapper(e.symbol + "_host", false, 2);
-  llvm::Function *size = define(e.symbol + "_workspace_size", i64, {});
+  llvm::Function *size = define(abi::workspaceSizeSymbol(e.symbol), i64, {});
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", size));
   b.CreateRet(llvm::ConstantInt::get(i64, e.workspaceSize));
 }

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "ParallelDispatch.h"
 #include "StackOffset.h"
+#include "nxc/Target/ABI.h"
 #include "nxc/Target/Embedded.h"
 #include "nxc/Target/ObjectEmitter.h"
 
@@ -189,18 +190,18 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
     return f;
   };
   {
-    llvm::Function *f = define(exportPrefix + "_set_threads", {i32});
+    llvm::Function *f = define(abi::setThreadsSymbol(exportPrefix), {i32});
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
     b.CreateRet(b.CreateCall(setThreads, {f->getArg(0), b.getInt32(threads)}));
   }
   {
-    llvm::Function *f = define(exportPrefix + "_threads", {});
+    llvm::Function *f = define(abi::threadsSymbol(exportPrefix), {});
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
     b.CreateRet(b.CreateCall(getThreads, {b.getInt32(threads)}));
   }
   {
     llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
-                                               llvm::GlobalValue::ExternalLinkage, exportPrefix + "_stop_threads", m);
+                                               llvm::GlobalValue::ExternalLinkage, abi::stopThreadsSymbol(exportPrefix), m);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
     b.CreateCall(stop);

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "StackOffset.h"
+#include "nxc/Target/TargetTriple.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InlineAsm.h"
@@ -34,7 +35,7 @@ constexpr uint64_t kPageBytes = 4096;
 } // namespace
 
 llvm::GlobalVariable *addConstantsAnchor(llvm::Module &m, const llvm::Triple &triple) {
-  if (!triple.isX86() || triple.getOS() == llvm::Triple::UnknownOS) return nullptr;
+  if (!triple.isX86() || !hasOperatingSystem(triple)) return nullptr;
   llvm::LLVMContext &ctx = m.getContext();
   // 32 bytes with unnamed_addr: LLVM puts it in .rodata.cst32.
   auto *anchor = new llvm::GlobalVariable(

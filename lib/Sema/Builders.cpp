@@ -22,11 +22,18 @@ int Tracer::add(Node n) {
   // lowered with empty operands: a slice at offset 0 of an empty axis, a
   // take along an empty axis.) Control flow, parameters and the nodes that
   // carry meaning for grad or printing are kept.
-  static const std::set<std::string> kept = {"parameter", "region_arg", "constant", "elem",   "cond",
-                                             "while",     "metadata",   "print_value", "token"};
-  if (n.type.numElements() == 0 && n.regions.empty() && !kept.count(n.op)) {
+  auto kept = [](Op op) {
+    switch (op) {
+    case Op::Parameter: case Op::RegionArg: case Op::Constant: case Op::Elem: case Op::Cond: case Op::While:
+    case Op::Metadata: case Op::PrintValue:
+      return true;
+    default:
+      return false;
+    }
+  };
+  if (n.type.numElements() == 0 && n.regions.empty() && !kept(n.op)) {
     Node empty;
-    empty.op = "constant";
+    empty.op = Op::Constant;
     empty.type = n.type;
     empty.loc = n.loc;
     n = std::move(empty);
@@ -45,7 +52,7 @@ int Tracer::addWithRegions(Node n) {
 
 int Tracer::elemNode(int owner, size_t k, const Loc &loc) {
   Node el;
-  el.op = "elem";
+  el.op = Op::Elem;
   el.operands = {owner};
   el.param = (int)k;
   el.type = g_.nodes[owner].resultTypes[k];
@@ -53,7 +60,7 @@ int Tracer::elemNode(int owner, size_t k, const Loc &loc) {
   return add(std::move(el));
 }
 
-int Tracer::node(const std::string &op, std::vector<int> operands, TensorType type, const Loc &loc) {
+int Tracer::node(Op op, std::vector<int> operands, TensorType type, const Loc &loc) {
   Node n;
   n.op = op;
   n.operands = std::move(operands);
@@ -64,7 +71,7 @@ int Tracer::node(const std::string &op, std::vector<int> operands, TensorType ty
 
 const Node *Tracer::constantNode(int id) const {
   const Node *n = &g_.nodes[id];
-  return n->op == "constant" ? n : nullptr;
+  return n->op == Op::Constant ? n : nullptr;
 }
 
 Result<int64_t> Tracer::intArg(const std::string &fn, const Value &v, const std::string &what, const Loc &loc) {
@@ -75,7 +82,7 @@ Result<int64_t> Tracer::intArg(const std::string &fn, const Value &v, const std:
 
 int Tracer::constant(ElemType t, Shape shape, std::vector<double> fv, std::vector<int64_t> iv, const Loc &loc) {
   Node n;
-  n.op = "constant";
+  n.op = Op::Constant;
   n.type = TensorType{t, std::move(shape), {}};
   n.fvalues = std::move(fv);
   n.ivalues = std::move(iv);
@@ -117,10 +124,10 @@ int Tracer::named(int id, std::vector<std::string> names) {
   TensorType &t = g_.nodes[id].type;
   if (!any || names.size() != t.shape.size()) names.clear();
   if (t.names == names) return id;
-  if (g_.nodes[id].op == "parameter" || g_.nodes[id].op == "elem" || g_.nodes[id].op == "region_arg") {
+  if (g_.nodes[id].op == Op::Parameter || g_.nodes[id].op == Op::Elem || g_.nodes[id].op == Op::RegionArg) {
     // Never rename a value in place that others see: rename a copy.
     Node n;
-    n.op = "reshape";
+    n.op = Op::Reshape;
     n.operands = {id};
     n.type = TensorType{t.elem, t.shape, names};
     n.loc = g_.nodes[id].loc;
@@ -144,7 +151,7 @@ Result<std::vector<std::string>> Tracer::mergeNames(const std::vector<std::strin
   return out;
 }
 
-int Tracer::unaryNode(const std::string &op, int x, ElemType out, const Loc &loc) {
+int Tracer::unaryNode(Op op, int x, ElemType out, const Loc &loc) {
   Node n;
   n.op = op;
   n.operands = {x};
@@ -155,7 +162,7 @@ int Tracer::unaryNode(const std::string &op, int x, ElemType out, const Loc &loc
 
 int Tracer::cast(int x, ElemType t, const Loc &loc) {
   if (g_.typeOf(x).elem == t) return x;
-  return unaryNode("as_type", x, t, loc);
+  return unaryNode(Op::AsType, x, t, loc);
 }
 
 int Tracer::broadcastTo(int x, const Shape &shapeRef, const Loc &loc) {
@@ -163,7 +170,7 @@ int Tracer::broadcastTo(int x, const Shape &shapeRef, const Loc &loc) {
   const Shape &s = g_.typeOf(x).shape;
   if (s == shape) return x;
   Node n;
-  n.op = "broadcast";
+  n.op = Op::Broadcast;
   n.operands = {x};
   n.type = TensorType{g_.typeOf(x).elem, shape, {}};
   for (size_t i = 0; i < s.size(); ++i) n.axes.push_back((int64_t)(shape.size() - s.size() + i));
@@ -177,7 +184,7 @@ int Tracer::broadcastTo(int x, const Shape &shapeRef, const Loc &loc) {
 int Tracer::reshape(int x, const Shape &shape, const Loc &loc) {
   if (g_.typeOf(x).shape == shape) return x;
   Node n;
-  n.op = "reshape";
+  n.op = Op::Reshape;
   n.operands = {x};
   n.type = TensorType{g_.typeOf(x).elem, shape, {}};
   n.loc = loc;
@@ -228,21 +235,21 @@ Result<int> Tracer::operand(const Value &v, ElemType t, const Shape &shape, cons
   return broadcastTo(x, shape, loc);
 }
 
-Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc) {
+Result<Value> Tracer::binary(Op op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc) {
   for (const Value *v : {&a, &b})
     if (v->kind != Value::Tensor && !v->isNumber())
       return error(v->loc.valid() ? v->loc : loc,
-                   fmt::format(FMT_STRING("Nx.{} expects tensors or numbers, got {}"), op, describeValue(*v)));
+                   fmt::format(FMT_STRING("Nx.{} expects tensors or numbers, got {}"), opName(op), describeValue(*v)));
   ElemType t = binaryType(a, b);
   if (rule == BinaryRule::IntOnly && t.isFloat()) {
-    if (op == "quotient")
+    if (op == Op::Quotient)
       return error(loc, fmt::format(FMT_STRING("quotient expects integer tensors, got: {}"), t.name()));
     return error(loc, fmt::format(FMT_STRING("bitwise operators expect integer tensors as inputs and outputs an "
                                              "integer tensor, got: {}"),
                                   t.name()));
   }
   if (rule == BinaryRule::Float) t = toFloating(t);
-  NXC_TRY(shape, broadcastShapes(shapeOfValue(a), shapeOfValue(b), op, loc));
+  NXC_TRY(shape, broadcastShapes(shapeOfValue(a), shapeOfValue(b), std::string(opName(op)), loc));
   std::vector<std::string> na = a.kind == Value::Tensor ? namesOf(a.node) : std::vector<std::string>{},
                            nb = b.kind == Value::Tensor ? namesOf(b.node) : std::vector<std::string>{};
   NXC_TRY(names, mergeNames(na, nb, shape.size(), loc));
@@ -252,7 +259,7 @@ Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value 
   }
   Node n;
   n.op = op;
-  if (op == "logical_and" || op == "logical_or" || op == "logical_xor") {
+  if (op == Op::LogicalAnd || op == Op::LogicalOr || op == Op::LogicalXor) {
     // Nx tests each operand against zero in its own type (a bf16 subnormal is
     // true, though the merged type f16 would round it to zero), then combines
     // the truths.
@@ -273,7 +280,7 @@ Result<Value> Tracer::binary(const std::string &op, const Value &a, const Value 
 
 Result<int> Tracer::truthOf(const Value &v, const Loc &loc) {
   if (v.kind != Value::Tensor) return numberConstant(Value::number(v.asDouble() != 0, v.loc), ElemType::u8());
-  NXC_TRY(ne, binary("not_equal", v, Value::number(0, v.loc), BinaryRule::Compare, loc));
+  NXC_TRY(ne, binary(Op::NotEqual, v, Value::number(0, v.loc), BinaryRule::Compare, loc));
   return ne.node;
 }
 
@@ -281,7 +288,7 @@ std::optional<Value> Tracer::scalarConstant(const Value &v) {
   if (v.kind == Value::Int || v.kind == Value::Float) return v;
   if (v.kind != Value::Tensor) return std::nullopt;
   const Node &n = g_.nodes[v.node];
-  if (n.op != "constant" || !n.type.shape.empty()) return std::nullopt;
+  if (n.op != Op::Constant || !n.type.shape.empty()) return std::nullopt;
   return n.type.elem.isFloat() ? Value::real(n.fvalues.at(0), n.loc) : Value::number(n.ivalues.at(0), n.loc);
 }
 
@@ -293,11 +300,11 @@ std::optional<Value> Tracer::scalarConstant(const Value &v) {
 ///   (c + x) + y, y + (c + x)  ->  c + (y + x)
 /// and the same for *: constants of + and * move to the left and merge. nxc
 /// traces the same expressions, so that its sums and products round as Nx's.
-Result<std::optional<Value>> Tracer::constantAlgebra(const std::string &op, const Value &a, const Value &b, ElemType t,
+Result<std::optional<Value>> Tracer::constantAlgebra(Op op, const Value &a, const Value &b, ElemType t,
                                                      const Shape &shape, const std::vector<std::string> &names,
                                                      const Loc &loc) {
-  bool isAdd = op == "add", isMul = op == "multiply";
-  if (!isAdd && !isMul && op != "subtract" && op != "divide" && op != "pow") return std::optional<Value>();
+  bool isAdd = op == Op::Add, isMul = op == Op::Multiply;
+  if (!isAdd && !isMul && op != Op::Subtract && op != Op::Divide && op != Op::Pow) return std::optional<Value>();
   std::optional<Value> c1 = scalarConstant(a), c2 = scalarConstant(b);
   auto equals = [](const std::optional<Value> &c, double v) {
     return c && (c->kind == Value::Float ? c->f == v : (double)c->i == v);
@@ -308,14 +315,14 @@ Result<std::optional<Value>> Tracer::constantAlgebra(const std::string &op, cons
   };
   double identity = isAdd ? 0.0 : 1.0;
   if ((isAdd || isMul) && equals(c1, identity)) return same(b);
-  if (equals(c2, isAdd || op == "subtract" ? 0.0 : 1.0)) return same(a);
+  if (equals(c2, isAdd || op == Op::Subtract ? 0.0 : 1.0)) return same(a);
   if (!isAdd && !isMul) return std::optional<Value>();
   // `x` as (c + rest) with a scalar constant c on the left, as this rewrite leaves it.
   auto split = [&](const Value &x) -> std::optional<std::pair<Value, int>> {
     if (x.kind != Value::Tensor || g_.nodes[x.node].op != op) return std::nullopt;
     const Node &n = g_.nodes[x.node];
     int c = n.operands[0];
-    if (g_.nodes[c].op == "broadcast") c = g_.nodes[c].operands[0];
+    if (g_.nodes[c].op == Op::Broadcast) c = g_.nodes[c].operands[0];
     std::optional<Value> k = scalarConstant(Value::tensor(c, loc));
     if (!k) return std::nullopt;
     return std::make_pair(*k, n.operands[1]);

@@ -128,7 +128,7 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
                                       g_.typeOf(pred.node).str()));
   // Runtime: then = this body, else = the remaining clauses.
   Node n;
-  n.op = "cond";
+  n.op = Op::Cond;
   n.operands = {pred.node};
   n.loc = predLoc;
   n.regions.resize(2);
@@ -270,7 +270,7 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
           data.atom = "Nx.Defn.Expr";
           data.loc = v.loc;
           Value args = Value::list({}, v.loc);
-          std::string op = v.node >= 0 ? g_.nodes[v.node].op : "tensor";
+          std::string op = v.node >= 0 ? std::string(opName(g_.nodes[v.node].op)) : "tensor";
           if (v.metadata) {
             op = "metadata";
             Value plain = v;
@@ -459,8 +459,8 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   // The generated value for iteration `k` (a scalar s32 tensor).
   auto generated = [&](int k, const Loc &loc) -> Result<Value> {
     if (genRange.kind == Value::Range) {
-      NXC_TRY(m, binary("multiply", Value::tensor(k, loc), Value::number(genRange.step, loc), BinaryRule::Arith, loc));
-      return binary("add", m, Value::number(genRange.i, loc), BinaryRule::Arith, loc);
+      NXC_TRY(m, binary(Op::Multiply, Value::tensor(k, loc), Value::number(genRange.step, loc), BinaryRule::Arith, loc));
+      return binary(Op::Add, m, Value::number(genRange.i, loc), BinaryRule::Arith, loc);
     }
     // An empty generator runs no iteration, but the body is still traced:
     // its row, never read, is zeros of the row's type and shape.
@@ -533,7 +533,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     ~WhileDepth() { --d; }
   } nested(whileDepth_);
   Node n;
-  n.op = "while";
+  n.op = Op::While;
   n.loc = e.loc;
   n.regions.resize(2);
   if (initNodes.empty() && !generator)
@@ -549,7 +549,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     std::vector<Value> vs;
     for (size_t i = 0; i < operands.size(); ++i) {
       Node a;
-      a.op = "region_arg";
+      a.op = Op::RegionArg;
       a.param = (int)i;
       a.type = g_.typeOf(operands[i]);
       a.loc = e.loc;
@@ -566,7 +566,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     Value pred;
     if (generator) {
       int64_t bound = unroll > 0 ? count / unroll : count;
-      NXC_TRY(p, binary("less", args.back(), Value::number(bound, e.loc), BinaryRule::Compare, e.loc));
+      NXC_TRY(p, binary(Op::Less, args.back(), Value::number(bound, e.loc), BinaryRule::Compare, e.loc));
       pred = p;
     } else {
       size_t pos = 0;
@@ -597,8 +597,8 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     for (int64_t u = 0; u < perIter; ++u) {
       Value kk = k;
       if (generator && unroll > 0) {
-        NXC_TRY(scaled, binary("multiply", k, Value::number(unroll, e.loc), BinaryRule::Arith, e.loc));
-        NXC_TRY(off, binary("add", scaled, Value::number(u, e.loc), BinaryRule::Arith, e.loc));
+        NXC_TRY(scaled, binary(Op::Multiply, k, Value::number(unroll, e.loc), BinaryRule::Arith, e.loc));
+        NXC_TRY(off, binary(Op::Add, scaled, Value::number(u, e.loc), BinaryRule::Arith, e.loc));
         kk = off;
       }
       NXC_TRY(next, step(state, kk));
@@ -608,7 +608,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     flattenLeaves(state, fl);
     for (auto &v : fl) n.regions[1].results.push_back(v.node);
     if (generator) {
-      NXC_TRY(next, binary("add", k, Value::number(1, e.loc), BinaryRule::Arith, e.loc));
+      NXC_TRY(next, binary(Op::Add, k, Value::number(1, e.loc), BinaryRule::Arith, e.loc));
       n.regions[1].results.push_back(next.node);
     }
   }

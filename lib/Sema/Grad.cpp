@@ -27,13 +27,18 @@ namespace nxc::sema {
 namespace {
 
 /// Nx's @constants: ops whose result has no gradient.
-bool zeroGradient(const std::string &op) {
-  static const std::set<std::string> ops = {
-      "constant", "iota", "all", "any", "argmax", "argmin", "argsort", "bitwise_and", "bitwise_or",
-      "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor", "logical_not", "left_shift",
-      "right_shift", "count_leading_zeros", "population_count", "floor", "round", "ceil", "sign", "is_nan",
-      "is_infinity", "equal", "greater", "greater_equal", "less", "less_equal", "not_equal"};
-  return ops.count(op) > 0;
+bool zeroGradient(Op op) {
+  switch (op) {
+  case Op::Constant: case Op::Iota: case Op::All: case Op::Any: case Op::Argmax: case Op::Argmin:
+  case Op::Argsort: case Op::BitwiseAnd: case Op::BitwiseOr: case Op::BitwiseXor: case Op::BitwiseNot:
+  case Op::LogicalAnd: case Op::LogicalOr: case Op::LogicalXor: case Op::LogicalNot: case Op::LeftShift:
+  case Op::RightShift: case Op::CountLeadingZeros: case Op::PopulationCount: case Op::Floor: case Op::Round:
+  case Op::Ceil: case Op::Sign: case Op::IsNan: case Op::IsInfinity: case Op::Equal: case Op::Greater:
+  case Op::GreaterEqual: case Op::Less: case Op::LessEqual: case Op::NotEqual:
+    return true;
+  default:
+    return false;
+  }
 }
 
 std::vector<int64_t> argsortPerm(const std::vector<int64_t> &v) {
@@ -139,7 +144,7 @@ private:
   int plain(int x) {
     if (!ok(x) || type(x).names.empty()) return x;
     Node n;
-    n.op = "reshape";
+    n.op = Op::Reshape;
     n.operands = {x};
     n.type = TensorType{type(x).elem, type(x).shape, {}};
     n.loc = loc_;
@@ -149,7 +154,7 @@ private:
   int broadcastAxes(int x, const Shape &s, const std::vector<int64_t> &axes) {
     if (shape(x) == s) return x;
     Node n;
-    n.op = "broadcast";
+    n.op = Op::Broadcast;
     n.operands = {x};
     n.type = TensorType{type(x).elem, s, {}};
     n.axes = axes;
@@ -175,7 +180,7 @@ private:
   /// An integer tensor of shape s holding each element's coordinate on `axis`.
   int coordinate(const Shape &s, int64_t axis, ElemType t) {
     Node n;
-    n.op = "iota";
+    n.op = Op::Iota;
     n.type = TensorType{t, {s[axis]}, {}};
     n.axes = {0};
     n.loc = loc_;
@@ -228,7 +233,7 @@ private:
   }
   int select(int pred, int a, int b) {
     int p = t_.broadcastTo(pred, shape(a), loc_);
-    return t_.node("select", {p, a, b}, TensorType{type(a).elem, type(a).shape, {}}, loc_);
+    return t_.node(Op::Select, {p, a, b}, TensorType{type(a).elem, type(a).shape, {}}, loc_);
   }
 };
 
@@ -320,9 +325,9 @@ Status Backprop::sweep(const std::vector<int> &scope, Adjoints &a) {
   for (auto it = scope.rbegin(); it != scope.rend(); ++it) {
     int id = *it;
     if (stops_.count(id) || !dep(id)) continue;
-    const std::string &op = g_.nodes[id].op;
-    if (op == "cond" || op == "while") {
-      if (a.results.count(id)) op == "cond" ? condRule(id, a) : whileRule(id, a);
+    Op op = g_.nodes[id].op;
+    if (op == Op::Cond || op == Op::While) {
+      if (a.results.count(id)) op == Op::Cond ? condRule(id, a) : whileRule(id, a);
     } else if (auto f = a.node.find(id); f != a.node.end() && !f->second.empty()) {
       rule(id, sumList(f->second), a);
     }
@@ -333,19 +338,41 @@ Status Backprop::sweep(const std::vector<int> &scope, Adjoints &a) {
 
 void Backprop::rule(int id, int g, Adjoints &a) {
   const Node n = g_.nodes[id]; // a copy: rules append nodes
-  const std::string &op = n.op;
+  Op op = n.op;
   auto x = [&](size_t k) { return n.operands[k]; };
   auto give = [&](size_t k, int grad) { contribute(a, x(k), grad); };
   auto notYet = [&]() {
     size_t arity = n.operands.size();
-    fail(error(n.loc, fmt::format(FMT_STRING("gradient not yet implemented for Nx.{}/{}"), op, arity)));
+    fail(error(n.loc, fmt::format(FMT_STRING("gradient not yet implemented for Nx.{}/{}"), opName(op), arity)));
   };
-  if (op == "parameter" || op == "region_arg") return;
-  if (op == "elem") {
+  // What the rules share: the first operand, its square, its shape and the
+  // reduced axes.
+  int in = n.operands.empty() ? -1 : x(0);
+  int xx = -1;
+  auto square = [&]() { return xx >= 0 ? xx : (xx = mul(tv(in), tv(in))); };
+  const double twoRsqrtPi = 2.0 / std::sqrt(M_PI), halfSqrtPi = std::sqrt(M_PI) / 2.0;
+  const Shape xs = in >= 0 ? shape(in) : Shape{};
+  auto keptAxes = [&]() {
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < (int64_t)xs.size(); ++d)
+      if (std::find(n.axes.begin(), n.axes.end(), d) == n.axes.end()) kept.push_back(d);
+    return kept;
+  };
+  auto unsqueezed = [&]() {
+    Shape s = xs;
+    for (auto d : n.axes) s[d] = 1;
+    return s;
+  };
+  // One case per op (Ops.def): an op added there and not here is a warning,
+  // which fails the build (scripts/build.sh).
+  switch (op) {
+  case Op::Parameter: case Op::RegionArg:
+    return;
+  case Op::Elem: {
     a.results[x(0)][n.param].push_back(plain(g));
     return;
   }
-  if (op == "metadata") {
+  case Op::Metadata: {
     if (n.param == Tracer::kStopGrad) return;
     if (n.param == Tracer::kNoGrad) return fail(error(n.loc, n.text));
     if (n.param == Tracer::kClip) {
@@ -388,39 +415,43 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     return give(0, g);
   }
-  if (op == "as_type" || op == "bitcast") return give(0, g);
-  if (op == "reshape") return give(0, t_.reshape(g, shape(x(0)), loc_));
-  if (op == "broadcast") return give(0, unbroadcast(shape(x(0)), n.type.shape, n.axes, g));
-  if (op == "transpose") {
+  case Op::AsType: case Op::Bitcast:
+    return give(0, g);
+  case Op::Reshape:
+    return give(0, t_.reshape(g, shape(x(0)), loc_));
+  case Op::Broadcast:
+    return give(0, unbroadcast(shape(x(0)), n.type.shape, n.axes, g));
+  case Op::Transpose: {
     std::vector<int64_t> inv(n.axes.size());
     for (size_t i = 0; i < n.axes.size(); ++i) inv[n.axes[i]] = (int64_t)i;
     return give(0, t_.transpose(g, inv, loc_));
   }
-  if (op == "reverse") return give(0, t_.reverse(g, n.axes, loc_));
-  if (op == "add") {
+  case Op::Reverse:
+    return give(0, t_.reverse(g, n.axes, loc_));
+  case Op::Add: {
     give(0, g);
     return give(1, g);
   }
-  if (op == "subtract") {
+  case Op::Subtract: {
     give(0, g);
     return give(1, nx("negate", g));
   }
-  if (op == "multiply") {
+  case Op::Multiply: {
     if (dep(x(0))) give(0, mul(tv(g), tv(x(1))));
     if (dep(x(1))) give(1, mul(tv(g), tv(x(0))));
     return;
   }
-  if (op == "divide") {
+  case Op::Divide: {
     if (dep(x(0))) give(0, div(tv(g), tv(x(1))));
     if (dep(x(1))) give(1, mul(tv(g), tv(nx("negate", div(tv(id), tv(x(1)))))));
     return;
   }
-  if (op == "remainder") {
+  case Op::Remainder: {
     give(0, g);
     if (dep(x(1))) give(1, mul(tv(g), tv(nx("negate", nx("floor", div(tv(x(0)), tv(x(1))))))));
     return;
   }
-  if (op == "pow") {
+  case Op::Pow: {
     int b = x(1), base = x(0);
     if (dep(base)) {
       int isZero = nx("equal", tv(b), num(0.0));
@@ -433,13 +464,13 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     return;
   }
-  if (op == "atan2") {
+  case Op::Atan2: {
     int den = add(tv(mul(tv(x(0)), tv(x(0)))), tv(mul(tv(x(1)), tv(x(1)))));
     if (dep(x(0))) give(0, mul(tv(g), tv(div(tv(x(1)), tv(den)))));
     if (dep(x(1))) give(1, mul(tv(g), tv(nx("negate", div(tv(x(0)), tv(den))))));
     return;
   }
-  if (op == "max" || op == "min") {
+  case Op::Max: case Op::Min: {
     auto share = [&](int self, int other) {
       int num1 = nx("select", std::vector<Value>{tv(nx("equal", tv(self), tv(id))), num(1.0), num(0.0)});
       int den = nx("select", std::vector<Value>{tv(nx("equal", tv(other), tv(id))), num(2.0), num(1.0)});
@@ -449,69 +480,74 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     if (dep(x(1))) give(1, mul(tv(g), tv(share(x(1), x(0)))));
     return;
   }
-  if (op == "quotient")
+  case Op::Quotient:
     return fail(error(n.loc, "cannot compute gradient for Nx.quotient/2 (if a floating point computation is "
                              "acceptable, use floor division on floats instead)"));
-  if (op == "select") {
+  case Op::Select: {
     int zero = scalarF32(0.0);
     if (dep(x(1))) give(1, nx("select", std::vector<Value>{tv(x(0)), tv(g), tv(zero)}));
     if (dep(x(2))) give(2, nx("select", std::vector<Value>{tv(x(0)), tv(zero), tv(g)}));
     return;
   }
-  // Unary element-wise ops.
-  int in = n.operands.empty() ? -1 : x(0);
-  if (op == "negate") return give(0, nx("negate", g));
-  if (op == "abs") return give(0, nx("select", std::vector<Value>{tv(nx("greater_equal", tv(in), num(0.0))), tv(g), tv(nx("negate", g))}));
-  if (op == "sqrt") return give(0, div(tv(mul(tv(g), num(0.5))), tv(id)));
-  if (op == "cbrt") return give(0, div(tv(g), tv(mul(tv(mul(Value::number(3, loc_), tv(id))), tv(id)))));
-  if (op == "exp") return give(0, mul(tv(g), tv(id)));
-  if (op == "expm1") return give(0, mul(tv(g), tv(add(tv(id), Value::number(1, loc_)))));
-  if (op == "log") return give(0, div(tv(g), tv(in)));
-  if (op == "log2") return give(0, div(tv(g), tv(mul(tv(in), num(std::log(2.0))))));
-  if (op == "log1p") return give(0, div(tv(g), tv(add(tv(in), Value::number(1, loc_)))));
-  if (op == "sigmoid") {
+  case Op::Negate:
+    return give(0, nx("negate", g));
+  case Op::Abs:
+    return give(0, nx("select", std::vector<Value>{tv(nx("greater_equal", tv(in), num(0.0))), tv(g), tv(nx("negate", g))}));
+  case Op::Sqrt:
+    return give(0, div(tv(mul(tv(g), num(0.5))), tv(id)));
+  case Op::Cbrt:
+    return give(0, div(tv(g), tv(mul(tv(mul(Value::number(3, loc_), tv(id))), tv(id)))));
+  case Op::Exp:
+    return give(0, mul(tv(g), tv(id)));
+  case Op::Expm1:
+    return give(0, mul(tv(g), tv(add(tv(id), Value::number(1, loc_)))));
+  case Op::Log:
+    return give(0, div(tv(g), tv(in)));
+  case Op::Log2:
+    return give(0, div(tv(g), tv(mul(tv(in), num(std::log(2.0))))));
+  case Op::Log1p:
+    return give(0, div(tv(g), tv(add(tv(in), Value::number(1, loc_)))));
+  case Op::Sigmoid: {
     int s = mul(tv(mul(tv(nx("exp", nx("negate", in))), tv(id))), tv(id));
     return give(0, mul(tv(g), tv(s)));
   }
-  if (op == "rsqrt") return give(0, mul(tv(mul(tv(g), num(-0.5))), tv(nx("pow", tv(in), num(-1.5)))));
-  if (op == "sin") return give(0, mul(tv(g), tv(nx("cos", in))));
-  if (op == "cos") return give(0, mul(tv(g), tv(nx("negate", nx("sin", in)))));
-  if (op == "tan") {
+  case Op::Rsqrt:
+    return give(0, mul(tv(mul(tv(g), num(-0.5))), tv(nx("pow", tv(in), num(-1.5)))));
+  case Op::Sin:
+    return give(0, mul(tv(g), tv(nx("cos", in))));
+  case Op::Cos:
+    return give(0, mul(tv(g), tv(nx("negate", nx("sin", in)))));
+  case Op::Tan: {
     int c = nx("cos", in);
     return give(0, div(tv(div(tv(g), tv(c))), tv(c)));
   }
-  int xx = -1;
-  auto square = [&]() { return xx >= 0 ? xx : (xx = mul(tv(in), tv(in))); };
-  if (op == "asin") return give(0, mul(tv(g), tv(nx("rsqrt", sub(num(1.0), tv(square()))))));
-  if (op == "acos") return give(0, mul(tv(g), tv(nx("negate", nx("rsqrt", sub(num(1.0), tv(square())))))));
-  if (op == "atan") return give(0, div(tv(g), tv(add(num(1.0), tv(square())))));
-  if (op == "sinh") return give(0, mul(tv(g), tv(nx("cosh", in))));
-  if (op == "cosh") return give(0, mul(tv(g), tv(nx("sinh", in))));
-  if (op == "tanh") return give(0, mul(tv(g), tv(sub(num(1.0), tv(mul(tv(id), tv(id)))))));
-  if (op == "asinh") return give(0, mul(tv(g), tv(nx("rsqrt", add(tv(square()), num(1.0))))));
-  if (op == "acosh") return give(0, mul(tv(g), tv(nx("rsqrt", sub(tv(square()), num(1.0))))));
-  if (op == "atanh") return give(0, div(tv(g), tv(sub(num(1.0), tv(square())))));
-  const double twoRsqrtPi = 2.0 / std::sqrt(M_PI), halfSqrtPi = std::sqrt(M_PI) / 2.0;
-  if (op == "erf" || op == "erfc") {
+  case Op::Asin:
+    return give(0, mul(tv(g), tv(nx("rsqrt", sub(num(1.0), tv(square()))))));
+  case Op::Acos:
+    return give(0, mul(tv(g), tv(nx("negate", nx("rsqrt", sub(num(1.0), tv(square())))))));
+  case Op::Atan:
+    return give(0, div(tv(g), tv(add(num(1.0), tv(square())))));
+  case Op::Sinh:
+    return give(0, mul(tv(g), tv(nx("cosh", in))));
+  case Op::Cosh:
+    return give(0, mul(tv(g), tv(nx("sinh", in))));
+  case Op::Tanh:
+    return give(0, mul(tv(g), tv(sub(num(1.0), tv(mul(tv(id), tv(id)))))));
+  case Op::Asinh:
+    return give(0, mul(tv(g), tv(nx("rsqrt", add(tv(square()), num(1.0))))));
+  case Op::Acosh:
+    return give(0, mul(tv(g), tv(nx("rsqrt", sub(tv(square()), num(1.0))))));
+  case Op::Atanh:
+    return give(0, div(tv(g), tv(sub(num(1.0), tv(square())))));
+  case Op::Erf: case Op::Erfc: {
     int e = nx("exp", nx("negate", square()));
-    return give(0, mul(tv(g), tv(mul(tv(e), num(op == "erf" ? twoRsqrtPi : -twoRsqrtPi)))));
+    return give(0, mul(tv(g), tv(mul(tv(e), num(op == Op::Erf ? twoRsqrtPi : -twoRsqrtPi)))));
   }
-  if (op == "erf_inv") return give(0, mul(tv(g), tv(mul(num(halfSqrtPi), tv(nx("exp", mul(tv(id), tv(id))))))));
-  // Reductions.
-  const Shape xs = in >= 0 ? shape(in) : Shape{};
-  auto keptAxes = [&]() {
-    std::vector<int64_t> kept;
-    for (int64_t d = 0; d < (int64_t)xs.size(); ++d)
-      if (std::find(n.axes.begin(), n.axes.end(), d) == n.axes.end()) kept.push_back(d);
-    return kept;
-  };
-  auto unsqueezed = [&]() {
-    Shape s = xs;
-    for (auto d : n.axes) s[d] = 1;
-    return s;
-  };
-  if (op == "sum") return give(0, broadcastAxes(g, xs, keptAxes()));
-  if (op == "product") {
+  case Op::ErfInv:
+    return give(0, mul(tv(g), tv(mul(num(halfSqrtPi), tv(nx("exp", mul(tv(id), tv(id))))))));
+  case Op::Sum:
+    return give(0, broadcastAxes(g, xs, keptAxes()));
+  case Op::Product: {
     Shape us = unsqueezed();
     int g2 = t_.reshape(g, us, loc_), ans = t_.reshape(id, us, loc_);
     int isZero = nx("equal", tv(in), Value::number(0, loc_));
@@ -525,13 +561,13 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     dx = nx("select", std::vector<Value>{tv(nx("logical_and", tv(isZero), tv(manyZeros))), Value::number(0, loc_), tv(dx)});
     return give(0, dx);
   }
-  if (op == "reduce_max" || op == "reduce_min") {
+  case Op::ReduceMax: case Op::ReduceMin: {
     int gb = broadcastAxes(g, xs, keptAxes());
     int locs = nx("equal", tv(in), tv(t_.reshape(id, unsqueezed(), loc_)));
     int count = sumAxes(locs, n.axes, true);
     return give(0, div(tv(mul(tv(gb), tv(locs))), tv(count)));
   }
-  if (op == "cumulative_sum") {
+  case Op::CumulativeSum: {
     // The adjoint of a prefix sum is the suffix sum of the adjoint.
     int64_t axis = n.axes[0];
     int r = t_.reverse(g, {axis}, loc_);
@@ -542,7 +578,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     r = t_.add(c);
     return give(0, t_.reverse(r, {axis}, loc_));
   }
-  if (op == "dot") {
+  case Op::Dot: {
     int y = x(1);
     const std::vector<int64_t> &ax = n.attr("lhs_contract"), &xb = n.attr("lhs_batch"), &ay = n.attr("rhs_contract"),
                                &yb = n.attr("rhs_batch");
@@ -583,7 +619,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     if (dep(y)) give(1, vjp(contractGy, batchGy, x(0), contractX, xb, argsortPerm(cat(yb, contractY, transposeY))));
     return;
   }
-  if (op == "slice") {
+  case Op::Slice: {
     const std::vector<int64_t> &starts = n.attr("start_indices"), &lengths = n.attr("lengths"),
                                &strides = n.attr("strides");
     // Spread g back over the sliced window (zeros between strided
@@ -600,7 +636,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     int spread = g;
     if (any) {
       Node p;
-      p.op = "pad";
+      p.op = Op::Pad;
       p.operands = {g, zeros(type(g).elem, {})};
       p.type = TensorType{type(g).elem, Shape(lengths.begin(), lengths.end()), {}};
       p.attrs = {{"low", std::vector<int64_t>(gs.size(), 0)}, {"high", high}, {"interior", interior}};
@@ -609,7 +645,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     ElemType t = mergeTypes(ElemType::f32(), type(g).elem);
     Node put;
-    put.op = "put_slice";
+    put.op = Op::PutSlice;
     put.operands = {zeros(t, xs), t_.cast(spread, t, loc_)};
     for (size_t k = 1; k < n.operands.size(); ++k) put.operands.push_back(x(k));
     put.type = TensorType{t, xs, {}};
@@ -617,7 +653,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     put.loc = loc_;
     return give(0, t_.add(put));
   }
-  if (op == "put_slice") {
+  case Op::PutSlice: {
     const Shape us = shape(x(1));
     ElemType t = mergeTypes(ElemType::f32(), type(g).elem);
     if (dep(x(0))) {
@@ -630,7 +666,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     if (dep(x(1))) {
       Node s;
-      s.op = "slice";
+      s.op = Op::Slice;
       s.operands = {g};
       for (size_t k = 2; k < n.operands.size(); ++k) s.operands.push_back(x(k));
       s.type = TensorType{type(g).elem, us, {}};
@@ -642,7 +678,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     return;
   }
-  if (op == "pad") {
+  case Op::Pad: {
     const std::vector<int64_t> &low = n.attr("low"), &interior = n.attr("interior");
     std::vector<Value> starts;
     std::vector<int64_t> lengths, strides;
@@ -657,7 +693,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     if (dep(x(1))) give(1, sub(tv(nx("sum", g)), tv(nx("sum", *s))));
     return;
   }
-  if (op == "concatenate") {
+  case Op::Concatenate: {
     int64_t axis = n.axes[0], offset = 0;
     for (size_t k = 0; k < n.operands.size(); ++k) {
       const Shape ks = shape(x(k));
@@ -671,23 +707,23 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     return;
   }
-  if (op == "cumulative_product" || op == "cumulative_max" || op == "cumulative_min") {
+  case Op::CumulativeProduct: case Op::CumulativeMax: case Op::CumulativeMin: {
     // (`reverse: true` is a reverse on either side of the node.)
-    std::string fn = op == "cumulative_product" ? "multiply" : op == "cumulative_max" ? "max" : "min";
+    std::string fn = op == Op::CumulativeProduct ? "multiply" : op == Op::CumulativeMax ? "max" : "min";
     return give(0, through(in, g, [&](int t) { return associativeScan(t, fn, n.axes[0]); }));
   }
-  if (op == "take" || op == "take_along_axis" || op == "gather") {
+  case Op::Take: case Op::TakeAlongAxis: case Op::Gather: {
     int idx = x(1);
     const Shape gs = type(g).shape;
     const TensorType it = type(idx);
     int64_t rank = (int64_t)xs.size();
     std::vector<int> coords(rank, -1);
-    if (op == "take") {
+    if (op == Op::Take) {
       int64_t axis = n.axes[0], ri = it.rank();
       std::vector<int64_t> at = range(axis, axis + ri);
       for (int64_t d = 0; d < rank; ++d)
         coords[d] = d == axis ? broadcastAxes(idx, gs, at) : coordinate(gs, d < axis ? d : d + ri - 1, it.elem);
-    } else if (op == "take_along_axis") {
+    } else if (op == Op::TakeAlongAxis) {
       for (int64_t d = 0; d < rank; ++d) coords[d] = d == n.axes[0] ? idx : coordinate(gs, d, it.elem);
     } else {
       int64_t batch = it.rank() - 1, next = batch;
@@ -704,11 +740,11 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     return give(0, scatterAdd(in, g, coords));
   }
-  if (op == "indexed_add" || op == "indexed_put") {
+  case Op::IndexedAdd: case Op::IndexedPut: {
     int idx = x(1), upd = x(2);
     Value axes = opt("axes", ints(n.axes));
     if (dep(x(0)))
-      give(0, op == "indexed_add" ? g
+      give(0, op == Op::IndexedAdd ? g
                                   : nx("indexed_put", std::vector<Value>{tv(g), tv(idx), tv(zeros(type(g).elem, shape(upd))), axes}));
     if (dep(upd)) {
       int taken = nx("gather", std::vector<Value>{tv(g), tv(idx), axes});
@@ -716,7 +752,7 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     }
     return;
   }
-  if (op == "window_sum") {
+  case Op::WindowSum: {
     // Spread g over the strides, pad it by the dilated window, and sum
     // windows of it again.
     const std::vector<int64_t> &window = n.attr("window_dims"), &strides = n.attr("strides"),
@@ -732,11 +768,26 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     return give(0, nx("window_sum", std::vector<Value>{tv(padded), tuple(window),
                                                         opt("window_dilations", ints(dilations))}));
   }
-  if (op == "window_max" || op == "window_min") return windowChooserRule(n, g, a);
-  if (op == "conv") return convRule(n, g, a);
-  if (op == "window_product")
+  case Op::WindowMax: case Op::WindowMin:
+    return windowChooserRule(n, g, a);
+  case Op::Conv:
+    return convRule(n, g, a);
+  case Op::WindowProduct:
     return fail(error(n.loc, "cannot compute gradient for Nx.window_product/3 (use stop_grad/1 to treat it as a "
                              "constant, or custom_grad/3 to give it a gradient)"));
+  // Nx's @constants never reach a rule (their results depend on nothing);
+  // cond and while have rules of their own (sweep); the others have none yet.
+  case Op::Cond: case Op::While: case Op::PrintValue: case Op::Constant:
+  case Op::Iota: case Op::Sign: case Op::Floor: case Op::Ceil:
+  case Op::Round: case Op::BitwiseNot: case Op::PopulationCount: case Op::CountLeadingZeros:
+  case Op::IsNan: case Op::IsInfinity: case Op::LogicalNot: case Op::BitwiseAnd:
+  case Op::BitwiseOr: case Op::BitwiseXor: case Op::LeftShift: case Op::RightShift:
+  case Op::Equal: case Op::NotEqual: case Op::Less: case Op::LessEqual:
+  case Op::Greater: case Op::GreaterEqual: case Op::LogicalAnd: case Op::LogicalOr:
+  case Op::LogicalXor: case Op::All: case Op::Any: case Op::Argmax:
+  case Op::Argmin: case Op::Argsort:
+    break;
+  }
   notYet();
 }
 
@@ -833,7 +884,7 @@ void Backprop::windowChooserRule(const Node &n, int g, Adjoints &a) {
   int in = n.operands[0];
   WindowSpec w{Shape(n.attr("window_dims").begin(), n.attr("window_dims").end()), n.attr("strides"),
                n.attr("dilations"), {}, {}};
-  auto coords = t_.windowChoices(in, w, type(g).shape, n.op == "window_max", loc_);
+  auto coords = t_.windowChoices(in, w, type(g).shape, n.op == Op::WindowMax, loc_);
   if (!coords.ok()) return fail(coords.error());
   contribute(a, in, scatterAdd(in, g, *coords));
 }
@@ -906,7 +957,7 @@ void Backprop::condRule(int id, Adjoints &a) {
   std::vector<int> gs(c.resultTypes.size(), -1);
   for (auto &[k, list] : a.results[id]) gs[k] = sumList(list);
   Node nn;
-  nn.op = "cond";
+  nn.op = Op::Cond;
   nn.operands = {c.operands[0]};
   nn.loc = loc_;
   nn.regions.resize(2);
@@ -962,7 +1013,7 @@ void Backprop::whileRule(int id, Adjoints &a) {
   ElemType s32 = ElemType::s32();
   auto regionArg = [&](Region &r, const TensorType &t) {
     Node arg;
-    arg.op = "region_arg";
+    arg.op = Op::RegionArg;
     arg.param = (int)r.args.size();
     arg.type = t;
     arg.loc = loc_;
@@ -982,7 +1033,7 @@ void Backprop::whileRule(int id, Adjoints &a) {
     for (size_t i = 0; i < n; ++i) remap[w.regions[r].args[i]] = args[i];
     std::vector<int> inner;
     for (int m : w.regions[r].nodes)
-      if (g_.nodes[m].op != "region_arg") inner.push_back(m);
+      if (g_.nodes[m].op != Op::RegionArg) inner.push_back(m);
     cloned = cloneNodes(inner, remap);
     std::vector<int> results;
     for (int res : w.regions[r].results) results.push_back(mapped(remap, res));
@@ -991,7 +1042,7 @@ void Backprop::whileRule(int id, Adjoints &a) {
 
   // 1. The trip count: the loop again with a counter.
   Node count;
-  count.op = "while";
+  count.op = Op::While;
   count.loc = loc_;
   count.regions.resize(2);
   int zero = t_.constant(s32, {}, {}, {0}, loc_);
@@ -1011,7 +1062,7 @@ void Backprop::whileRule(int id, Adjoints &a) {
 
   // 2. Backwards: state {s, g, k, j, s0}.
   Node back;
-  back.op = "while";
+  back.op = Op::While;
   back.loc = loc_;
   back.regions.resize(2);
   back.operands = w.operands;
@@ -1063,12 +1114,12 @@ Result<std::vector<int>> Backprop::run(int y, const std::vector<int> &targets) {
     const Node &n = g_.nodes[id];
     bool d = false;
     if (stops_.count(id)) d = true;
-    else if (zeroGradient(n.op) || (n.op == "metadata" && n.param == Tracer::kStopGrad)) d = false;
-    else if (n.op == "metadata" && n.param == Tracer::kCustomGrad) {
+    else if (zeroGradient(n.op) || (n.op == Op::Metadata && n.param == Tracer::kStopGrad)) d = false;
+    else if (n.op == Op::Metadata && n.param == Tracer::kCustomGrad) {
       for (int in : t_.customGrads_[id].inputs) d |= dep(in);
-    } else if (n.op == "metadata" && n.param == Tracer::kClip) {
+    } else if (n.op == Op::Metadata && n.param == Tracer::kClip) {
       for (size_t k = 1; k < n.operands.size(); ++k) d |= dep(n.operands[k]);
-    } else if (n.op == "region_arg") {
+    } else if (n.op == Op::RegionArg) {
       if (n.parent >= 0)
         for (int o : g_.nodes[n.parent].operands) d |= dep(o);
     } else {
@@ -1106,7 +1157,7 @@ Result<std::vector<int>> Backprop::run(int y, const std::vector<int> &targets) {
 
 int Tracer::metadata(int x, int kind, const Loc &loc) {
   Node n;
-  n.op = "metadata";
+  n.op = Op::Metadata;
   n.operands = {x};
   n.param = kind;
   n.type = g_.typeOf(x);

@@ -40,9 +40,9 @@ std::vector<std::pair<std::string, std::string>> listing(const Graph &g, const s
   for (int i : ids) {
     const Node &n = g.nodes[i];
     std::string name = letterName(i), text;
-    if (n.op == "parameter") {
+    if (n.op == Op::Parameter) {
       text = fmt::format(FMT_STRING("parameter {}:{}"), name, n.param);
-    } else if (n.op == "constant") {
+    } else if (n.op == Op::Constant) {
       size_t count = n.fvalues.empty() ? n.ivalues.size() : n.fvalues.size();
       std::string values;
       auto to = std::back_inserter(values);
@@ -55,30 +55,30 @@ std::vector<std::pair<std::string, std::string>> listing(const Graph &g, const s
       text = n.type.shape.empty() ? fmt::format(FMT_STRING("{} = constant {}"), name, values)
                                   : fmt::format(FMT_STRING("{} = constant [{}]"), name, values);
     } else {
-      text = fmt::format(FMT_STRING("{} = {}"), name, n.op);
+      text = fmt::format(FMT_STRING("{} = {}"), name, opName(n.op));
       auto names = [&](const std::vector<int> &ids) {
         std::vector<std::string> letters;
         for (int id : ids) letters.push_back(letterName(id));
         return fmt::format(FMT_STRING("{{{}}}"), fmt::join(letters, ", "));
       };
-      if (n.op == "cond") {
+      if (n.op == Op::Cond) {
         text += fmt::format(FMT_STRING(" {} -> {}, true -> {}"), letterName(n.operands[0]), names(n.regions[0].results),
                             names(n.regions[1].results));
-      } else if (n.op == "while") {
+      } else if (n.op == Op::While) {
         text += fmt::format(FMT_STRING(" {}, {} do {}"), names(n.operands), names(n.regions[0].results),
                             names(n.regions[1].results));
-      } else if (n.op == "region_arg") {
+      } else if (n.op == Op::RegionArg) {
         text += fmt::format(FMT_STRING(" {}"), n.param);
       } else {
         for (size_t k = 0; k < n.operands.size(); ++k) text += (k ? ", " : " ") + letterName(n.operands[k]);
-        if (n.op == "elem") text += fmt::format(FMT_STRING(", {}"), n.param);
+        if (n.op == Op::Elem) text += fmt::format(FMT_STRING(", {}"), n.param);
       }
-      if (!n.axes.empty() || n.op == "broadcast") text += ", axes: " + list(n.axes);
+      if (!n.axes.empty() || n.op == Op::Broadcast) text += ", axes: " + list(n.axes);
       for (auto &a : n.attrs) text += fmt::format(FMT_STRING(", {}: {}"), a.first, list(a.second));
       if (n.parent >= 0) text = "  " + text;
     }
     std::string typeText = n.type.str();
-    if (n.op == "cond" || n.op == "while") typeText = fmt::format(FMT_STRING("tuple{}"), n.resultTypes.size());
+    if (n.op == Op::Cond || n.op == Op::While) typeText = fmt::format(FMT_STRING("tuple{}"), n.resultTypes.size());
     lines.push_back({text, typeText});
   }
   return lines;

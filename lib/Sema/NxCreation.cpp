@@ -39,7 +39,7 @@ Result<Value> Tracer::nxIota(const std::string &fn, std::vector<Value> &args, co
   if (n > kLargeIota) {
     // Counted at run time (no table in the library).
     Node node;
-    node.op = "iota";
+    node.op = Op::Iota;
     node.type = TensorType{t, shape, {}};
     node.loc = loc;
     if (o.count("axis")) {

@@ -208,8 +208,8 @@ Result<Value> Tracer::nxInvert(const std::string &fn, std::vector<Value> &args, 
     NXC_TRY(rowMax, callNx("reduce_max", {absT, kw}, loc));
     NXC_TRY(isZero, callNx("equal", {rowMax, Value::number(0, loc)}, loc));
     NXC_TRY(safe, callNx("select", {isZero, Value::number(1, loc), rowMax}, loc));
-    NXC_TRY(scale, binary("divide", Value::number(1, loc), safe, BinaryRule::Float, loc));
-    NXC_TRY(normalized, binary("multiply", scale, t, BinaryRule::Arith, loc));
+    NXC_TRY(scale, binary(Op::Divide, Value::number(1, loc), safe, BinaryRule::Float, loc));
+    NXC_TRY(normalized, binary(Op::Multiply, scale, t, BinaryRule::Arith, loc));
     int64_t n = ta.shape.back();
     Value column = Value::tensor(reshape(scale.node, {n}, loc), loc);
     NXC_TRY(diag, callNx("make_diagonal", {column}, loc));

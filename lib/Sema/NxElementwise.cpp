@@ -16,41 +16,43 @@ namespace {
 
 const char *kIntOnly = "bitwise operators expect integer tensors as inputs and outputs an integer tensor, got: ";
 
-BinaryRule binaryRule(const std::string &fn) {
-  static const std::map<std::string, BinaryRule> rules = {
-      {"divide", BinaryRule::Float},        {"atan2", BinaryRule::Float},
-      {"quotient", BinaryRule::IntOnly},    {"bitwise_and", BinaryRule::IntOnly},
-      {"bitwise_or", BinaryRule::IntOnly},  {"bitwise_xor", BinaryRule::IntOnly},
-      {"left_shift", BinaryRule::IntOnly},  {"right_shift", BinaryRule::IntOnly},
-      {"equal", BinaryRule::Compare},       {"not_equal", BinaryRule::Compare},
-      {"less", BinaryRule::Compare},        {"less_equal", BinaryRule::Compare},
-      {"greater", BinaryRule::Compare},     {"greater_equal", BinaryRule::Compare},
-      {"logical_and", BinaryRule::Compare}, {"logical_or", BinaryRule::Compare},
-      {"logical_xor", BinaryRule::Compare}};
-  auto it = rules.find(fn);
-  return it == rules.end() ? BinaryRule::Arith : it->second;
+/// The op of the Nx function `fn`, registered below from Ops.def: one exists.
+Op opOf(const std::string &fn) { return *opNamed(fn); }
+
+BinaryRule binaryRule(Op op) {
+  switch (opFamily(op)) {
+  case OpFamily::FloatArithmetic: return BinaryRule::Float;
+  case OpFamily::IntegerArithmetic: return BinaryRule::IntOnly;
+  case OpFamily::Comparison: return BinaryRule::Compare;
+  default: return BinaryRule::Arith;
+  }
 }
 
 } // namespace
 
+/// Every element-wise op of Ops.def is the Nx function of its name, typed by
+/// its family; log, log10, clip and square are Nx functions of their own.
 std::vector<NxEntry> nxElementwiseFunctions() {
   std::vector<NxEntry> t;
-  for (const char *n : {"exp", "expm1", "log1p", "sigmoid", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin",
-                        "acos", "atan", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "log2",
-                        "log10"})
-    t.push_back({n, &Tracer::nxFloatUnary});
-  t.push_back({"log", &Tracer::nxLog});
-  for (const char *n : {"negate", "abs", "sign", "floor", "ceil", "round"}) t.push_back({n, &Tracer::nxSameUnary});
-  for (const char *n : {"bitwise_not", "population_count", "count_leading_zeros"}) t.push_back({n, &Tracer::nxIntUnary});
-  for (const char *n : {"is_nan", "is_infinity", "logical_not"}) t.push_back({n, &Tracer::nxPredUnary});
-  for (const char *n : {"add", "subtract", "multiply", "pow", "remainder", "max", "min", "divide", "atan2",
-                        "quotient", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "equal",
-                        "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
-                        "logical_xor"})
-    t.push_back({n, &Tracer::nxBinary});
-  t.push_back({"as_type", &Tracer::nxAsType});
-  t.push_back({"bitcast", &Tracer::nxAsType});
-  t.push_back({"select", &Tracer::nxSelect});
+  for (int i = 0; i < kOpCount; ++i) {
+    Op op = (Op)i;
+    NxHandler handler = nullptr;
+    switch (opFamily(op)) {
+    case OpFamily::FloatUnary: handler = op == Op::Log ? &Tracer::nxLog : &Tracer::nxFloatUnary; break;
+    case OpFamily::SameUnary: handler = &Tracer::nxSameUnary; break;
+    case OpFamily::IntegerUnary: handler = &Tracer::nxIntUnary; break;
+    case OpFamily::PredicateUnary: handler = &Tracer::nxPredUnary; break;
+    case OpFamily::Arithmetic:
+    case OpFamily::FloatArithmetic:
+    case OpFamily::IntegerArithmetic:
+    case OpFamily::Comparison: handler = &Tracer::nxBinary; break;
+    case OpFamily::Conversion: handler = &Tracer::nxAsType; break;
+    case OpFamily::Selection: handler = &Tracer::nxSelect; break;
+    default: break;
+    }
+    if (handler) t.push_back({opName(op).data(), handler});
+  }
+  t.push_back({"log10", &Tracer::nxFloatUnary});
   t.push_back({"clip", &Tracer::nxClip});
   t.push_back({"square", &Tracer::nxSquare});
   return t;
@@ -63,10 +65,10 @@ Result<Value> Tracer::nxFloatUnary(const std::string &fn, std::vector<Value> &ar
   int in = cast(x, out, loc);
   if (fn == "log10") {
     // log10(x) = log(x) / ln(10), in the result type.
-    int l = unaryNode("log", in, out, loc);
-    return binary("divide", Value::tensor(l, loc), Value::real(2.302585092994046, loc), BinaryRule::Float, loc);
+    int l = unaryNode(Op::Log, in, out, loc);
+    return binary(Op::Divide, Value::tensor(l, loc), Value::real(2.302585092994046, loc), BinaryRule::Float, loc);
   }
-  return Value::tensor(unaryNode(fn, in, out, loc), loc);
+  return Value::tensor(unaryNode(opOf(fn), in, out, loc), loc);
 }
 
 Result<Value> Tracer::nxLog(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -78,10 +80,10 @@ Result<Value> Tracer::nxLog(const std::string &fn, std::vector<Value> &args, con
   if (args[1].isNumber()) {
     if (args[1].asDouble() <= 0 || args[1].asDouble() == 1)
       return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.log/2: the base must be positive and not 1");
-    return binary("divide", num, Value::real(std::log(args[1].asDouble()), loc), BinaryRule::Float, loc);
+    return binary(Op::Divide, num, Value::real(std::log(args[1].asDouble()), loc), BinaryRule::Float, loc);
   }
   NXC_TRY(den, nxFloatUnary(fn, b, loc));
-  return binary("divide", num, den, BinaryRule::Float, loc);
+  return binary(Op::Divide, num, den, BinaryRule::Float, loc);
 }
 
 Result<Value> Tracer::nxSameUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -89,7 +91,7 @@ Result<Value> Tracer::nxSameUnary(const std::string &fn, std::vector<Value> &arg
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   ElemType in = g_.typeOf(x).elem;
   if ((fn == "floor" || fn == "ceil" || fn == "round") && in.isInteger()) return Value::tensor(x, loc);
-  return Value::tensor(unaryNode(fn, x, in, loc), loc);
+  return Value::tensor(unaryNode(opOf(fn), x, in, loc), loc);
 }
 
 Result<Value> Tracer::nxIntUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -97,18 +99,18 @@ Result<Value> Tracer::nxIntUnary(const std::string &fn, std::vector<Value> &args
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   ElemType in = g_.typeOf(x).elem;
   if (in.isFloat()) return error(loc, fmt::format(FMT_STRING("{}{}"), kIntOnly, in.name()));
-  return Value::tensor(unaryNode(fn, x, in, loc), loc);
+  return Value::tensor(unaryNode(opOf(fn), x, in, loc), loc);
 }
 
 Result<Value> Tracer::nxPredUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   NXC_CHECK(arity(fn, args, 1, 1, loc));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
-  return Value::tensor(unaryNode(fn, x, ElemType::u8(), loc), loc);
+  return Value::tensor(unaryNode(opOf(fn), x, ElemType::u8(), loc), loc);
 }
 
 Result<Value> Tracer::nxBinary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   NXC_CHECK(arity(fn, args, 2, 2, loc));
-  return binary(fn, args[0], args[1], binaryRule(fn), loc);
+  return binary(opOf(fn), args[0], args[1], binaryRule(opOf(fn)), loc);
 }
 
 Result<Value> Tracer::nxAsType(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -134,7 +136,7 @@ Result<Value> Tracer::nxAsType(const std::string &fn, std::vector<Value> &args, 
                                                "output type {}"),
                                     in.name(), t.name()));
     if (in == t) return Value::tensor(x, loc);
-    return Value::tensor(unaryNode("bitcast", x, t, loc), loc);
+    return Value::tensor(unaryNode(Op::Bitcast, x, t, loc), loc);
   }
   return Value::tensor(cast(x, t, loc), loc);
 }
@@ -172,7 +174,7 @@ Result<Value> Tracer::nxSelect(const std::string &fn, std::vector<Value> &args, 
     }
   NXC_TRY(onTrue, operand(args[1], t, shape, loc));
   NXC_TRY(onFalse, operand(args[2], t, shape, loc));
-  int r = node("select", {broadcastTo(pred, shape, loc), onTrue, onFalse}, TensorType{t, shape, {}}, loc);
+  int r = node(Op::Select, {broadcastTo(pred, shape, loc), onTrue, onFalse}, TensorType{t, shape, {}}, loc);
   return Value::tensor(named(r, names), loc);
 }
 
@@ -184,8 +186,8 @@ Result<Value> Tracer::nxClip(const std::string &fn, std::vector<Value> &args, co
   // Nx.clip turns number bounds into tensors first (s32/f32), then merges types.
   NXC_TRY(minT, toTensor(args[1], loc));
   NXC_TRY(maxT, toTensor(args[2], loc));
-  NXC_TRY(lo, binary("max", args[0], Value::tensor(minT, loc), BinaryRule::Arith, loc));
-  NXC_TRY(r, binary("min", lo, Value::tensor(maxT, loc), BinaryRule::Arith, loc));
+  NXC_TRY(lo, binary(Op::Max, args[0], Value::tensor(minT, loc), BinaryRule::Arith, loc));
+  NXC_TRY(r, binary(Op::Min, lo, Value::tensor(maxT, loc), BinaryRule::Arith, loc));
   if (args[0].kind != Value::Tensor) return r;
   // Computed as max/min; a metadata node carries Nx's own clip gradient
   // (the operand keeps the gradient at the exact bounds).
@@ -196,7 +198,7 @@ Result<Value> Tracer::nxClip(const std::string &fn, std::vector<Value> &args, co
 
 Result<Value> Tracer::nxSquare(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   NXC_CHECK(arity(fn, args, 1, 1, loc));
-  return binary("multiply", args[0], args[0], BinaryRule::Arith, loc);
+  return binary(Op::Multiply, args[0], args[0], BinaryRule::Arith, loc);
 }
 
 } // namespace nxc::sema

@@ -85,7 +85,7 @@ Result<int> Tracer::slice(int x, const std::vector<Value> &starts, const Shape &
   }
   if (whole) return x;
   Node n;
-  n.op = "slice";
+  n.op = Op::Slice;
   n.operands = {x};
   for (int dn : st.dynamic) n.operands.push_back(dn);
   n.type = TensorType{g_.typeOf(x).elem, out, g_.typeOf(x).names};
@@ -178,7 +178,7 @@ Result<Value> Tracer::nxPutSlice(const std::string &fn, std::vector<Value> &args
     }
   }
   Node n;
-  n.op = "put_slice";
+  n.op = Op::PutSlice;
   n.operands = {cast(x, t, loc), cast(u, t, loc)};
   for (int dn : st.dynamic) n.operands.push_back(dn);
   n.type = TensorType{t, s, g_.typeOf(x).names};
@@ -255,7 +255,7 @@ Result<Value> Tracer::nxTake(const std::string &fn, std::vector<Value> &args, co
   for (int64_t d : axes)
     if (t.shape[d] == 0) return error(loc, fmt::format(FMT_STRING("Nx.{}: cannot take from an empty axis"), fn));
   Node n;
-  n.op = fn;
+  n.op = *opNamed(fn); // take, take_along_axis, gather
   n.operands = {x, idx};
   n.type = TensorType{t.elem, out, {}};
   n.axes = axes;
@@ -304,7 +304,7 @@ Result<Value> Tracer::nxIndexed(const std::string &fn, std::vector<Value> &args,
                                   shapeString({it.shape[0]}), shapeString(ut.shape)));
   ElemType type = mergeTypes(t.elem, ut.elem);
   Node n;
-  n.op = fn;
+  n.op = *opNamed(fn); // indexed_add, indexed_put
   n.operands = {cast(x, type, loc), idx, cast(upd, type, loc)};
   n.type = TensorType{type, t.shape, t.names};
   n.axes = axes;
@@ -346,7 +346,7 @@ Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, co
     it = tt;
   }
   Node n;
-  n.op = "argsort";
+  n.op = Op::Argsort;
   n.operands = {x};
   n.type = TensorType{it, t.shape, {}};
   n.axes = {axis};
@@ -355,7 +355,7 @@ Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, co
   int order = named(add(n), namesOf(x));
   if (fn == "argsort") return Value::tensor(order, loc);
   Node take;
-  take.op = "take_along_axis";
+  take.op = Op::TakeAlongAxis;
   take.operands = {x, order};
   take.type = t;
   take.axes = {axis};

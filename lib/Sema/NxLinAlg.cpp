@@ -72,7 +72,7 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
   std::string ordName = ord.kind == Value::Atom ? ord.atom : "";
   if (ord.isNil() || ordName == "frobenius" || (vector && ord.kind == Value::Int && ord.i == 2)) {
     if (ordName == "frobenius" && vector) return error(ord.loc, "Nx.LinAlg.norm: :frobenius expects a matrix");
-    NXC_TRY(sq, binary("multiply", absX, absX, BinaryRule::Arith, loc));
+    NXC_TRY(sq, binary(Op::Multiply, absX, absX, BinaryRule::Arith, loc));
     NXC_TRY(s, reduceOver("sum", sq, axes, keep));
     std::vector<Value> a = {s};
     return nxFloatUnary("sqrt", a, loc);
@@ -81,15 +81,15 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
     if (ordName == "inf") return reduceOver("reduce_max", absX, axes, keep);
     if (ordName == "neg_infinity") return reduceOver("reduce_min", absX, axes, keep);
     if (ord.kind == Value::Int && ord.i == 0) {
-      NXC_TRY(nz, binary("not_equal", x, Value::number(0, loc), BinaryRule::Compare, loc));
+      NXC_TRY(nz, binary(Op::NotEqual, x, Value::number(0, loc), BinaryRule::Compare, loc));
       NXC_TRY(s, reduceOver("sum", Value::tensor(cast(nz.node, t, loc), loc), axes, keep));
       return s;
     }
     if (ord.kind == Value::Int || ord.kind == Value::Float) {
       double p = ord.asDouble();
-      NXC_TRY(pw, binary("pow", absX, Value::real(p, loc), BinaryRule::Arith, loc));
+      NXC_TRY(pw, binary(Op::Pow, absX, Value::real(p, loc), BinaryRule::Arith, loc));
       NXC_TRY(s, reduceOver("sum", pw, axes, keep));
-      return binary("pow", s, Value::real(1.0 / p, loc), BinaryRule::Arith, loc);
+      return binary(Op::Pow, s, Value::real(1.0 / p, loc), BinaryRule::Arith, loc);
     }
     return error(ord.loc.valid() ? ord.loc : loc,
                  fmt::format(FMT_STRING("Nx.LinAlg.norm: invalid :ord for a vector, got {}"), describeValue(ord)));
@@ -268,7 +268,7 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
       oj[1] = no;
     }
     Node n;
-    n.op = "conv";
+    n.op = Op::Conv;
     n.operands = {xj, kj};
     n.type = TensorType{t, oj, {}};
     n.attrs = {{"strides", strides}, {"kernel_dilation", kDil}, {"feature_groups", {groups}}};
@@ -297,7 +297,7 @@ Result<Value> Tracer::nxOuter(const std::string &fn, std::vector<Value> &args, c
   ElemType t = mergeTypes(g_.typeOf(a).elem, g_.typeOf(b).elem);
   int64_t na = g_.typeOf(a).numElements(), nb = g_.typeOf(b).numElements();
   int x = reshape(cast(a, t, loc), {na, 1}, loc), y = reshape(cast(b, t, loc), {1, nb}, loc);
-  return binary("multiply", Value::tensor(x, loc), Value::tensor(y, loc), BinaryRule::Arith, loc);
+  return binary(Op::Multiply, Value::tensor(x, loc), Value::tensor(y, loc), BinaryRule::Arith, loc);
 }
 
 Result<std::vector<int64_t>> Tracer::axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node) {
@@ -324,7 +324,7 @@ Result<Value> Tracer::dot(std::vector<Value> args, const Loc &loc) {
   Shape sa = g_.typeOf(a).shape, sb = g_.typeOf(b).shape;
   std::vector<int64_t> ca, cb, ba, bb;
   if (args.size() == 2) {
-    if (sa.empty() || sb.empty()) return binary("multiply", args[0], args[1], BinaryRule::Arith, loc);
+    if (sa.empty() || sb.empty()) return binary(Op::Multiply, args[0], args[1], BinaryRule::Arith, loc);
     ca = {(int64_t)sa.size() - 1};
     cb = {sb.size() == 1 ? 0 : (int64_t)sb.size() - 2};
   } else {
@@ -379,7 +379,7 @@ Result<Value> Tracer::dot(std::vector<Value> args, const Loc &loc) {
     if (std::find(cb.begin(), cb.end(), (int64_t)i) == cb.end() && std::find(bb.begin(), bb.end(), (int64_t)i) == bb.end()) out.push_back(sb[i]);
   ElemType t = mergeTypes(g_.typeOf(a).elem, g_.typeOf(b).elem);
   Node n;
-  n.op = "dot";
+  n.op = Op::Dot;
   n.operands = {cast(a, t, loc), cast(b, t, loc)};
   n.type = TensorType{t, out, {}};
   n.attrs = {{"lhs_contract", ca}, {"lhs_batch", ba}, {"rhs_contract", cb}, {"rhs_batch", bb}};

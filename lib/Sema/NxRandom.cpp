@@ -64,30 +64,30 @@ Result<std::pair<Value, Value>> Tracer::threefryPair(Value x0, Value x1, int key
   NXC_TRY(k1s, slice(key, i1, {1}, {1}, loc));
   Value k0 = Value::tensor(reshape(k0s, {}, loc), loc), k1 = Value::tensor(reshape(k1s, {}, loc), loc);
   // u32 arithmetic wraps; bitwise ops and shifts are integer-only.
-  auto op = [&](const std::string &name, const Value &a, const Value &b) {
-    return binary(name, a, b, name == "add" ? BinaryRule::Arith : BinaryRule::IntOnly, loc);
+  auto op = [&](Op kind, const Value &a, const Value &b) {
+    return binary(kind, a, b, kind == Op::Add ? BinaryRule::Arith : BinaryRule::IntOnly, loc);
   };
-  NXC_TRY(k01, op("bitwise_xor", k0, k1));
-  NXC_TRY(k2, op("bitwise_xor", k01, Value::number(0x1BD11BDA, loc)));
+  NXC_TRY(k01, op(Op::BitwiseXor, k0, k1));
+  NXC_TRY(k2, op(Op::BitwiseXor, k01, Value::number(0x1BD11BDA, loc)));
   Value ks[3] = {k0, k1, k2};
   static const int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
-  NXC_TRY(a0, op("add", x0, ks[0]));
-  NXC_TRY(a1, op("add", x1, ks[1]));
+  NXC_TRY(a0, op(Op::Add, x0, ks[0]));
+  NXC_TRY(a1, op(Op::Add, x1, ks[1]));
   x0 = a0;
   x1 = a1;
   for (int i = 1; i <= 5; ++i) {
     for (int r : rotations[(i - 1) % 2]) {
-      NXC_TRY(s0, op("add", x0, x1));
-      NXC_TRY(left, op("left_shift", x1, Value::number(r, loc)));
-      NXC_TRY(right, op("right_shift", x1, Value::number(32 - r, loc)));
-      NXC_TRY(rot, op("bitwise_or", left, right));
-      NXC_TRY(s1, op("bitwise_xor", rot, s0));
+      NXC_TRY(s0, op(Op::Add, x0, x1));
+      NXC_TRY(left, op(Op::LeftShift, x1, Value::number(r, loc)));
+      NXC_TRY(right, op(Op::RightShift, x1, Value::number(32 - r, loc)));
+      NXC_TRY(rot, op(Op::BitwiseOr, left, right));
+      NXC_TRY(s1, op(Op::BitwiseXor, rot, s0));
       x0 = s0;
       x1 = s1;
     }
-    NXC_TRY(n0, op("add", x0, ks[i % 3]));
-    NXC_TRY(k1i, op("add", ks[(i + 1) % 3], Value::number(i, loc)));
-    NXC_TRY(n1, op("add", x1, k1i));
+    NXC_TRY(n0, op(Op::Add, x0, ks[i % 3]));
+    NXC_TRY(k1i, op(Op::Add, ks[(i + 1) % 3], Value::number(i, loc)));
+    NXC_TRY(n1, op(Op::Add, x1, k1i));
     x0 = n0;
     x1 = n1;
   }
@@ -109,14 +109,14 @@ Result<int> Tracer::threefryBits(int key, int64_t count, const Loc &loc) {
   } else {
     // The counts computed at run time: j and half + j (0 for the padding).
     Node iota;
-    iota.op = "iota";
+    iota.op = Op::Iota;
     iota.type = TensorType{kU32, {half}, {}};
     iota.loc = loc;
     x0 = Value::tensor(add(iota), loc);
-    NXC_TRY(upper, binary("add", x0, Value::number(half, loc), BinaryRule::Arith, loc));
+    NXC_TRY(upper, binary(Op::Add, x0, Value::number(half, loc), BinaryRule::Arith, loc));
     x1 = upper;
     if (padded != count) {
-      NXC_TRY(last, binary("equal", x0, Value::number(half - 1, loc), BinaryRule::Compare, loc));
+      NXC_TRY(last, binary(Op::Equal, x0, Value::number(half - 1, loc), BinaryRule::Compare, loc));
       std::vector<Value> sel = {last, Value::tensor(constant(kU32, {}, {}, {0}, loc), loc), upper};
       NXC_TRY(s, nxSelect("select", sel, loc));
       x1 = s;
@@ -140,8 +140,8 @@ Result<int> Tracer::randomBits(int key, const Shape &shapeRef, int bits, const L
     int wide = cast(b, kU64, loc);
     NXC_TRY(hi, slice(wide, {Value::number(0, loc)}, {n}, {1}, loc));
     NXC_TRY(lo, slice(wide, {Value::number(n, loc)}, {n}, {1}, loc));
-    NXC_TRY(sh, binary("left_shift", Value::tensor(hi, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
-    NXC_TRY(o, binary("bitwise_or", sh, Value::tensor(lo, loc), BinaryRule::IntOnly, loc));
+    NXC_TRY(sh, binary(Op::LeftShift, Value::tensor(hi, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
+    NXC_TRY(o, binary(Op::BitwiseOr, sh, Value::tensor(lo, loc), BinaryRule::IntOnly, loc));
     r = o.node;
   } else {
     NXC_TRY(b, threefryBits(key, n, loc));
@@ -162,9 +162,9 @@ Result<Value> Tracer::nxRandomKey(const std::string &fn, std::vector<Value> &arg
     return error(seed.loc.valid() ? seed.loc : loc,
                  fmt::format(FMT_STRING("expected seed to be an integer, u64 tensor or s64 tensor, got: {}"),
                              describeValue(seed)));
-  int s = g_.typeOf(seed.node).elem == kS64 ? unaryNode("bitcast", seed.node, kU64, loc) : seed.node;
-  NXC_TRY(hi, binary("right_shift", Value::tensor(s, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
-  NXC_TRY(lo, binary("bitwise_and", Value::tensor(s, loc), Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
+  int s = g_.typeOf(seed.node).elem == kS64 ? unaryNode(Op::Bitcast, seed.node, kU64, loc) : seed.node;
+  NXC_TRY(hi, binary(Op::RightShift, Value::tensor(s, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(lo, binary(Op::BitwiseAnd, Value::tensor(s, loc), Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
   int h = reshape(cast(hi.node, kU32, loc), {1}, loc), l = reshape(cast(lo.node, kU32, loc), {1}, loc);
   NXC_TRY(k, concatenate({h, l}, 0, loc));
   return Value::tensor(k, loc);
@@ -192,8 +192,8 @@ Result<Value> Tracer::nxRandomFoldIn(const std::string &fn, std::vector<Value> &
   Shape shape = g_.typeOf(data).shape;
   int64_t n = g_.typeOf(data).numElements();
   int d = reshape(cast(data, kU64, loc), {n}, loc);
-  NXC_TRY(hi, binary("right_shift", Value::tensor(d, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
-  NXC_TRY(lo, binary("bitwise_and", Value::tensor(d, loc), Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(hi, binary(Op::RightShift, Value::tensor(d, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(lo, binary(Op::BitwiseAnd, Value::tensor(d, loc), Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
   NXC_TRY(ys, threefryPair(Value::tensor(cast(hi.node, kU32, loc), loc), Value::tensor(cast(lo.node, kU32, loc), loc),
                            key, loc));
   int a = reshape(ys.first.node, {n, 1}, loc), b = reshape(ys.second.node, {n, 1}, loc);
@@ -280,7 +280,7 @@ Result<Value> Tracer::nxRandomShuffle(const std::string &fn, std::vector<Value> 
   int64_t sortAxis = axis;
   if (!independent) {
     Node iota;
-    iota.op = "iota";
+    iota.op = Op::Iota;
     iota.type = TensorType{ElemType::s32(), {t.shape[axis]}, {}};
     iota.loc = loc;
     subject = add(iota);
@@ -297,7 +297,7 @@ Result<Value> Tracer::nxRandomShuffle(const std::string &fn, std::vector<Value> 
     Shape shape = g_.typeOf(subject).shape; // a copy: tracing adds nodes
     NXC_TRY(sortKeys, randomBits(reshape(k1, {2}, loc), shape, 32, loc));
     Node order;
-    order.op = "argsort";
+    order.op = Op::Argsort;
     order.operands = {sortKeys};
     order.type = TensorType{ElemType::s32(), g_.typeOf(subject).shape, {}};
     order.axes = {sortAxis};
@@ -305,7 +305,7 @@ Result<Value> Tracer::nxRandomShuffle(const std::string &fn, std::vector<Value> 
     order.loc = loc;
     int idx = add(order);
     Node take;
-    take.op = "take_along_axis";
+    take.op = Op::TakeAlongAxis;
     take.operands = {subject, idx};
     take.type = g_.typeOf(subject);
     take.axes = {sortAxis};
@@ -316,7 +316,7 @@ Result<Value> Tracer::nxRandomShuffle(const std::string &fn, std::vector<Value> 
   int result = subject;
   if (!independent) {
     Node take;
-    take.op = "take";
+    take.op = Op::Take;
     take.operands = {x, subject};
     take.type = t;
     take.axes = {axis};
@@ -385,19 +385,19 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
     // span = (max - min) as u{nb}; everything after it in s64, as Nx computes it.
     NXC_TRY(minB, tensorArg(fn, lo, loc));
     NXC_TRY(maxB, tensorArg(fn, hi, loc));
-    NXC_TRY(diff, binary("subtract", Value::tensor(maxB, loc), Value::tensor(minB, loc), BinaryRule::Arith, loc));
+    NXC_TRY(diff, binary(Op::Subtract, Value::tensor(maxB, loc), Value::tensor(minB, loc), BinaryRule::Arith, loc));
     Value span = Value::tensor(cast(cast(diff.node, ut, loc), kS64, loc), loc);
     int64_t m = (int64_t)1 << (bitsN / 2);
-    NXC_TRY(mm, binary("remainder", Value::number(m, loc), span, BinaryRule::Arith, loc));
-    NXC_TRY(mm2, binary("multiply", mm, mm, BinaryRule::Arith, loc));
-    NXC_TRY(mult, binary("remainder", mm2, span, BinaryRule::Arith, loc));
+    NXC_TRY(mm, binary(Op::Remainder, Value::number(m, loc), span, BinaryRule::Arith, loc));
+    NXC_TRY(mm2, binary(Op::Multiply, mm, mm, BinaryRule::Arith, loc));
+    NXC_TRY(mult, binary(Op::Remainder, mm2, span, BinaryRule::Arith, loc));
     Value h = Value::tensor(cast(hiBits, kS64, loc), loc), l = Value::tensor(cast(loBits, kS64, loc), loc);
-    NXC_TRY(hm, binary("remainder", h, span, BinaryRule::Arith, loc));
-    NXC_TRY(hmm, binary("multiply", hm, mult, BinaryRule::Arith, loc));
-    NXC_TRY(lm, binary("remainder", l, span, BinaryRule::Arith, loc));
-    NXC_TRY(sum, binary("add", hmm, lm, BinaryRule::Arith, loc));
-    NXC_TRY(off, binary("remainder", sum, span, BinaryRule::Arith, loc));
-    NXC_TRY(res, binary("add", Value::tensor(cast(minB, kS64, loc), loc), Value::tensor(reshape(off.node, shape, loc), loc),
+    NXC_TRY(hm, binary(Op::Remainder, h, span, BinaryRule::Arith, loc));
+    NXC_TRY(hmm, binary(Op::Multiply, hm, mult, BinaryRule::Arith, loc));
+    NXC_TRY(lm, binary(Op::Remainder, l, span, BinaryRule::Arith, loc));
+    NXC_TRY(sum, binary(Op::Add, hmm, lm, BinaryRule::Arith, loc));
+    NXC_TRY(off, binary(Op::Remainder, sum, span, BinaryRule::Arith, loc));
+    NXC_TRY(res, binary(Op::Add, Value::tensor(cast(minB, kS64, loc), loc), Value::tensor(reshape(off.node, shape, loc), loc),
                         BinaryRule::Arith, loc));
     sample = Value::tensor(cast(res.node, type, loc), loc);
   } else {
@@ -411,11 +411,11 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
                                                                                           : 0x3FF0000000000000ull;
       ElemType ut{TypeKind::U, nb};
       NXC_TRY(bits, randomBits(key, shape, nb, loc));
-      NXC_TRY(sh, binary("right_shift", Value::tensor(bits, loc), Value::number(nb - mantissa, loc), BinaryRule::IntOnly, loc));
+      NXC_TRY(sh, binary(Op::RightShift, Value::tensor(bits, loc), Value::number(nb - mantissa, loc), BinaryRule::IntOnly, loc));
       int one = constant(ut, {}, {}, {(int64_t)oneBits}, loc);
-      NXC_TRY(ored, binary("bitwise_or", sh, Value::tensor(one, loc), BinaryRule::IntOnly, loc));
-      Value f = Value::tensor(unaryNode("bitcast", ored.node, type, loc), loc);
-      NXC_TRY(f0, binary("subtract", f, Value::real(1.0, loc), BinaryRule::Arith, loc));
+      NXC_TRY(ored, binary(Op::BitwiseOr, sh, Value::tensor(one, loc), BinaryRule::IntOnly, loc));
+      Value f = Value::tensor(unaryNode(Op::Bitcast, ored.node, type, loc), loc);
+      NXC_TRY(f0, binary(Op::Subtract, f, Value::real(1.0, loc), BinaryRule::Arith, loc));
       f = f0;
       // Literal bounds fold as Nx folds constants: x * 1 and x + 0 vanish,
       // max - min is computed on the numbers.
@@ -425,20 +425,20 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
       else {
         NXC_TRY(a, tensorArg(qual, maxV, loc));
         NXC_TRY(b, tensorArg(qual, minV, loc));
-        NXC_TRY(s, binary("subtract", Value::tensor(cast(a, type, loc), loc), Value::tensor(cast(b, type, loc), loc),
+        NXC_TRY(s, binary(Op::Subtract, Value::tensor(cast(a, type, loc), loc), Value::tensor(cast(b, type, loc), loc),
                           BinaryRule::Arith, loc));
         span = s;
       }
       if (!(span.isNumber() && span.asDouble() == 1.0)) {
-        NXC_TRY(m, binary("multiply", f, span, BinaryRule::Arith, loc));
+        NXC_TRY(m, binary(Op::Multiply, f, span, BinaryRule::Arith, loc));
         f = m;
       }
       Value minT = minV.isNumber() ? Value::real(minV.asDouble(), loc) : Value::tensor(cast(minV.node, type, loc), loc);
       if (!(minV.isNumber() && minV.asDouble() == 0.0)) {
-        NXC_TRY(s, binary("add", f, minT, BinaryRule::Arith, loc));
+        NXC_TRY(s, binary(Op::Add, f, minT, BinaryRule::Arith, loc));
         f = s;
       }
-      return binary("max", f, minT, BinaryRule::Arith, loc);
+      return binary(Op::Max, f, minT, BinaryRule::Arith, loc);
     };
     if (kind == "gumbel") {
       // -log(-log(u)), u from [smallest positive normal, 1): the minimum is
@@ -451,7 +451,7 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
       // computes it (so the samples are Nx's bit for bit).
       ElemType f64{TypeKind::F, 64};
       auto log = [&](const Value &v) {
-        int wide = unaryNode("log", cast(v.node, f64, loc), f64, loc);
+        int wide = unaryNode(Op::Log, cast(v.node, f64, loc), f64, loc);
         return Value::tensor(cast(wide, type, loc), loc);
       };
       std::vector<Value> n1 = {log(u)};
@@ -488,18 +488,18 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
       Value z;
       if (sd.isNumber()) {
         // sqrt2 * erf_inv(u), or constant(sd * sqrt2) * erf_inv(u).
-        NXC_TRY(m, binary("multiply", Value::real(sd.asDouble() == 1.0 ? sqrt2 : sd.asDouble() * sqrt2, loc), e,
+        NXC_TRY(m, binary(Op::Multiply, Value::real(sd.asDouble() == 1.0 ? sqrt2 : sd.asDouble() * sqrt2, loc), e,
                           BinaryRule::Arith, loc));
         z = m;
       } else {
         NXC_TRY(sdT, tensorArg(qual, sd, loc));
-        NXC_TRY(se, binary("multiply", Value::tensor(cast(sdT, type, loc), loc), e, BinaryRule::Arith, loc));
-        NXC_TRY(m, binary("multiply", Value::real(sqrt2, loc), se, BinaryRule::Arith, loc));
+        NXC_TRY(se, binary(Op::Multiply, Value::tensor(cast(sdT, type, loc), loc), e, BinaryRule::Arith, loc));
+        NXC_TRY(m, binary(Op::Multiply, Value::real(sqrt2, loc), se, BinaryRule::Arith, loc));
         z = m;
       }
       if (!(mean.isNumber() && mean.asDouble() == 0.0)) {
         NXC_TRY(meanT, tensorArg(qual, mean, loc));
-        NXC_TRY(a, binary("add", z, Value::tensor(cast(meanT, type, loc), loc), BinaryRule::Arith, loc));
+        NXC_TRY(a, binary(Op::Add, z, Value::tensor(cast(meanT, type, loc), loc), BinaryRule::Arith, loc));
         z = a;
       }
       sample = z;

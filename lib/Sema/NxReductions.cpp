@@ -86,7 +86,7 @@ Result<Value> Tracer::nxArgReduce(const std::string &fn, std::vector<Value> &arg
   if (g_.typeOf(src).shape[axis] == 0)
     return error(loc, fmt::format(FMT_STRING("Nx.{} cannot be applied to an empty axis"), fn));
   Node n;
-  n.op = fn;
+  n.op = *opNamed(fn); // argmax, argmin
   n.operands = {src};
   n.type = TensorType{t, out, {}};
   n.axes = {axis};
@@ -148,10 +148,10 @@ Result<Value> Tracer::nxVariance(const std::string &fn, std::vector<Value> &args
   };
   Value t = Value::tensor(x, loc);
   NXC_TRY(mean, reduce("mean", {t, kw(true)}, loc));
-  NXC_TRY(centered, binary("subtract", t, mean, BinaryRule::Arith, loc));
-  NXC_TRY(sq, binary("multiply", centered, centered, BinaryRule::Arith, loc));
+  NXC_TRY(centered, binary(Op::Subtract, t, mean, BinaryRule::Arith, loc));
+  NXC_TRY(sq, binary(Op::Multiply, centered, centered, BinaryRule::Arith, loc));
   NXC_TRY(sum, reduce("sum", {sq, kw(keep)}, loc));
-  NXC_TRY(var, binary("divide", sum, Value::number(total - ddof, loc), BinaryRule::Float, loc));
+  NXC_TRY(var, binary(Op::Divide, sum, Value::number(total - ddof, loc), BinaryRule::Float, loc));
   if (fn == "variance") return var;
   std::vector<Value> a = {var};
   return nxFloatUnary("sqrt", a, loc);
@@ -176,10 +176,10 @@ Result<Value> Tracer::nxWeightedMean(const std::string &fn, std::vector<Value> &
       kw.keys.push_back(key);
       kw.keyLocs.push_back(loc);
     }
-  NXC_TRY(prod, binary("multiply", Value::tensor(x, loc), Value::tensor(w, loc), BinaryRule::Arith, loc));
+  NXC_TRY(prod, binary(Op::Multiply, Value::tensor(x, loc), Value::tensor(w, loc), BinaryRule::Arith, loc));
   NXC_TRY(num, reduce("sum", {prod, kw}, loc));
   NXC_TRY(den, reduce("sum", {Value::tensor(w, loc), kw}, loc));
-  return binary("divide", num, den, BinaryRule::Float, loc);
+  return binary(Op::Divide, num, den, BinaryRule::Float, loc);
 }
 
 /// Nx.median(t, axis:, keep_axis:): the middle of the sorted values (the
@@ -226,8 +226,8 @@ Result<Value> Tracer::nxMedian(const std::string &fn, std::vector<Value> &args, 
   Value r = hi;
   if (n % 2 == 0) {
     NXC_TRY(lo, middle(n / 2 - 1));
-    NXC_TRY(sum, binary("add", lo, hi, BinaryRule::Arith, loc));
-    NXC_TRY(mean, binary("divide", sum, Value::number(2, loc), BinaryRule::Float, loc));
+    NXC_TRY(sum, binary(Op::Add, lo, hi, BinaryRule::Arith, loc));
+    NXC_TRY(mean, binary(Op::Divide, sum, Value::number(2, loc), BinaryRule::Float, loc));
     r = mean;
   }
   Shape out;
@@ -317,19 +317,19 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
   const Shape &window = spec.window;
   const std::vector<int64_t> &strides = spec.strides, &dilations = spec.dilations, &lo = spec.lo, &hi = spec.hi;
   // Pad with the reduction's identity, then reduce windows of the padded tensor.
-  std::string op = fn == "window_mean" ? "window_sum" : fn;
+  Op op = fn == "window_mean" ? Op::WindowSum : *opNamed(fn);
   ElemType t = in.elem;
   bool any = false;
   for (size_t d = 0; d < rank; ++d) any |= lo[d] != 0 || hi[d] != 0;
   int src = x;
   if (any) {
     Value fill;
-    if (op == "window_sum") fill = Value::number(0, loc);
-    else if (op == "window_product") fill = Value::number(1, loc);
-    else if (t.isFloat()) fill = Value::real(op == "window_max" ? -INFINITY : INFINITY, loc);
+    if (op == Op::WindowSum) fill = Value::number(0, loc);
+    else if (op == Op::WindowProduct) fill = Value::number(1, loc);
+    else if (t.isFloat()) fill = Value::real(op == Op::WindowMax ? -INFINITY : INFINITY, loc);
     else {
       bool uns = t.kind == TypeKind::U;
-      int64_t v = op == "window_max" ? (uns ? 0 : (t.bits == 64 ? INT64_MIN : -(int64_t(1) << (t.bits - 1))))
+      int64_t v = op == Op::WindowMax ? (uns ? 0 : (t.bits == 64 ? INT64_MIN : -(int64_t(1) << (t.bits - 1))))
                                      : (uns ? (t.bits == 64 ? -1 : (int64_t(1) << t.bits) - 1)
                                             : (t.bits == 64 ? INT64_MAX : (int64_t(1) << (t.bits - 1)) - 1));
       fill = Value::tensor(constant(t, {}, {}, {v}, loc), loc);
@@ -360,7 +360,7 @@ Result<Value> Tracer::nxWindow(const std::string &fn, std::vector<Value> &args, 
   if (fn != "window_mean") return Value::tensor(r, loc);
   int64_t size = 1;
   for (auto w : window) size *= w;
-  return binary("divide", Value::tensor(r, loc), Value::number(size, loc), BinaryRule::Float, loc);
+  return binary(Op::Divide, Value::tensor(r, loc), Value::number(size, loc), BinaryRule::Float, loc);
 }
 
 Result<Value> Tracer::nxCumulative(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -385,7 +385,7 @@ Result<Value> Tracer::nxCumulative(const std::string &fn, std::vector<Value> &ar
   int src = cast(x, out, loc);
   if (rev) src = reverse(src, {axis}, loc);
   Node n;
-  n.op = fn;
+  n.op = *opNamed(fn); // cumulative_*
   n.operands = {src};
   n.type = TensorType{out, in.shape, in.names};
   n.axes = {axis};
@@ -428,18 +428,18 @@ Result<Value> Tracer::nxLogsumexp(const std::string &fn, std::vector<Value> &arg
   NXC_TRY(inf, nxPredUnary("is_infinity", isInf, loc));
   std::vector<Value> sel = {inf, Value::number(0, loc), max};
   NXC_TRY(safeMax, nxSelect("select", sel, loc));
-  NXC_TRY(diff, binary("subtract", t, safeMax, BinaryRule::Arith, loc));
+  NXC_TRY(diff, binary(Op::Subtract, t, safeMax, BinaryRule::Arith, loc));
   std::vector<Value> e = {diff};
   NXC_TRY(ex, nxFloatUnary("exp", e, loc));
   Value scaled = ex;
   if (o.count("exp_scaling_factor")) {
-    NXC_TRY(m, binary("multiply", ex, o["exp_scaling_factor"], BinaryRule::Arith, loc));
+    NXC_TRY(m, binary(Op::Multiply, ex, o["exp_scaling_factor"], BinaryRule::Arith, loc));
     scaled = m;
   }
   NXC_TRY(sum, reduce("sum", {scaled, withAxes(true)}, loc));
   std::vector<Value> l = {sum};
   NXC_TRY(lg, nxFloatUnary("log", l, loc));
-  NXC_TRY(r, binary("add", lg, safeMax, BinaryRule::Arith, loc));
+  NXC_TRY(r, binary(Op::Add, lg, safeMax, BinaryRule::Arith, loc));
   if (keep) return r;
   // Drop the kept axes.
   Shape s = g_.typeOf(x).shape, out;
@@ -479,15 +479,15 @@ Result<Value> Tracer::reduce(const std::string &fn, std::vector<Value> args, con
     else reduced.push_back(in.shape[i]);
     kept.push_back(r ? 1 : in.shape[i]);
   }
-  std::string op = fn == "mean" ? "sum" : fn;
-  ElemType out = (op == "sum" || op == "product") ? toAggregate(in.elem) : (op == "all" || op == "any") ? ElemType::u8() : in.elem;
-  int src = (op == "all" || op == "any") ? x : cast(x, out, loc);
+  Op op = fn == "mean" ? Op::Sum : *opNamed(fn);
+  ElemType out = (op == Op::Sum || op == Op::Product) ? toAggregate(in.elem) : (op == Op::All || op == Op::Any) ? ElemType::u8() : in.elem;
+  int src = (op == Op::All || op == Op::Any) ? x : cast(x, out, loc);
   int r;
-  if (axes.empty() && (op == "all" || op == "any")) {
+  if (axes.empty() && (op == Op::All || op == Op::Any)) {
     // As Nx: `axes: []` is as_type(t, u8); a scalar is tested against 0.
     if (o.count("axes")) r = cast(x, ElemType::u8(), loc);
     else {
-      NXC_TRY(nz, binary("not_equal", Value::tensor(x, loc), Value::number(0, loc), BinaryRule::Compare, loc));
+      NXC_TRY(nz, binary(Op::NotEqual, Value::tensor(x, loc), Value::number(0, loc), BinaryRule::Compare, loc));
       r = nz.node;
     }
   } else if (axes.empty()) {
@@ -506,7 +506,7 @@ Result<Value> Tracer::reduce(const std::string &fn, std::vector<Value> args, con
     r = named(r, names);
   }
   if (keep) r = named(reshape(r, kept, loc), namesOf(x));
-  if (fn == "mean") return binary("divide", Value::tensor(r, loc), Value::number(count, loc), BinaryRule::Float, loc);
+  if (fn == "mean") return binary(Op::Divide, Value::tensor(r, loc), Value::number(count, loc), BinaryRule::Float, loc);
   return Value::tensor(r, loc);
 }
 

@@ -69,7 +69,7 @@ Result<Value> Tracer::nxBroadcast(const std::string &fn, std::vector<Value> &arg
   }
   if (in == shape) return Value::tensor(named(x, names), loc);
   Node n;
-  n.op = "broadcast";
+  n.op = Op::Broadcast;
   n.operands = {x};
   n.type = TensorType{g_.typeOf(x).elem, shape, {}};
   n.axes = axes;
@@ -206,7 +206,7 @@ int Tracer::transpose(int x, const std::vector<int64_t> &perm, const Loc &loc) {
   }
   if (identity) return x;
   Node n;
-  n.op = "transpose";
+  n.op = Op::Transpose;
   n.operands = {x};
   n.type = TensorType{g_.typeOf(x).elem, out, {}};
   n.axes = perm;
@@ -275,7 +275,7 @@ int Tracer::reverse(int x, const std::vector<int64_t> &axes, const Loc &loc) {
   if (real.empty()) return x;
   std::sort(real.begin(), real.end());
   Node n;
-  n.op = "reverse";
+  n.op = Op::Reverse;
   n.operands = {x};
   n.type = g_.typeOf(x);
   n.axes = real;
@@ -323,7 +323,7 @@ Result<int> Tracer::concatenate(const std::vector<int> &xs, int64_t axis, const 
   if (ops.empty()) ops.push_back(cast(xs[0], t, loc));
   if (ops.size() == 1 && g_.typeOf(ops[0]).shape == out) return ops[0];
   Node n;
-  n.op = "concatenate";
+  n.op = Op::Concatenate;
   n.operands = ops;
   n.type = TensorType{t, out, {}};
   n.axes = {axis};
@@ -423,7 +423,7 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
   int r = cast(x, t, loc);
   if (any) {
     Node n;
-    n.op = "pad";
+    n.op = Op::Pad;
     // Nx makes a tensor of a number pad value first (f32 or s32) and then
     // converts it: padding an f64 tensor with 0.001 pads with 0.001 as f32.
     NXC_TRY(value, toTensor(args[1], loc));
@@ -603,7 +603,7 @@ Result<Value> Tracer::nxDiagonal(const std::string &fn, std::vector<Value> &args
     }
     int indices = constant(ElemType::s32(), {len, 2}, {}, idx, loc);
     Node n2;
-    n2.op = "gather";
+    n2.op = Op::Gather;
     n2.operands = {x, indices};
     Shape out = {len};
     out.insert(out.end(), s.begin(), s.end() - 2);
@@ -639,7 +639,7 @@ Result<Value> Tracer::nxDiagonal(const std::string &fn, std::vector<Value> &args
     }
   int at = constant(ElemType::s32(), {size, size}, {}, cols, loc);
   Node take;
-  take.op = "take";
+  take.op = Op::Take;
   take.operands = {x, at};
   take.type = TensorType{g_.typeOf(x).elem, out, {}};
   take.axes = {r - 1};
@@ -676,7 +676,7 @@ Result<Value> Tracer::nxTile(const std::string &fn, std::vector<Value> &args, co
   int r = reshape(x, inter, loc);
   if (wide != inter) {
     Node n;
-    n.op = "broadcast";
+    n.op = Op::Broadcast;
     n.operands = {r};
     n.type = TensorType{g_.typeOf(x).elem, wide, {}};
     for (size_t d = 0; d < wide.size(); ++d) n.axes.push_back((int64_t)d);

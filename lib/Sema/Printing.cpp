@@ -112,7 +112,7 @@ Result<Value> Tracer::printValue(std::vector<Value> &args, const Loc &loc) {
   std::vector<Value> leaves;
   flattenLeaves(shown, leaves);
   Node n;
-  n.op = "print_value";
+  n.op = Op::PrintValue;
   n.loc = loc;
   size_t next = 0;
   std::function<std::string(const Value &)> structure = [&](const Value &v) -> std::string {

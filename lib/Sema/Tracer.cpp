@@ -236,7 +236,7 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
     // A baked constant (`@weights.npy`): read-only data, not a parameter.
     ++nameIdx;
     Node c;
-    c.op = "constant";
+    c.op = Op::Constant;
     c.type = t.tensor;
     c.fvalues = t.values->f;
     c.ivalues = t.values->i;
@@ -246,7 +246,7 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
     return Value::tensor(id, t.loc);
   }
   Node n;
-  n.op = "parameter";
+  n.op = Op::Parameter;
   n.type = t.tensor;
   n.param = (int)g_.params.size();
   n.loc = t.loc;

@@ -266,14 +266,14 @@ public:
   int addWithRegions(Node n);
   /// The `elem` node reading result k of cond/while node `owner`.
   int elemNode(int owner, size_t k, const Loc &loc);
-  int node(const std::string &op, std::vector<int> operands, TensorType type, const Loc &loc);
+  int node(Op op, std::vector<int> operands, TensorType type, const Loc &loc);
   int constant(ElemType t, Shape shape, std::vector<double> fv, std::vector<int64_t> iv, const Loc &loc);
   /// A number as a constant of type t. An integer must fit s32, the type Nx
   /// gives integer literals (Nx wraps larger ones; nxc rejects them).
   Result<int> numberConstant(const Value &v, ElemType t);
   Status checkLiteralInteger(const Value &v);
   Result<int> toTensor(const Value &v, const Loc &loc);
-  int unaryNode(const std::string &op, int x, ElemType out, const Loc &loc);
+  int unaryNode(Op op, int x, ElemType out, const Loc &loc);
   /// Axis names (one per axis, "" for none) of node x.
   std::vector<std::string> namesOf(int x) const;
   /// Gives node `id` the axis names (a renamed copy for parameters).
@@ -293,10 +293,10 @@ public:
   Result<int> operand(const Value &v, ElemType t, const Shape &shape, const Loc &loc);
   /// A tensor or number's truth as Nx's logical ops read it: u8 `v != 0` in v's own type.
   Result<int> truthOf(const Value &v, const Loc &loc);
-  Result<Value> binary(const std::string &op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc);
+  Result<Value> binary(Op op, const Value &a, const Value &b, BinaryRule rule, const Loc &loc);
   /// Nx.Defn.Expr's rewrites of +, -, *, / and ** with scalar constants (see
   /// Builders.cpp); nullopt where none applies.
-  Result<std::optional<Value>> constantAlgebra(const std::string &op, const Value &a, const Value &b, ElemType t,
+  Result<std::optional<Value>> constantAlgebra(Op op, const Value &a, const Value &b, ElemType t,
                                                const Shape &shape, const std::vector<std::string> &names,
                                                const Loc &loc);
   std::optional<Value> scalarConstant(const Value &v);

@@ -1,5 +1,7 @@
 //===- Header.cpp - the generated C header and JSON manifest --------------===//
 #include "nxc/Target/Artifacts.h"
+#include "nxc/Target/TargetTriple.h"
+#include "nxc/Target/ABI.h"
 #include "nxc/Frontend/AST.h"
 #include "nxc/Target/CText.h"
 #include "nxc/Target/Embedded.h"
@@ -22,7 +24,6 @@ std::string replaceAll(std::string s, const std::string &from, const std::string
   return s;
 }
 
-constexpr int kWorkspaceAlign = 64;
 
 std::string upper(std::string s) {
   for (auto &c : s) c = std::isalnum((unsigned char)c) ? (char)std::toupper((unsigned char)c) : '_';
@@ -123,16 +124,6 @@ nlohmann::json axisNames(const TensorType &t) {
 
 } // namespace
 
-bool streamsLargeOutputs(const std::string &triple) {
-  llvm::Triple t(triple);
-  return t.getArch() == llvm::Triple::x86_64 && t.getOS() != llvm::Triple::UnknownOS;
-}
-
-bool checksFastExtrema(const std::string &triple) {
-  llvm::Triple::ArchType arch = llvm::Triple(triple).getArch();
-  return arch == llvm::Triple::x86_64 || arch == llvm::Triple::x86;
-}
-
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,
                         const std::string &triple, const std::string &sourceName,
                         const std::vector<std::string> &libraries, bool bareMetal,
@@ -213,7 +204,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       fmt::format_to(to, FMT_STRING("#define {}_{}_SIZE {}\n"), up, upper(outs[i]),
                      g.typeOf(g.results[i]).numElements());
     fmt::format_to(to, FMT_STRING("#define {0}_WORKSPACE_SIZE {1}\n#define {0}_WORKSPACE_ALIGN {2}\n"), up,
-                   e.workspaceSize, kWorkspaceAlign);
+                   e.workspaceSize, abi::kBufferAlignment);
     if (!g.bakedConstants.empty()) {
       int64_t bytes = 0;
       for (int c : g.bakedConstants) bytes += g.typeOf(c).numElements() * g.typeOf(c).elem.bytes();
@@ -315,7 +306,7 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       " *  - Temporaries live in a device workspace: the caller's (FN_on_stream) or\n"
       " *    the module's own, allocated once and reused (FN, FN_host); kernels never\n"
       " *    allocate.\n";
-  const char *streaming = streamsLargeOutputs(triple)
+  const char *streaming = streamsLargeOutputs(llvm::Triple(triple))
                               ? " *  - An output of 8 MiB or more computed element-wise is written with\n"
                                 " *    streaming stores (not read into the cache first) when it starts a\n"
                                 " *    64-byte boundary and the call's tensors exceed 3/4 of the CPU's\n"
@@ -348,8 +339,8 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
       results.push_back({{"name", outs[i]}, {"type", t.elem.name()}, {"shape", t.shape}, {"c_type", t.elem.cType()}});
       if (!t.names.empty()) results.back()["axis_names"] = axisNames(t);
     }
-    json workspace = {{"size", e.workspaceSize}, {"alignment", kWorkspaceAlign}, {"entry", e.symbol + "_with_workspace"},
-                      {"query", e.symbol + "_workspace_size"}};
+    json workspace = {{"size", e.workspaceSize}, {"alignment", abi::kBufferAlignment}, {"entry", abi::withWorkspaceSymbol(e.symbol)},
+                      {"query", abi::workspaceSizeSymbol(e.symbol)}};
     json fn = {{"symbol", e.symbol},
                {"function", e.function},
                {"signature", e.source},
@@ -357,12 +348,12 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
                {"arguments", args},
                {"results", results},
                {"workspace", workspace}};
-    if (e.packedEntry) fn["packed"] = e.symbol + "_packed";
+    if (e.packedEntry) fn["packed"] = abi::packedSymbol(e.symbol);
     if (cuda) {
-      fn["workspace"] = {{"size", e.workspaceSize}, {"alignment", kWorkspaceAlign}, {"memory", "device"},
-                         {"entry", e.symbol + "_on_stream"}, {"query", e.symbol + "_workspace_size"}};
+      fn["workspace"] = {{"size", e.workspaceSize}, {"alignment", abi::kBufferAlignment}, {"memory", "device"},
+                         {"entry", abi::onStreamSymbol(e.symbol)}, {"query", abi::workspaceSizeSymbol(e.symbol)}};
       fn["device_entry"] = e.symbol;
-      fn["stream_entry"] = e.symbol + "_on_stream";
+      fn["stream_entry"] = abi::onStreamSymbol(e.symbol);
       fn["host_entry"] = e.symbol + "_host";
     } else {
       fn["stack_entry"] = e.plainVariant ? json(e.symbol) : json(nullptr);
@@ -381,7 +372,7 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
             {"link_libraries", libraries},
             {"functions", fns}};
   if (cuda) {
-    m["device"] = {{"kind", "cuda"}, {"images", cuda->images}, {"error_query", module + "_device_error"}};
+    m["device"] = {{"kind", "cuda"}, {"images", cuda->images}, {"error_query", abi::deviceErrorSymbol(module)}};
     m["calling_convention"] =
         "int SYMBOL(const T *inputs..., T *outputs...) (device pointers, synchronous); "
         "int SYMBOL_on_stream(const T *inputs..., T *outputs..., void *workspace, void *stream) (device pointers, "
@@ -390,16 +381,16 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
   }
   if (!cuda)
     m["threads"] = threads > 1 ? json{{"most", threads},
-                                      {"set", module + "_set_threads"},
-                                      {"query", module + "_threads"},
-                                      {"stop", module + "_stop_threads"},
+                                      {"set", abi::setThreadsSymbol(module)},
+                                      {"query", abi::threadsSymbol(module)},
+                                      {"stop", abi::stopThreadsSymbol(module)},
                                       {"environment", "NXC_NUM_THREADS"}}
                                : json{{"most", 1}};
   if (!variants.empty()) {
     json vs = json::array();
     for (auto &v : variants) vs.push_back({{"cpu", v.cpu}, {"requires", v.features}});
     m["variants"] = vs;
-    m["variant_query"] = module + "_cpu_variant";
+    m["variant_query"] = abi::cpuVariantSymbol(module);
   }
   return m.dump(2) + "\n";
 }

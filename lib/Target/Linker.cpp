@@ -1,5 +1,6 @@
 //===- Linker.cpp - shared objects with lld, archives with LLVM -----------===//
 #include "nxc/Target/Artifacts.h"
+#include "nxc/Target/TargetTriple.h"
 
 #include "nxc/Target/ObjectEmitter.h"
 

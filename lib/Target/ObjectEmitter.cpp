@@ -1,5 +1,6 @@
 //===- ObjectEmitter.cpp - LLVM IR to machine code ------------------------===//
 #include "nxc/Target/ObjectEmitter.h"
+#include "nxc/Target/TargetTriple.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -38,16 +39,14 @@ void initializeLLVMTargets() {
 }
 
 std::string codegenTunings(const std::string &tripleStr) {
-  llvm::Triple triple(llvm::Triple::normalize(tripleStr.empty() ? llvm::sys::getDefaultTargetTriple() : tripleStr));
-  return triple.isX86() ? "+prefer-no-gather,+prefer-no-scatter" : "";
+  return resolveTriple(tripleStr).isX86() ? "+prefer-no-gather,+prefer-no-scatter" : "";
 }
 
 Result<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const std::string &tripleStr, const std::string &cpuIn,
                                                                  const std::string &featuresIn, int optLevel) {
   initializeLLVMTargets();
-  std::string hostTriple = llvm::sys::getDefaultTargetTriple();
-  llvm::Triple triple(llvm::Triple::normalize(tripleStr.empty() ? hostTriple : tripleStr));
-  bool isHost = tripleStr.empty() || triple.str() == llvm::Triple::normalize(hostTriple);
+  llvm::Triple triple = resolveTriple(tripleStr);
+  bool isHost = isHostTarget(tripleStr);
   std::string err;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
   if (!target) return error(Loc{}, fmt::format(FMT_STRING("unknown target '{}': {}"), tripleStr, err));
@@ -124,7 +123,7 @@ void prepareModuleForTarget(llvm::Module &module, llvm::TargetMachine &tm) {
   // models (vector width, FMA) match the machine.
   // Bare metal has no C library: keep the optimizer from turning loops into
   // memset/memcpy calls there.
-  bool freestanding = tm.getTargetTriple().getOS() == llvm::Triple::UnknownOS;
+  bool freestanding = !hasOperatingSystem(tm.getTargetTriple());
   for (llvm::Function &f : module) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", tm.getTargetCPU());

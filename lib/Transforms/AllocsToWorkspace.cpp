@@ -17,6 +17,7 @@
 // structured ops not yet lowered to loops (allocs sit in the entry block).
 //
 //===----------------------------------------------------------------------===//
+#include "nxc/Target/ABI.h"
 #include "nxc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,7 +36,7 @@ namespace nxc {
 
 namespace {
 
-constexpr int64_t kAlignment = 64;
+constexpr int64_t kAlignment = abi::kBufferAlignment;
 
 int64_t alignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "ModuleFiles.h"
+#include "nxc/Target/ABI.h"
 #include "nxc/Target/CText.h"
 
 #include "nxc/Frontend/Parser.h"
@@ -95,7 +96,7 @@ Result<std::vector<TracedEntry>> traceEntries(const ast::File &file, const AotOp
 /// Makes parameter `k` of `g` the constant `t` (an @file template).
 void bakeParameter(Graph &g, size_t k, const Template &t) {
   Node &n = g.nodes[g.params[k]];
-  n.op = "constant";
+  n.op = Op::Constant;
   n.param = -1;
   n.fvalues = t.values->f;
   n.ivalues = t.values->i;
@@ -327,11 +328,11 @@ int runAot(const AotOptions &o) {
     llvm::StringRef(o.gpu).split(archs, ',', -1, false);
     for (auto a : archs) target.gpuArchs.push_back(a.trim().str());
     target.cudaPath = o.cudaPath;
-    target.deviceErrorQuery = module + "_device_error";
+    target.deviceErrorQuery = abi::deviceErrorSymbol(module);
   }
   if (!target.variants.empty()) {
     target.cpu = target.variants.back(); // the module's baseline; each variant sets its own
-    target.variantQuery = module + "_cpu_variant";
+    target.variantQuery = abi::cpuVariantSymbol(module);
   }
 
   if (!o.emit.empty()) {

@@ -92,8 +92,6 @@ struct CpuVariant {
   std::vector<std::string> features; ///< CPUID-checked features it needs
 };
 
-/// Every temporary lives in a caller-owned workspace aligned to this.
-constexpr int64_t kWorkspaceAlignment = 64;
 constexpr int64_t kDefaultStackWorkspaceLimit = 64 * 1024;
 
 /// What the generated code needs from its caller, per entry.
@@ -130,9 +128,6 @@ struct CompileOutput {
 
 /// Compiles all entries into one module and lowers it to `stage`.
 Result<CompileOutput> compile(const std::vector<EntryPoint> &entries, const TargetOptions &target, Stage stage);
-
-/// The host's triple, as LLVM normalizes it.
-std::string hostTriple();
 
 /// The default variants of a host x86-64 module: the build machine's CPU,
 /// x86-64-v3 (AVX2, FMA) and the x86-64 baseline, without duplicates.

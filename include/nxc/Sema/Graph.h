@@ -10,6 +10,7 @@
 #define NXC_SEMA_GRAPH_H
 
 #include "nxc/Frontend/Diagnostics.h"
+#include "nxc/Sema/Op.h"
 #include "nxc/Sema/Types.h"
 
 #include <deque>
@@ -30,10 +31,10 @@ struct Region {
   std::vector<int> results;
 };
 
-/// One operation. `op` is Nx's name ("subtract", "reduce_max", ...), and the
-/// nx dialect op is "nx." + op.
+/// One operation: `op` is its kind (Ops.def); opName(op) is Nx's name
+/// ("subtract", "reduce_max", ...), and the nx dialect op is "nx." + it.
 struct Node {
-  std::string op;
+  Op op = Op::Constant;
   std::vector<int> operands;
   TensorType type;
   /// broadcast/transpose/reductions: the axes attribute.

@@ -90,17 +90,6 @@ struct CudaDescription {
   std::vector<std::string> images; ///< "cubin sm_90", "ptx sm_120", ...
 };
 
-/// Whether code for `triple` writes large element-wise outputs with
-/// streaming stores (nxc-stream-stores: x86-64 with an OS), which the header
-/// then documents.
-bool streamsLargeOutputs(const std::string &triple);
-
-/// Whether code for `triple` runs long float maxima and minima with the
-/// hardware's max, checked (nxc-fast-extrema): x86's vector max neither
-/// propagates NaN nor orders -0.0 below +0.0, so Nx's max costs five
-/// instructions there; AArch64's and ARM's fmax and fmin are Nx's already.
-bool checksFastExtrema(const std::string &triple);
-
 /// The generated C header for a module.
 /// `libraries`: what the static library needs at link time besides libnxrt.a ("m").
 std::string writeHeader(const std::string &module, const std::vector<EntryDescription> &entries,

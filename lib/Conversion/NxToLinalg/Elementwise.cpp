@@ -39,11 +39,13 @@ struct ElementwiseLowering : public ConversionPattern {
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands, ConversionPatternRewriter &rw) const override {
     if (!llvm::isa<nx::NxDialect>(op->getDialect())) return failure();
     std::string name = op->getName().stripDialect().str();
+    std::optional<Op> kind = opNamed(name);
+    if (!kind) return rw.notifyMatchFailure(op, "nx." + name + " is not in Ops.def");
     Type nxIn = elemOf(op->getOperand(0));
     bool failed = false;
     Value result = elementwise(rw, op->getLoc(), convertedResult(getTypeConverter(), op), operands,
                                [&](OpBuilder &b, Location nl, ValueRange a) -> Value {
-                                 auto r = scalarOp(b, nl, name, a.take_front(operands.size()), nxIn);
+                                 auto r = scalarOp(b, nl, *kind, a.take_front(operands.size()), nxIn);
                                  if (succeeded(r)) return *r;
                                  failed = true;
                                  return a[0];

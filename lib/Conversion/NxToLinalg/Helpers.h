@@ -12,6 +12,8 @@
 #ifndef NXC_CONVERSION_NXTOLINALG_HELPERS_H
 #define NXC_CONVERSION_NXTOLINALG_HELPERS_H
 
+#include "nxc/Sema/Op.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
@@ -56,14 +58,14 @@ Value convertScalar(OpBuilder &b, Location l, Value x, Type from, Type to);
 
 /// The scalar computation of element-wise op `name` on signless `args`.
 /// `in` is the nx element type of the (first) operand.
-FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in);
+FailureOr<Value> scalarOp(OpBuilder &b, Location l, Op op, ValueRange args, Type in);
 
 /// The type a reduction combining with `combine` accumulates elem in: float
 /// sums and products (dots and convolutions are sums) of f16 and bf16 in f32
 /// (a running f16 sum loses every addend below its 11 bits; Nx's reference
 /// backend accumulates in f64 and rounds once); everything else in its own
 /// type.
-Type accumulatorType(Builder &b, StringRef combine, Type elem);
+Type accumulatorType(Builder &b, Op combine, Type elem);
 
 Value emptyTensor(OpBuilder &b, Location l, RankedTensorType t);
 
@@ -80,9 +82,12 @@ Value widened(OpBuilder &b, Location l, Value x, Type acc);
 Value narrowed(OpBuilder &b, Location l, Value acc, RankedTensorType outType);
 
 /// The identity element of a reduction, as an attribute of signless type t.
-TypedAttr reductionInit(OpBuilder &b, StringRef name, Type nxElem, Type t);
+TypedAttr reductionInit(OpBuilder &b, Op reduction, Type nxElem, Type t);
 
-Value reductionCombine(OpBuilder &b, Location l, StringRef name, Type nxElem, Value x, Value acc);
+Value reductionCombine(OpBuilder &b, Location l, Op reduction, Type nxElem, Value x, Value acc);
+
+/// The Ops.def kind of an nx dialect op (every nx op has one: OpTableTest).
+inline Op opKind(Operation *op) { return *opNamed(op->getName().stripDialect().str()); }
 
 Value filled(OpBuilder &b, Location l, RankedTensorType t, TypedAttr init);
 

@@ -51,7 +51,7 @@ struct DotLowering : public OpConversionPattern<nx::DotOp> {
 ///    converting every element to f64, at f32's vector width;
 ///  - reduce_max, reduce_min: both levels in the element type; the result is
 ///    the same in any grouping (IEEE maximum and minimum: NaN wins, +0 > -0).
-Value blockedReduction(OpBuilder &b, Location l, StringRef name, Type nxElem, Value in, ArrayRef<int64_t> axes,
+Value blockedReduction(OpBuilder &b, Location l, Op name, Type nxElem, Value in, ArrayRef<int64_t> axes,
                        RankedTensorType outType) {
   auto inType = llvm::cast<RankedTensorType>(in.getType());
   int64_t rank = inType.getRank(), k = axes.size();
@@ -67,7 +67,7 @@ Value blockedReduction(OpBuilder &b, Location l, StringRef name, Type nxElem, Va
     if (reduced % size == 0) block = size;
   if (!block) return {};
   Type elem = inType.getElementType();
-  SmallVector<Type, 2> levels = name == "sum" ? SmallVector<Type, 2>{b.getF32Type(), b.getF64Type()}
+  SmallVector<Type, 2> levels = name == Op::Sum ? SmallVector<Type, 2>{b.getF32Type(), b.getF64Type()}
                                     : SmallVector<Type, 2>{elem, elem};
   MLIRContext *ctx = b.getContext();
   // [leading..., blocks, block] -> [leading..., blocks] -> [leading...].
@@ -109,7 +109,7 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
   bool blocked;
   LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
     Location l = op.getLoc();
-    StringRef name = op->getName().stripDialect();
+    Op name = opKind(op);
     RankedTensorType outType = convertedResult(this->getTypeConverter(), op);
     Value in = adaptor.getOperand();
     Type nxIn = elemOf(op.getOperand());
@@ -127,13 +127,13 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
     int64_t reduced = 1;
     for (int64_t a : axes) reduced *= inType.getDimSize(a);
     Type acc = accumulatorType(rw, name, elem);
-    bool extreme = name == "reduce_max" || name == "reduce_min";
-    if (reduced > kNarrowSumLimit && blocked && ((name == "sum" && elem.isF32()) || extreme))
+    bool extreme = name == Op::ReduceMax || name == Op::ReduceMin;
+    if (reduced > kNarrowSumLimit && blocked && ((name == Op::Sum && elem.isF32()) || extreme))
       if (Value inBlocks = blockedReduction(rw, l, name, nxIn, in, axes, outType)) {
         rw.replaceOp(op, inBlocks);
         return success();
       }
-    if (name == "sum" && elem.isF32() && reduced > kNarrowSumLimit) acc = rw.getF64Type();
+    if (name == Op::Sum && elem.isF32() && reduced > kNarrowSumLimit) acc = rw.getF64Type();
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, reductionInit(rw, name, nxIn, acc));
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
@@ -169,7 +169,7 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
       if ((int64_t)d != axis) outExprs.push_back(rw.getAffineDimExpr(d));
     }
     auto valType = RankedTensorType::get(outType.getShape(), et);
-    Value valInit = filled(rw, l, valType, reductionInit(rw, IsMax ? "reduce_max" : "reduce_min", nxIn, et));
+    Value valInit = filled(rw, l, valType, reductionInit(rw, IsMax ? Op::ReduceMax : Op::ReduceMin, nxIn, et));
     Value idxInit = filled(rw, l, outType, rw.getIntegerAttr(it, 0));
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
     SmallVector<AffineMap> maps = {rw.getMultiDimIdentityMap(rank), outMap, outMap};
@@ -218,9 +218,9 @@ struct ScanLowering : public OpConversionPattern<OpTy> {
     auto type = llvm::cast<RankedTensorType>(this->getTypeConverter()->convertType(op.getType()));
     int64_t axis = op.getAxes()[0];
     int64_t n = type.getDimSize(axis);
-    StringRef name = op->getName().stripDialect();
-    std::string combine = name == "cumulative_sum" ? "sum" : name == "cumulative_product" ? "product"
-                          : name == "cumulative_max" ? "reduce_max" : "reduce_min";
+    Op name = opKind(op);
+    Op combine = name == Op::CumulativeSum ? Op::Sum : name == Op::CumulativeProduct ? Op::Product
+                 : name == Op::CumulativeMax ? Op::ReduceMax : Op::ReduceMin;
     Type nxElem = elemOf(op.getOperand());
     Value in = adaptor.getOperand();
     if (n <= 1 || type.getNumElements() == 0) {
@@ -271,9 +271,9 @@ struct WindowLowering : public OpConversionPattern<OpTy> {
     Location l = op.getLoc();
     auto outType = llvm::cast<RankedTensorType>(this->getTypeConverter()->convertType(op.getType()));
     unsigned rank = outType.getRank();
-    std::string name = op->getName().stripDialect().str();
-    std::string combine = name == "window_sum" ? "sum" : name == "window_product" ? "product"
-                          : name == "window_max" ? "reduce_max" : "reduce_min";
+    Op name = opKind(op);
+    Op combine = name == Op::WindowSum ? Op::Sum : name == Op::WindowProduct ? Op::Product
+                 : name == Op::WindowMax ? Op::ReduceMax : Op::ReduceMin;
     Type nxElem = elemOf(op.getOperand()), et = outType.getElementType();
     SmallVector<AffineExpr> inExprs, outExprs;
     SmallVector<utils::IteratorType> iters;
@@ -330,7 +330,7 @@ struct ConvLowering : public OpConversionPattern<nx::ConvOp> {
     SmallVector<int64_t> extents = {groups, cout};
     auto extType = RankedTensorType::get(extents, outType.getElementType());
     MLIRContext *ctx = rw.getContext();
-    Type acc = accumulatorType(rw, "sum", outType.getElementType());
+    Type acc = accumulatorType(rw, Op::Sum, outType.getElementType());
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, rw.getFloatAttr(acc, 0.0));
     Value r = genericOp(rw, l, accType, ValueRange{adaptor.getInput(), adaptor.getKernel(), emptyTensor(rw, l, extType)},

@@ -1,7 +1,7 @@
 //===- Scalars.cpp - nx element-wise ops as scalar arith/math ---------------===//
 //
-// The scalar computation of every element-wise nx op (scalarOp, one table by
-// name), and the conversions between element types, with Nx's semantics for
+// The scalar computation of every element-wise nx op (scalarOp, one case per
+// op of Ops.def), and the conversions between element types, with Nx's semantics for
 // integer division by zero, shifts past the width and float-to-integer casts.
 //
 //===----------------------------------------------------------------------===//
@@ -9,8 +9,6 @@
 #include "../ScalarMath.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
 
-#include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
@@ -66,27 +64,31 @@ Value shift(OpBuilder &b, Location l, Value x, Value y, bool uns, bool left) {
   return arith::SelectOp::create(b, l, inRange, shifted, fill);
 }
 
-template <typename Op> Value mathOp(OpBuilder &b, Location l, Value x) { return Op::create(b, l, x); }
-
 /// Unary functions with an f32 computation of nxc's own (ScalarMath.h: in
 /// f64, rounded once, no libm; f16 and bf16 reach them as f32); f64 values
 /// take MLIR's math op, a libm call. The inverse hyperbolic
 /// functions are ln(1 + d) with d computed so that nothing cancels (the
 /// textbook formulas in f32 were 500 ulp off near 1).
-struct OwnF32Function {
-  Value (*f32)(OpBuilder &, Location, Value);
-  Value (*other)(OpBuilder &, Location, Value);
-};
-const llvm::StringMap<OwnF32Function> &ownF32Functions() {
-  static const llvm::StringMap<OwnF32Function> table = {
-      {"sinh", {sinhF32, mathOp<math::SinhOp>}},    {"asin", {asinF32, mathOp<math::AsinOp>}},
-      {"acos", {acosF32, mathOp<math::AcosOp>}},    {"atan", {atanF32, mathOp<math::AtanOp>}},
-      {"asinh", {asinhF32, mathOp<math::AsinhOp>}}, {"acosh", {acoshF32, mathOp<math::AcoshOp>}},
-      {"atanh", {atanhF32, mathOp<math::AtanhOp>}}, {"cbrt", {cbrtF32, mathOp<math::CbrtOp>}},
-      {"erf", {erfF32, mathOp<math::ErfOp>}},       {"erfc", {erfcF32, mathOp<math::ErfcOp>}}};
-  return table;
+template <Value (*OwnF32)(OpBuilder &, Location, Value), typename MathOp>
+Value ownF32Function(OpBuilder &b, Location l, Value x) {
+  return x.getType().isF32() ? OwnF32(b, l, x) : (Value)MathOp::create(b, l, x);
 }
 
+/// Functions of f16 and bf16 are computed in f32 and rounded once: their
+/// formulas' intermediate values would round (and, in f16, overflow:
+/// exp(12) in sigmoid) otherwise.
+bool computedInF32(Op op) {
+  switch (opFamily(op)) {
+  case OpFamily::FloatUnary: return true;
+  default: return op == Op::Atan2 || op == Op::Pow;
+  }
+}
+
+/// Float comparisons are ordered, except not_equal (true on NaN).
+Value compare(OpBuilder &b, Location l, Value x, Value y, bool isF, bool uns, arith::CmpFPredicate f,
+              arith::CmpIPredicate s, arith::CmpIPredicate u) {
+  return toU8(b, l, isF ? (Value)arith::CmpFOp::create(b, l, f, x, y) : (Value)arith::CmpIOp::create(b, l, uns ? u : s, x, y));
+}
 
 } // namespace
 
@@ -182,134 +184,144 @@ Value convertScalar(OpBuilder &b, Location l, Value x, Type from, Type to) {
 }
 
 
-/// The scalar computation of element-wise op `name` on signless `args`.
+/// The scalar computation of element-wise op `op` on signless `args`.
 /// `in` is the nx element type of the (first) operand.
-FailureOr<Value> scalarOp(OpBuilder &b, Location l, StringRef name, ValueRange args, Type in) {
+FailureOr<Value> scalarOp(OpBuilder &b, Location l, Op op, ValueRange args, Type in) {
   bool isF = llvm::isa<FloatType>(in);
   bool uns = isUnsigned(in);
   Value x = args[0];
   Value y = args.size() > 1 ? args[1] : Value();
   Type t = x.getType();
 
-  // Functions of f16 and bf16 are computed in f32 and rounded once: their
-  // formulas' intermediate values would round (and, in f16, overflow:
-  // exp(12) in sigmoid) otherwise.
-  static const llvm::StringSet<> kInF32 = {"exp", "expm1", "log", "log1p", "log2", "sigmoid", "sin", "cos", "tan",
-                                          "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
-                                          "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "atan2", "pow"};
-  if ((t.isF16() || t.isBF16()) && kInF32.contains(name)) {
+  if ((t.isF16() || t.isBF16()) && computedInF32(op)) {
     SmallVector<Value> wide;
     for (Value a : args) wide.push_back(arith::ExtFOp::create(b, l, b.getF32Type(), a));
-    FailureOr<Value> r = scalarOp(b, l, name, wide, b.getF32Type());
+    FailureOr<Value> r = scalarOp(b, l, op, wide, b.getF32Type());
     if (failed(r)) return failure();
     return (Value)arith::TruncFOp::create(b, l, t, *r);
   }
 
+  using P = arith::CmpFPredicate;
+  using I = arith::CmpIPredicate;
+  switch (op) {
   // Binary arithmetic.
-  if (name == "add") return isF ? fadd(b, l, x, y) : (Value)arith::AddIOp::create(b, l, x, y);
-  if (name == "subtract") return isF ? fsub(b, l, x, y) : (Value)arith::SubIOp::create(b, l, x, y);
-  if (name == "multiply") return isF ? fmul(b, l, x, y) : (Value)arith::MulIOp::create(b, l, x, y);
-  if (name == "divide") return fdiv(b, l, x, y);
-  if (name == "pow") {
+  case Op::Add: return isF ? fadd(b, l, x, y) : (Value)arith::AddIOp::create(b, l, x, y);
+  case Op::Subtract: return isF ? fsub(b, l, x, y) : (Value)arith::SubIOp::create(b, l, x, y);
+  case Op::Multiply: return isF ? fmul(b, l, x, y) : (Value)arith::MulIOp::create(b, l, x, y);
+  case Op::Divide: return fdiv(b, l, x, y);
+  case Op::Pow:
     // C's pow (C's special cases are Nx's): f64 pow of f64 values, a libm
     // call; of narrower values, expanded by nxc-expand-math (after constants
     // reach it: small integer powers are products).
     if (isF) return inF64(b, l, {x, y}, [&](ValueRange v) -> Value { return math::PowFOp::create(b, l, v[0], v[1]); });
     return (Value)math::IPowIOp::create(b, l, x, y);
-  }
-  if (name == "remainder") {
+  case Op::Remainder:
     if (!isF) return safeIntDivision(b, l, x, y, uns, /*remainder=*/true);
     // f64: the C library's fmod (exact). Narrower floats: exact without libm.
     if (t.getIntOrFloatBitWidth() == 64) return (Value)arith::RemFOp::create(b, l, x, y);
     return exactNarrowFmod(b, l, x, y);
-  }
-  if (name == "quotient") return safeIntDivision(b, l, x, y, uns, /*remainder=*/false);
-  if (name == "atan2" && t.isF32()) return atan2F32(b, l, x, y);
-  if (name == "atan2") return atan2WithZeros(b, l, x, y);
-  if (name == "max") return isF ? (Value)arith::MaximumFOp::create(b, l, x, y)
-                              : uns ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
-  if (name == "min") return isF ? (Value)arith::MinimumFOp::create(b, l, x, y)
-                              : uns ? (Value)arith::MinUIOp::create(b, l, x, y) : (Value)arith::MinSIOp::create(b, l, x, y);
-  if (name == "bitwise_and") return (Value)arith::AndIOp::create(b, l, x, y);
-  if (name == "bitwise_or") return (Value)arith::OrIOp::create(b, l, x, y);
-  if (name == "bitwise_xor") return (Value)arith::XOrIOp::create(b, l, x, y);
-  if (name == "left_shift" || name == "right_shift") return shift(b, l, x, y, uns, name == "left_shift");
+  case Op::Quotient: return safeIntDivision(b, l, x, y, uns, /*remainder=*/false);
+  case Op::Atan2: return t.isF32() ? atan2F32(b, l, x, y) : atan2WithZeros(b, l, x, y);
+  case Op::Max:
+    return isF ? (Value)arith::MaximumFOp::create(b, l, x, y)
+               : uns ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
+  case Op::Min:
+    return isF ? (Value)arith::MinimumFOp::create(b, l, x, y)
+               : uns ? (Value)arith::MinUIOp::create(b, l, x, y) : (Value)arith::MinSIOp::create(b, l, x, y);
+  case Op::BitwiseAnd: return (Value)arith::AndIOp::create(b, l, x, y);
+  case Op::BitwiseOr: return (Value)arith::OrIOp::create(b, l, x, y);
+  case Op::BitwiseXor: return (Value)arith::XOrIOp::create(b, l, x, y);
+  case Op::LeftShift: return shift(b, l, x, y, uns, /*left=*/true);
+  case Op::RightShift: return shift(b, l, x, y, uns, /*left=*/false);
 
-  // Comparisons (u8 result). Float: ordered, except not_equal (true on NaN).
-  struct Cmp { const char *name; arith::CmpFPredicate f; arith::CmpIPredicate s, u; };
-  static const Cmp cmps[] = {
-      {"equal", arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq, arith::CmpIPredicate::eq},
-      {"not_equal", arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne, arith::CmpIPredicate::ne},
-      {"less", arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, arith::CmpIPredicate::ult},
-      {"less_equal", arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle, arith::CmpIPredicate::ule},
-      {"greater", arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, arith::CmpIPredicate::ugt},
-      {"greater_equal", arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge, arith::CmpIPredicate::uge}};
-  for (auto &c : cmps)
-    if (name == c.name)
-      return toU8(b, l, isF ? (Value)arith::CmpFOp::create(b, l, c.f, x, y)
-                            : (Value)arith::CmpIOp::create(b, l, uns ? c.u : c.s, x, y));
-  if (name == "logical_and") return toU8(b, l, arith::AndIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
-  if (name == "logical_or") return toU8(b, l, arith::OrIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
-  if (name == "logical_xor") return toU8(b, l, arith::XOrIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
+  // Comparisons (u8 result).
+  case Op::Equal: return compare(b, l, x, y, isF, uns, P::OEQ, I::eq, I::eq);
+  case Op::NotEqual: return compare(b, l, x, y, isF, uns, P::UNE, I::ne, I::ne);
+  case Op::Less: return compare(b, l, x, y, isF, uns, P::OLT, I::slt, I::ult);
+  case Op::LessEqual: return compare(b, l, x, y, isF, uns, P::OLE, I::sle, I::ule);
+  case Op::Greater: return compare(b, l, x, y, isF, uns, P::OGT, I::sgt, I::ugt);
+  case Op::GreaterEqual: return compare(b, l, x, y, isF, uns, P::OGE, I::sge, I::uge);
+  case Op::LogicalAnd: return toU8(b, l, arith::AndIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
+  case Op::LogicalOr: return toU8(b, l, arith::OrIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
+  case Op::LogicalXor: return toU8(b, l, arith::XOrIOp::create(b, l, isNonZero(b, l, x), isNonZero(b, l, y)));
 
   // Unary.
-  if (name == "logical_not") return toU8(b, l, arith::XOrIOp::create(b, l, isNonZero(b, l, x), arith::ConstantOp::create(b, l, b.getBoolAttr(true))));
-  if (name == "is_nan")
-    return isF ? toU8(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x)) : iconst(b, l, b.getI8Type(), 0);
-  if (name == "is_infinity") {
+  case Op::LogicalNot:
+    return toU8(b, l, arith::XOrIOp::create(b, l, isNonZero(b, l, x), arith::ConstantOp::create(b, l, b.getBoolAttr(true))));
+  case Op::IsNan:
+    return isF ? toU8(b, l, arith::CmpFOp::create(b, l, P::UNO, x, x)) : iconst(b, l, b.getI8Type(), 0);
+  case Op::IsInfinity: {
     if (!isF) return iconst(b, l, b.getI8Type(), 0);
     Value a = math::AbsFOp::create(b, l, x);
-    return toU8(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a, fconst(b, l, t, INFINITY)));
+    return toU8(b, l, arith::CmpFOp::create(b, l, P::OEQ, a, fconst(b, l, t, INFINITY)));
   }
-  if (name == "negate") return isF ? (Value)arith::NegFOp::create(b, l, x) : (Value)arith::SubIOp::create(b, l, zeroOf(b, l, t), x);
-  if (name == "abs") return isF ? (Value)math::AbsFOp::create(b, l, x) : uns ? x : (Value)math::AbsIOp::create(b, l, x);
-  if (name == "bitwise_not") return (Value)arith::XOrIOp::create(b, l, x, iconst(b, l, t, -1));
-  if (name == "sign") {
+  case Op::Negate: return isF ? (Value)arith::NegFOp::create(b, l, x) : (Value)arith::SubIOp::create(b, l, zeroOf(b, l, t), x);
+  case Op::Abs: return isF ? (Value)math::AbsFOp::create(b, l, x) : uns ? x : (Value)math::AbsIOp::create(b, l, x);
+  case Op::BitwiseNot: return (Value)arith::XOrIOp::create(b, l, x, iconst(b, l, t, -1));
+  case Op::Sign: {
     if (isF) {
       // 1.0, -1.0, or x itself (keeps +-0 and NaN).
-      Value pos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, zeroOf(b, l, t));
-      Value neg = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, zeroOf(b, l, t));
+      Value pos = arith::CmpFOp::create(b, l, P::OGT, x, zeroOf(b, l, t));
+      Value neg = arith::CmpFOp::create(b, l, P::OLT, x, zeroOf(b, l, t));
       Value r = arith::SelectOp::create(b, l, neg, fconst(b, l, t, -1.0), x);
       return (Value)arith::SelectOp::create(b, l, pos, fconst(b, l, t, 1.0), r);
     }
-    Value pos = arith::ExtUIOp::create(b, l, t, arith::CmpIOp::create(b, l, uns ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt, x, zeroOf(b, l, t)));
+    Value pos = arith::ExtUIOp::create(b, l, t, arith::CmpIOp::create(b, l, uns ? I::ugt : I::sgt, x, zeroOf(b, l, t)));
     if (uns) return pos;
-    Value neg = arith::ExtUIOp::create(b, l, t, arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x, zeroOf(b, l, t)));
+    Value neg = arith::ExtUIOp::create(b, l, t, arith::CmpIOp::create(b, l, I::slt, x, zeroOf(b, l, t)));
     return (Value)arith::SubIOp::create(b, l, pos, neg);
   }
-  if (name == "floor") return (Value)math::FloorOp::create(b, l, x);
-  if (name == "ceil") return (Value)math::CeilOp::create(b, l, x);
-  if (name == "round") return (Value)math::RoundOp::create(b, l, x);
-  if (name == "exp") return (Value)math::ExpOp::create(b, l, x);
-  if (name == "expm1") return (Value)math::ExpM1Op::create(b, l, x);
-  if (name == "log") return logOfSubnormals(b, l, x, /*base2=*/false);
-  if (name == "log1p") return (Value)math::Log1pOp::create(b, l, x);
-  if (name == "log2") return logOfSubnormals(b, l, x, /*base2=*/true);
-  if (name == "population_count") return (Value)math::CtPopOp::create(b, l, x);
-  if (name == "count_leading_zeros") return (Value)math::CountLeadingZerosOp::create(b, l, x);
-  if (name == "sigmoid") {
+  case Op::Floor: return (Value)math::FloorOp::create(b, l, x);
+  case Op::Ceil: return (Value)math::CeilOp::create(b, l, x);
+  case Op::Round: return (Value)math::RoundOp::create(b, l, x);
+  case Op::Exp: return (Value)math::ExpOp::create(b, l, x);
+  case Op::Expm1: return (Value)math::ExpM1Op::create(b, l, x);
+  case Op::Log: return logOfSubnormals(b, l, x, /*base2=*/false);
+  case Op::Log1p: return (Value)math::Log1pOp::create(b, l, x);
+  case Op::Log2: return logOfSubnormals(b, l, x, /*base2=*/true);
+  case Op::PopulationCount: return (Value)math::CtPopOp::create(b, l, x);
+  case Op::CountLeadingZeros: return (Value)math::CountLeadingZerosOp::create(b, l, x);
+  case Op::Sigmoid: {
     // 1 / (1 + exp(-x)) for x >= 0 and exp(x) / (1 + exp(x)) below: exp(-x)
     // would overflow from x < -88.7 (f32) and give 0 where the result is
     // still a subnormal number. With e = exp(-|x|) both are num / (1 + e).
     Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, math::AbsFOp::create(b, l, x)));
     Value one = fconst(b, l, t, 1.0);
-    Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, t, 0.0));
+    Value negative = arith::CmpFOp::create(b, l, P::OLT, x, fconst(b, l, t, 0.0));
     Value num = arith::SelectOp::create(b, l, negative, e, one);
     Value den = fadd(b, l, one, e);
     return fdiv(b, l, num, den);
   }
-  if ((name == "sin" || name == "cos" || name == "tan") && t.isF32())
-    return reducedTrig(b, l, name, x);
-  if (name == "sin") return (Value)math::SinOp::create(b, l, x);
-  if (name == "cos") return (Value)math::CosOp::create(b, l, x);
-  if (name == "tan") return (Value)math::TanOp::create(b, l, x);
-  if (name == "cosh") return (Value)math::CoshOp::create(b, l, x);
-  if (name == "tanh") return tanhAccurate(b, l, x);
-  if (name == "sqrt") return (Value)math::SqrtOp::create(b, l, x);
-  if (name == "rsqrt") return (Value)math::RsqrtOp::create(b, l, x);
-  if (auto own = ownF32Functions().find(name); own != ownF32Functions().end())
-    return t.isF32() ? own->second.f32(b, l, x) : own->second.other(b, l, x);
-  if (name == "erf_inv") return erfInv(b, l, x);
+  case Op::Sin: return t.isF32() ? reducedTrig(b, l, Trig::Sin, x) : (Value)math::SinOp::create(b, l, x);
+  case Op::Cos: return t.isF32() ? reducedTrig(b, l, Trig::Cos, x) : (Value)math::CosOp::create(b, l, x);
+  case Op::Tan: return t.isF32() ? reducedTrig(b, l, Trig::Tan, x) : (Value)math::TanOp::create(b, l, x);
+  case Op::Cosh: return (Value)math::CoshOp::create(b, l, x);
+  case Op::Tanh: return tanhAccurate(b, l, x);
+  case Op::Sqrt: return (Value)math::SqrtOp::create(b, l, x);
+  case Op::Rsqrt: return (Value)math::RsqrtOp::create(b, l, x);
+  case Op::Sinh: return ownF32Function<sinhF32, math::SinhOp>(b, l, x);
+  case Op::Asin: return ownF32Function<asinF32, math::AsinOp>(b, l, x);
+  case Op::Acos: return ownF32Function<acosF32, math::AcosOp>(b, l, x);
+  case Op::Atan: return ownF32Function<atanF32, math::AtanOp>(b, l, x);
+  case Op::Asinh: return ownF32Function<asinhF32, math::AsinhOp>(b, l, x);
+  case Op::Acosh: return ownF32Function<acoshF32, math::AcoshOp>(b, l, x);
+  case Op::Atanh: return ownF32Function<atanhF32, math::AtanhOp>(b, l, x);
+  case Op::Cbrt: return ownF32Function<cbrtF32, math::CbrtOp>(b, l, x);
+  case Op::Erf: return ownF32Function<erfF32, math::ErfOp>(b, l, x);
+  case Op::Erfc: return ownF32Function<erfcF32, math::ErfcOp>(b, l, x);
+  case Op::ErfInv: return erfInv(b, l, x);
+
+  // Not element-wise computations of their own: lowered by other patterns.
+  case Op::Parameter: case Op::RegionArg: case Op::Elem: case Op::Metadata: case Op::Cond: case Op::While:
+  case Op::PrintValue: case Op::Constant: case Op::Iota: case Op::AsType: case Op::Bitcast: case Op::Select:
+  case Op::Broadcast: case Op::Reshape: case Op::Transpose: case Op::Reverse: case Op::Slice: case Op::PutSlice:
+  case Op::Pad: case Op::Concatenate: case Op::Sum: case Op::Product: case Op::ReduceMax: case Op::ReduceMin:
+  case Op::All: case Op::Any: case Op::Argmax: case Op::Argmin: case Op::CumulativeSum: case Op::CumulativeProduct:
+  case Op::CumulativeMax: case Op::CumulativeMin: case Op::WindowSum: case Op::WindowProduct: case Op::WindowMax:
+  case Op::WindowMin: case Op::Dot: case Op::Conv: case Op::Argsort: case Op::Take: case Op::TakeAlongAxis:
+  case Op::Gather: case Op::IndexedAdd: case Op::IndexedPut:
+    break;
+  }
   return failure();
 }
 

@@ -51,8 +51,8 @@ constexpr int64_t kCopyPaysRows = 2;
 /// (a running f16 sum loses every addend below its 11 bits; Nx's reference
 /// backend accumulates in f64 and rounds once); everything else in its own
 /// type.
-Type accumulatorType(Builder &b, StringRef combine, Type elem) {
-  bool accumulates = combine == "sum" || combine == "product";
+Type accumulatorType(Builder &b, Op combine, Type elem) {
+  bool accumulates = combine == Op::Sum || combine == Op::Product;
   return accumulates && llvm::isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() < 32 ? (Type)b.getF32Type() : elem;
 }
 
@@ -97,13 +97,13 @@ Value narrowed(OpBuilder &b, Location l, Value acc, RankedTensorType outType) {
 }
 
 /// The identity element of a reduction, as an attribute of signless type t.
-TypedAttr reductionInit(OpBuilder &b, StringRef name, Type nxElem, Type t) {
+TypedAttr reductionInit(OpBuilder &b, Op reduction, Type nxElem, Type t) {
   bool isF = llvm::isa<FloatType>(t);
   bool uns = isUnsigned(nxElem);
   unsigned w = t.getIntOrFloatBitWidth();
-  if (name == "sum" || name == "any") return isF ? (TypedAttr)b.getFloatAttr(t, 0.0) : b.getIntegerAttr(t, 0);
-  if (name == "product" || name == "all") return isF ? (TypedAttr)b.getFloatAttr(t, 1.0) : b.getIntegerAttr(t, 1);
-  if (name == "reduce_max") {
+  if (reduction == Op::Sum || reduction == Op::Any) return isF ? (TypedAttr)b.getFloatAttr(t, 0.0) : b.getIntegerAttr(t, 0);
+  if (reduction == Op::Product || reduction == Op::All) return isF ? (TypedAttr)b.getFloatAttr(t, 1.0) : b.getIntegerAttr(t, 1);
+  if (reduction == Op::ReduceMax) {
     if (isF) return b.getFloatAttr(t, -INFINITY);
     return b.getIntegerAttr(t, uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
   }
@@ -112,19 +112,19 @@ TypedAttr reductionInit(OpBuilder &b, StringRef name, Type nxElem, Type t) {
   return b.getIntegerAttr(t, uns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w));
 }
 
-Value reductionCombine(OpBuilder &b, Location l, StringRef name, Type nxElem, Value x, Value acc) {
+Value reductionCombine(OpBuilder &b, Location l, Op reduction, Type nxElem, Value x, Value acc) {
   bool isF = llvm::isa<FloatType>(x.getType());
   bool uns = isUnsigned(nxElem);
-  if (name == "sum") return isF ? faddFast(b, l, acc, x) : (Value)arith::AddIOp::create(b, l, acc, x);
-  if (name == "product") return isF ? fmulFast(b, l, acc, x) : (Value)arith::MulIOp::create(b, l, acc, x);
-  if (name == "reduce_max")
+  if (reduction == Op::Sum) return isF ? faddFast(b, l, acc, x) : (Value)arith::AddIOp::create(b, l, acc, x);
+  if (reduction == Op::Product) return isF ? fmulFast(b, l, acc, x) : (Value)arith::MulIOp::create(b, l, acc, x);
+  if (reduction == Op::ReduceMax)
     return isF ? (Value)arith::MaximumFOp::create(b, l, acc, x, fm(b))
                : uns ? (Value)arith::MaxUIOp::create(b, l, acc, x) : (Value)arith::MaxSIOp::create(b, l, acc, x);
-  if (name == "reduce_min")
+  if (reduction == Op::ReduceMin)
     return isF ? (Value)arith::MinimumFOp::create(b, l, acc, x, fm(b))
                : uns ? (Value)arith::MinUIOp::create(b, l, acc, x) : (Value)arith::MinSIOp::create(b, l, acc, x);
   Value nz = toU8(b, l, isNonZero(b, l, x));
-  if (name == "all") return (Value)arith::AndIOp::create(b, l, acc, nz);
+  if (reduction == Op::All) return (Value)arith::AndIOp::create(b, l, acc, nz);
   return (Value)arith::OrIOp::create(b, l, acc, nz); // any
 }
 
@@ -230,7 +230,7 @@ Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operan
   SmallVector<utils::IteratorType> iters(nLoops, utils::IteratorType::parallel);
   for (unsigned k = 0; k < nc; ++k) iters[contractAt + k] = utils::IteratorType::reduction;
   Type et = outType.getElementType();
-  Type acc = nc == 0 ? et : accumulatorType(b, "sum", et);
+  Type acc = nc == 0 ? et : accumulatorType(b, Op::Sum, et);
   auto accType = RankedTensorType::get(outType.getShape(), acc);
   Value init = filled(b, l, accType, llvm::isa<FloatType>(acc) ? (TypedAttr)b.getFloatAttr(acc, 0.0) : b.getIntegerAttr(acc, 0));
   MLIRContext *ctx = b.getContext();

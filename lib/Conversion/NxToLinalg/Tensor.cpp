@@ -156,19 +156,19 @@ struct GatherLowering : public OpConversionPattern<OpTy> {
     auto iType = llvm::cast<RankedTensorType>(idx.getType());
     Type nxIdx = elemOf(op.getIndices());
     ArrayRef<int64_t> axes = op.getAxes();
-    StringRef name = op->getName().stripDialect();
+    Op name = opKind(op);
     Value r = fromCoordinates(rw, l, outType, [&](OpBuilder &b, Location nl, ArrayRef<Value> i) -> Value {
       SmallVector<Value> tc;
       auto index = [&](ArrayRef<Value> ic, int64_t dim) {
         Value v = tensor::ExtractOp::create(b, nl, idx, ic);
         return clampedIndex(b, nl, v, nxIdx, dim);
       };
-      if (name == "take") {
+      if (name == Op::Take) {
         int64_t axis = axes[0], q = iType.getRank();
         for (int64_t d = 0; d < axis; ++d) tc.push_back(i[d]);
         tc.push_back(index(i.slice(axis, q), tType.getDimSize(axis)));
         for (int64_t d = axis + 1; d < tType.getRank(); ++d) tc.push_back(i[d - 1 + q]);
-      } else if (name == "take_along_axis") {
+      } else if (name == Op::TakeAlongAxis) {
         for (int64_t d = 0; d < tType.getRank(); ++d)
           tc.push_back(d == axes[0] ? index(i, tType.getDimSize(d)) : i[d]);
       } else { // gather

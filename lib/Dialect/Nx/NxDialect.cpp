@@ -143,9 +143,8 @@ LogicalResult verifyTakeOperands(Operation *op, ArrayRef<int64_t> axes) {
 LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes) {
   Value in = op->getOperand(0);
   if (failed(verifyAxes(op, "axes", axes, in))) return failure();
-  StringRef name = op->getName().stripDialect();
-  Type elem = name == "all" || name == "any" ? IntegerType::get(op->getContext(), 8, IntegerType::Unsigned)
-                                             : tensorOf(in).getElementType();
+  Type elem = llvm::isa<AllOp, AnyOp>(op) ? IntegerType::get(op->getContext(), 8, IntegerType::Unsigned)
+                                          : tensorOf(in).getElementType();
   return verifyResult(op, withoutAxes(tensorOf(in).getShape(), axes), elem);
 }
 

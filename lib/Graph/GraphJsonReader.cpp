@@ -1,9 +1,9 @@
-//===- GraphJson.cpp - traced graphs as JSON files -------------------------===//
+//===- GraphJsonReader.cpp - JSON graph files read back ------------------===//
 //
-// Writer and reader of the graph format (docs/graph-format.md). The reader
-// is strict: unknown fields, references to nodes that are not in scope,
-// constants whose data does not match their type: each is an error at its
-// JSON pointer, never a crash and never a guess.
+// The reader of the graph format (docs/graph-format.md). It is strict:
+// unknown fields, references to nodes that are not in scope, constants whose
+// data does not match their type: each is an error at its JSON pointer,
+// never a crash and never a guess.
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Graph/GraphJson.h"
@@ -41,162 +41,7 @@ namespace {
 /// when the graph becomes IR).
 constexpr int kMaxRegionDepth = 200;
 
-//===----------------------------------------------------------------------===//
-// Writing
-//===----------------------------------------------------------------------===//
-
-void putType(ojson &o, const TensorType &t) {
-  o["type"] = t.elem.name();
-  o["shape"] = t.shape;
-  bool named = false;
-  for (auto &n : t.names) named |= !n.empty();
-  if (!named) return;
-  ojson names = ojson::array();
-  for (auto &n : t.names) names.push_back(n.empty() ? ojson() : ojson(n));
-  o["names"] = names;
-}
-
-ojson floatValue(double d) {
-  if (std::isnan(d)) return std::signbit(d) ? "-nan" : "nan";
-  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
-  return d;
-}
-
-ojson constantValues(const Node &n) {
-  ojson values = ojson::array();
-  if (n.type.elem.isFloat()) {
-    for (double d : n.fvalues) values.push_back(floatValue(d));
-  } else if (n.type.elem.isSigned()) {
-    for (int64_t v : n.ivalues) values.push_back(v);
-  } else {
-    uint64_t mask = n.type.elem.bits == 64 ? ~uint64_t(0) : (uint64_t(1) << n.type.elem.bits) - 1;
-    for (int64_t v : n.ivalues) values.push_back((uint64_t)v & mask);
-  }
-  return values;
-}
-
-/// `d` rounded to the element type, as the nx dialect rounds constants.
-double roundedTo(double d, ElemType t) {
-  if (t.bits == 64) return d;
-  llvm::APFloat f(d);
-  bool lost;
-  f.convert(t.kind == TypeKind::BF ? llvm::APFloat::BFloat() : t.bits == 16 ? llvm::APFloat::IEEEhalf()
-                                                                             : llvm::APFloat::IEEEsingle(),
-            llvm::APFloat::rmNearestTiesToEven, &lost);
-  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &lost);
-  return f.convertToDouble();
-}
-
-/// A constant node's values as a host tensor: in its own type, bf16 as f32
-/// (NumPy has no bf16; every bf16 value is exact in f32).
-HostTensor constantTensor(const Node &n) {
-  ElemType stored = n.type.elem.kind == TypeKind::BF ? ElemType::f32() : n.type.elem;
-  HostTensor h = HostTensor::zeros(TensorType{stored, n.type.shape, {}});
-  for (int64_t i = 0; i < h.numElements(); ++i) {
-    uint64_t bits;
-    if (n.type.elem.isFloat()) {
-      double d = roundedTo(n.fvalues[i], n.type.elem);
-      bits = stored.bits == 64 ? doubleBits(d) : stored.bits == 32 ? floatBits((float)d) : doubleToF16(d);
-    } else {
-      bits = (uint64_t)n.ivalues[i];
-    }
-    h.setBits(i, bits);
-  }
-  return h;
-}
-
-ojson resultJson(const ResultTree &t) {
-  if (!t.isTuple) return t.node;
-  ojson a = ojson::array();
-  for (auto &e : t.elems) a.push_back(resultJson(e));
-  if (t.keys.empty()) return a;
-  // A map: {"keys": [...], "values": [...]} in flattening order, with
-  // "struct" for a struct.
-  ojson o = ojson::object();
-  if (!t.structName.empty()) o["struct"] = t.structName;
-  o["keys"] = t.keys;
-  o["values"] = a;
-  return o;
-}
-
-/// `items` one per line, `indent` deep, as the body of a JSON array.
-std::string lines(const std::vector<ojson> &items, const std::string &indent) {
-  std::string s;
-  for (size_t i = 0; i < items.size(); ++i) s += indent + items[i].dump() + (i + 1 < items.size() ? ",\n" : "\n");
-  return s;
-}
-
 } // namespace
-
-std::string graphSignature(const Graph &g) {
-  std::vector<std::string> types;
-  for (int p : g.params) types.push_back(g.typeOf(p).str());
-  return fmt::format(FMT_STRING("{}({})"), g.function, fmt::join(types, ", "));
-}
-
-Result<GraphJson> writeGraphJson(const std::vector<const Graph *> &graphs, const std::string &constantsFile) {
-  // Laid out for reading and diffing: one parameter or node per line.
-  GraphJson out;
-  std::string &s = out.json;
-  s = fmt::format(FMT_STRING("{{\n  \"format\": \"{}\",\n  \"version\": {},\n  \"functions\": [\n"), kGraphFormat,
-                  kGraphFormatVersion);
-  for (size_t f = 0; f < graphs.size(); ++f) {
-    const Graph *g = graphs[f];
-    std::vector<ojson> params;
-    for (size_t k = 0; k < g->params.size(); ++k) {
-      ojson p;
-      p["name"] = cParameterName(g->paramNames[k], k); // graph names are C identifiers
-      putType(p, g->typeOf(g->params[k]));
-      params.push_back(p);
-    }
-    std::set<int> baked(g->bakedConstants.begin(), g->bakedConstants.end());
-    std::vector<ojson> nodes;
-    for (size_t i = 0; i < g->nodes.size(); ++i) {
-      const Node &n = g->nodes[i];
-      ojson o;
-      o["op"] = n.op;
-      if (!n.operands.empty()) o["operands"] = n.operands;
-      if (n.op == "parameter" || n.op == "region_arg" || n.op == "elem") o["index"] = n.param;
-      putType(o, n.type);
-      // Options by name, so that reading and writing again is a fixed point.
-      std::map<std::string, std::vector<int64_t>> sorted(n.attrs.begin(), n.attrs.end());
-      if (!n.axes.empty()) sorted["axes"] = n.axes;
-      ojson options = ojson::object();
-      for (auto &[name, v] : sorted) options[name] = v;
-      if (!options.empty()) o["options"] = options;
-      if (n.op == "cond" || n.op == "while") {
-        ojson results = ojson::array();
-        for (auto &t : n.resultTypes) {
-          ojson r;
-          putType(r, t);
-          results.push_back(r);
-        }
-        o["results"] = results;
-        ojson regions = ojson::array();
-        for (auto &r : n.regions) regions.push_back(ojson{{"args", r.args}, {"nodes", r.nodes}, {"results", r.results}});
-        o["regions"] = regions;
-      }
-      if (n.op == "constant") {
-        if (!constantsFile.empty() && n.type.numElements() > kGraphInlineConstantLimit) {
-          std::string entry = fmt::format(FMT_STRING("c{}_{}"), i, g->function);
-          o["data"] = ojson{{"file", constantsFile}, {"entry", entry}};
-          out.constants.push_back(NpzEntry{entry, constantTensor(n)});
-        } else {
-          o["value"] = constantValues(n);
-        }
-        if (baked.count((int)i)) o["baked"] = true;
-      }
-      if (n.op == "print_value") o["text"] = n.text;
-      nodes.push_back(std::move(o));
-    }
-    s += fmt::format(FMT_STRING("    {{\n      \"name\": {},\n      \"parameters\": [\n{}      ],\n"
-                                "      \"nodes\": [\n{}      ],\n      \"result\": {}\n    }}{}\n"),
-                     ojson(g->function).dump(), lines(params, "        "), lines(nodes, "        "),
-                     resultJson(g->resultTree).dump(), f + 1 < graphs.size() ? "," : "");
-  }
-  s += "  ]\n}\n";
-  return out;
-}
 
 //===----------------------------------------------------------------------===//
 // Reading
@@ -379,8 +224,8 @@ Result<ResultTree> Reader::resultTree(const json &v, const std::string &ptr, Gra
   NXC_TRY(id, integer(v, ptr));
   if (id < 0 || id >= (int64_t)g.nodes.size())
     return err(ptr, fmt::format(FMT_STRING("node {} does not exist (the function has {} nodes)"), id, g.nodes.size()));
-  if (g.nodes[id].parent >= 0 || g.nodes[id].op == "cond" || g.nodes[id].op == "while" || g.nodes[id].op == "print_value")
-    return err(ptr, fmt::format(FMT_STRING("node {} ({}) cannot be a result of the function"), id, g.nodes[id].op));
+  if (g.nodes[id].parent >= 0 || g.nodes[id].op == Op::Cond || g.nodes[id].op == Op::While || g.nodes[id].op == Op::PrintValue)
+    return err(ptr, fmt::format(FMT_STRING("node {} ({}) cannot be a result of the function"), id, opName(g.nodes[id].op)));
   t.node = (int)id;
   g.results.push_back((int)id);
   return t;
@@ -539,8 +384,10 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
     Node n;
     n.loc = Loc{file_, 0, 0, nptr};
     NXC_TRY(opField, member(o, nptr, "op"));
-    NXC_TRY(op, string(*opField, nptr + "/op"));
-    n.op = op;
+    NXC_TRY(opText, string(*opField, nptr + "/op"));
+    std::optional<Op> known = opNamed(opText);
+    if (!known) return err(nptr, "unknown op \"" + opText + "\"");
+    Op op = n.op = *known;
     NXC_TRY(type, tensorType(o, nptr));
     n.type = type;
     if (auto ops = o.find("operands"); ops != o.end()) {
@@ -554,17 +401,17 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
     }
     auto need = [&](const char *field, bool wanted) -> Status {
       bool has = o.contains(field);
-      if (has && !wanted) return err(nptr + "/" + field, fmt::format(FMT_STRING("a {} node has no \"{}\""), op, field));
-      if (!has && wanted) return err(nptr, fmt::format(FMT_STRING("a {} node needs \"{}\""), op, field));
+      if (has && !wanted) return err(nptr + "/" + field, fmt::format(FMT_STRING("a {} node has no \"{}\""), opText, field));
+      if (!has && wanted) return err(nptr, fmt::format(FMT_STRING("a {} node needs \"{}\""), opText, field));
       return okStatus();
     };
-    bool indexed = op == "parameter" || op == "region_arg" || op == "elem";
-    bool control = op == "cond" || op == "while";
+    bool indexed = op == Op::Parameter || op == Op::RegionArg || op == Op::Elem;
+    bool control = op == Op::Cond || op == Op::While;
     NXC_CHECK(need("index", indexed));
     NXC_CHECK(need("results", control));
     NXC_CHECK(need("regions", control));
-    NXC_CHECK(need("text", op == "print_value"));
-    if (op != "constant") {
+    NXC_CHECK(need("text", op == Op::PrintValue));
+    if (op != Op::Constant) {
       NXC_CHECK(need("value", false));
       NXC_CHECK(need("data", false));
       NXC_CHECK(need("baked", false));
@@ -575,13 +422,13 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
       n.param = (int)index;
     }
     size_t operandCount = n.operands.size();
-    if ((op == "parameter" || op == "region_arg" || op == "constant" || op == "iota") && operandCount != 0)
-      return err(nptr + "/operands", fmt::format(FMT_STRING("a {} node takes no operands"), op));
-    if (op == "metadata" && operandCount == 0)
+    if ((op == Op::Parameter || op == Op::RegionArg || op == Op::Constant || op == Op::Iota) && operandCount != 0)
+      return err(nptr + "/operands", fmt::format(FMT_STRING("a {} node takes no operands"), opText));
+    if (op == Op::Metadata && operandCount == 0)
       return err(nptr, "a metadata node takes its value (and what it depends on) as operands, got none");
-    if ((op == "elem" || op == "cond") && operandCount != 1)
-      return err(nptr, fmt::format(FMT_STRING("a {} node takes one operand, got {}"), op, operandCount));
-    if (op == "parameter") {
+    if ((op == Op::Elem || op == Op::Cond) && operandCount != 1)
+      return err(nptr, fmt::format(FMT_STRING("a {} node takes one operand, got {}"), opText, operandCount));
+    if (op == Op::Parameter) {
       if (n.param >= (int)paramTypes.size())
         return err(nptr + "/index", fmt::format(FMT_STRING("parameter {} does not exist (the function has {})"),
                                                 n.param, paramTypes.size()));
@@ -601,8 +448,8 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
         else n.attrs.push_back({it.key(), values});
       }
     }
-    if (op == "elem") {
-      if (n.operands[0] >= (int)i || (g.nodes[n.operands[0]].op != "cond" && g.nodes[n.operands[0]].op != "while"))
+    if (op == Op::Elem) {
+      if (n.operands[0] >= (int)i || (g.nodes[n.operands[0]].op != Op::Cond && g.nodes[n.operands[0]].op != Op::While))
         return err(nptr + "/operands/0", "an elem node picks a result of an earlier cond or while node");
       const Node &from = g.nodes[n.operands[0]];
       if (n.param >= (int)from.resultTypes.size())
@@ -613,18 +460,18 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
         return err(nptr, fmt::format(FMT_STRING("the node is {}, but result {} of node {} is {}"), n.type.str(),
                                      n.param, n.operands[0], want.str()));
     }
-    if (op == "metadata") {
+    if (op == Op::Metadata) {
       if (n.operands[0] >= (int)i || !n.type.sameTypeAndShape(g.nodes[n.operands[0]].type))
         return err(nptr, "a metadata node has the type of its first operand, an earlier node");
     }
-    if (op == "constant") {
+    if (op == Op::Constant) {
       NXC_CHECK(constantData(o, nptr, n));
       if (auto baked = o.find("baked"); baked != o.end()) {
         if (!baked->is_boolean()) return err(nptr + "/baked", "expected true or false");
         if (baked->get<bool>()) g.bakedConstants.push_back((int)i);
       }
     }
-    if (op == "print_value") {
+    if (op == Op::PrintValue) {
       NXC_TRY(text, string(o.at("text"), nptr + "/text"));
       n.text = text;
     }
@@ -641,13 +488,13 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
       }
       if (!n.type.sameTypeAndShape(n.resultTypes[0]))
         return err(nptr, fmt::format(FMT_STRING("the node's type is its first result's, {}"), n.resultTypes[0].str()));
-      if (op == "while" && operandCount != n.resultTypes.size())
+      if (op == Op::While && operandCount != n.resultTypes.size())
         return err(nptr, fmt::format(FMT_STRING("a while node takes its initial state ({} values), got {} operands"),
                                      n.resultTypes.size(), operandCount));
       const json &regions = o.at("regions");
       std::string gptr = nptr + "/regions";
       if (!regions.is_array() || regions.size() != 2)
-        return err(gptr, op == "cond" ? "expected two regions (then, else)" : "expected two regions (condition, body)");
+        return err(gptr, op == Op::Cond ? "expected two regions (then, else)" : "expected two regions (condition, body)");
       for (size_t r = 0; r < 2; ++r) {
         std::string xptr = fmt::format(FMT_STRING("{}/{}"), gptr, r);
         NXC_CHECK(keys(regions[r], xptr, {"args", "nodes", "results"}));
@@ -662,17 +509,17 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
           std::vector<int> &to = field[0] == 'a' ? region.args : field[0] == 'n' ? region.nodes : region.results;
           to.assign(ids.begin(), ids.end());
         }
-        size_t wantArgs = op == "cond" ? 0 : n.resultTypes.size();
+        size_t wantArgs = op == Op::Cond ? 0 : n.resultTypes.size();
         if (region.args.size() != wantArgs)
           return err(xptr + "/args", fmt::format(FMT_STRING("expected {} region arguments, got {}"), wantArgs,
                                                  region.args.size()));
-        size_t wantResults = op == "while" && r == 0 ? 1 : n.resultTypes.size();
+        size_t wantResults = op == Op::While && r == 0 ? 1 : n.resultTypes.size();
         if (region.results.size() != wantResults)
           return err(xptr + "/results", fmt::format(FMT_STRING("expected {} region results, got {}"), wantResults,
                                                     region.results.size()));
         for (size_t k = 0; k < region.args.size(); ++k) {
           const Node &a = g.nodes[region.args[k]];
-          if (a.op != "region_arg" || a.param != (int)k)
+          if (a.op != Op::RegionArg || a.param != (int)k)
             return err(fmt::format(FMT_STRING("{}/args/{}"), xptr, k),
                        fmt::format(FMT_STRING("expected a region_arg node with index {}"), k));
         }
@@ -692,9 +539,9 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
     if (g.params[k] < 0) return err(ptr + "/nodes", fmt::format(FMT_STRING("no node is parameter {}"), k));
   for (size_t i = 0; i < count; ++i) {
     g.nodes[i].parent = owner[i];
-    if (owner[i] >= 0 && g.nodes[i].op == "parameter")
+    if (owner[i] >= 0 && g.nodes[i].op == Op::Parameter)
       return err(fmt::format(FMT_STRING("{}/nodes/{}"), ptr, i), "a parameter cannot be inside a region");
-    if (owner[i] < 0 && g.nodes[i].op == "region_arg")
+    if (owner[i] < 0 && g.nodes[i].op == Op::RegionArg)
       return err(fmt::format(FMT_STRING("{}/nodes/{}"), ptr, i), "a region_arg node must be one of a region's args");
   }
   NXC_TRY(resultField, member(fn, ptr, "result"));
@@ -715,7 +562,7 @@ Status Reader::checkScopes(const Graph &g, const std::string &ptr) const {
     const Node &n = g.nodes[i];
     if (done[i]) return err(at(i), fmt::format(FMT_STRING("node {} is listed twice in its region"), i));
     done[i] = 1;
-    if (n.op == "region_arg") return okStatus(); // bound when its region opens
+    if (n.op == Op::RegionArg) return okStatus(); // bound when its region opens
     for (size_t k = 0; k < n.operands.size(); ++k)
       if (!visible[n.operands[k]])
         return err(fmt::format(FMT_STRING("{}/operands/{}"), at(i), k),
@@ -726,7 +573,7 @@ Status Reader::checkScopes(const Graph &g, const std::string &ptr) const {
       for (auto &r : n.regions) {
         for (int a : r.args) visible[a] = 1;
         for (int m : r.nodes)
-          if (g.nodes[m].op != "region_arg") NXC_CHECK(visit(m, depth + 1));
+          if (g.nodes[m].op != Op::RegionArg) NXC_CHECK(visit(m, depth + 1));
         for (size_t k = 0; k < r.results.size(); ++k)
           if (!visible[r.results[k]])
             return err(at(i) + "/regions",
@@ -742,7 +589,7 @@ Status Reader::checkScopes(const Graph &g, const std::string &ptr) const {
   for (size_t i = 0; i < count; ++i)
     if (g.nodes[i].parent < 0) NXC_CHECK(visit((int)i, 0));
   for (size_t i = 0; i < count; ++i)
-    if (!done[i] && g.nodes[i].op != "region_arg")
+    if (!done[i] && g.nodes[i].op != Op::RegionArg)
       return err(at((int)i), fmt::format(FMT_STRING("node {} is listed in no region of its owner"), i));
   return okStatus();
 }

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Checks that keep the compiler's structure: one place per fact.
+
+1. No code decides on a graph node's op by its name: comparisons of `op` or
+   `.op` with a string that names an op of include/nxc/Sema/Ops.def belong
+   nowhere but Ops.def (code compares with Op values or switches over them).
+2. No source file in lib/ grows past MAX_LINES lines; the files above it
+   today may not grow (LONG_FILES), and leave the list once split.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MAX_LINES = 800
+# Files still above MAX_LINES, with the most lines each may have.
+LONG_FILES = {
+    "lib/Frontend/Parser.cpp": 1804,
+    "lib/Sema/CompileTimeElixir.cpp": 1556,
+    "lib/Sema/Grad.cpp": 1243,
+    "lib/Sema/Tracer.cpp": 1144,
+    "lib/Transforms/MapToGpu.cpp": 893,
+    "lib/Graph/GraphJson.cpp": 873,
+}
+
+
+def sources(*dirs):
+    for d in dirs:
+        for base, _, files in os.walk(os.path.join(ROOT, d)):
+            for f in files:
+                if f.endswith((".cpp", ".h", ".c")):
+                    yield os.path.join(base, f)
+
+
+def main():
+    names = set(re.findall(r'^NXC_OP\(\w+, "(\w+)"', open(os.path.join(ROOT, "include/nxc/Sema/Ops.def")).read(), re.M))
+    assert len(names) > 100, "Ops.def lists the ops"
+    # A node's op, an MLIR op's name, or opName(...) against a string literal.
+    compare = re.compile(r'(?:\.op|\bop|\bopName\([^)]*\)|stripDialect\(\)(?:\.str\(\))?)\s*[!=]=\s*"(\w+)"')
+    for sample in ('n.op == "exp"', 'if (op != "dot")', 'op->getName().stripDialect() == "sum"'):
+        assert compare.search(sample), sample  # the check itself finds what it looks for
+    problems = []
+    for path in sources("lib", "tools", "include"):
+        rel = os.path.relpath(path, ROOT)
+        text = open(path, encoding="utf-8").read()
+        for number, line in enumerate(text.splitlines(), 1):
+            for m in compare.finditer(line):
+                if m.group(1) in names:
+                    problems.append(f"{rel}:{number}: compares an op by its name \"{m.group(1)}\" (use Op::...)")
+        if rel.startswith("lib/"):
+            lines = text.count("\n")
+            most = LONG_FILES.get(rel, MAX_LINES)
+            if lines > most:
+                problems.append(f"{rel}: {lines} lines, more than {most}: split it by family")
+    for rel, most in LONG_FILES.items():
+        path = os.path.join(ROOT, rel)
+        if os.path.exists(path) and open(path).read().count("\n") <= MAX_LINES:
+            problems.append(f"{rel}: now within {MAX_LINES} lines: take it off LONG_FILES")
+    for p in problems:
+        print(p)
+    print(f"structure: {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
