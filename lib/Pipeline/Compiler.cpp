@@ -123,7 +123,7 @@ std::string print(mlir::ModuleOp module) {
 void readWorkspaceSizes(mlir::ModuleOp module, std::vector<EntryInfo> &entries) {
   for (auto &e : entries)
     if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(e.symbol)) {
-      if (auto size = fn->getAttrOfType<mlir::IntegerAttr>("nxc.workspace_size")) e.workspaceSize = size.getInt();
+      if (auto size = fn->getAttrOfType<mlir::IntegerAttr>(kWorkspaceSizeAttr)) e.workspaceSize = size.getInt();
       fn.walk([&](mlir::func::CallOp call) {
         if (auto callee = module.lookupSymbol<mlir::func::FuncOp>(call.getCallee()))
           e.parallelLoops += callee->hasAttr(kParallelBodyAttr);

@@ -1,4 +1,4 @@
-//===- CpuVariants.cpp - one module, several x86-64 ISA variants ----------===//
+//===- CpuVariants.cpp - one module, several ISA variants -----------------===//
 //
 // Every function of the module is cloned once per variant, each clone
 // carrying its variant's target-cpu/target-features, so the optimizer and
@@ -9,10 +9,13 @@
 // NXRT_ERROR_UNSUPPORTED_CPU when the CPU supports none. Constants and the
 // runtime are shared: they are not cloned.
 //
-// The choice compares the CPU's features (CPUID, with the OS's saved
-// register state; runtime/cpu_x86.c, linked in as bitcode) against each
-// variant's, as the table in runtime/cpu_x86.h names them. A variant that
-// $NXC_CPU_VARIANT names and the CPU can run comes first
+// Variants exist for x86-64 and for AArch64 Linux (archFor below). The
+// choice compares the CPU's features (x86: CPUID, with the OS's saved
+// register state, runtime/cpu_x86.c; AArch64: the ID registers the kernel
+// emulates for user space, runtime/cpu_aarch64.c; linked in as bitcode)
+// against each variant's, as the tables in runtime/cpu_x86.h and
+// cpu_aarch64.h name them. A variant that $NXC_CPU_VARIANT names and the CPU
+// can run comes first
 // (runtime/cpu_request.c): the tests run every variant the machine has.
 //
 //===----------------------------------------------------------------------===//

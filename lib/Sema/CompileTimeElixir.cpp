@@ -3,12 +3,14 @@
 // Nx runs `deftransform`s, plain `def`s and the option handling of library
 // code as Elixir while it traces: on numbers, atoms, strings, lists, keyword
 // lists, tuples and functions, with tensors as opaque values. This file is
-// nxc's subset of that Elixir: Kernel's guards and conversions, `raise`,
-// string building, and the Keyword, List, Enum and Tuple functions defn
-// libraries call. A function outside the subset is named in its error.
+// nxc's subset of that Elixir: operators, `raise`, string building,
+// comprehensions, NimbleOptions' validation, and the dispatch of a call to
+// its module's functions (ElixirKernel.cpp: Kernel, Tuple, :math, :erlang...;
+// ElixirCollections.cpp: Map, Keyword, List, Enum). A function outside the
+// subset is named in its error.
 //
 //===----------------------------------------------------------------------===//
-#include "Tracer.h"
+#include "ElixirCall.h"
 
 #include "nxc/Frontend/ElixirFloat.h"
 
@@ -30,7 +32,7 @@ bool Tracer::inElixir() const {
   return false;
 }
 
-namespace {
+// Shared with ElixirKernel.cpp and ElixirCollections.cpp (ElixirCall.h).
 
 Value boolean(bool b, const Loc &loc) { return Value::atomValue(b ? "true" : "false", loc); }
 
@@ -76,7 +78,7 @@ bool sameTerm(const Value &x, const Value &y) {
 /// that hold no container (atoms, strings, lists, functions: options Nx
 /// keeps aside) are kept as they are. Anything else is not a container.
 Result<Value> mapLeaves(const Value &v, const std::function<Result<Value>(const Value &)> &leaf, const Loc &loc,
-                        bool inStruct = false) {
+                        bool inStruct) {
   switch (v.kind) {
   case Value::Tensor:
   case Value::Int:
@@ -103,7 +105,7 @@ Result<Value> mapLeaves(const Value &v, const std::function<Result<Value>(const 
   }
 }
 
-} // namespace
+
 
 Value typeValue(ElemType t, const Loc &loc) {
   std::string kind = t.kind == TypeKind::F ? "f" : t.kind == TypeKind::BF ? "bf" : t.kind == TypeKind::S ? "s" : "u";
@@ -648,909 +650,75 @@ Result<Value> Tracer::nimbleValidate(const Value &opts, const Value &schema, con
   return out;
 }
 
+
+Loc ElixirCall::argLoc(size_t k) const { return args[k].loc.valid() ? args[k].loc : loc; }
+
+Status ElixirCall::needList(size_t k, const char *fn) const {
+  if (args[k].kind != Value::List)
+    return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects a list, got {}"), module, fn, describeValue(args[k])));
+  return okStatus();
+}
+
+Status ElixirCall::needKeywords(size_t k) const {
+  if (args[k].kind != Value::List || (!args[k].elems.empty() && !args[k].isKeywordList()))
+    return error(argLoc(k),
+                 fmt::format(FMT_STRING("Keyword.{} expects a keyword list, got {}"), name, describeValue(args[k])));
+  return okStatus();
+}
+
+Status ElixirCall::needAtom(size_t k) const {
+  if (args[k].kind != Value::Atom)
+    return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects an atom key, got {}"), module, name,
+                                        describeValue(args[k])));
+  return okStatus();
+}
+
+Result<std::vector<Value>> ElixirCall::elements(size_t k) const {
+  if (args[k].kind == Value::List) return args[k].elems;
+  if (args[k].kind == Value::Range && !args[k].full) {
+    std::vector<Value> out;
+    int64_t count = args[k].step > 0 ? (args[k].last - args[k].i) / args[k].step + 1
+                                     : (args[k].i - args[k].last) / -args[k].step + 1;
+    if (count > 1000000) return error(argLoc(k), "a range of more than 1,000,000 elements at compile time");
+    for (int64_t j = 0; j < count; ++j) out.push_back(Value::number(args[k].i + j * args[k].step, loc));
+    return out;
+  }
+  if (args[k].kind == Value::List || args[k].kind == Value::Range) return std::vector<Value>{};
+  return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects a list or a range, got {}"), module, name,
+                                      describeValue(args[k])));
+}
+
+Value ElixirCall::pairOf(const Value &list, size_t k) const {
+  if (list.keys[k].empty()) return list.elems[k];
+  return Value::tuple({Value::atomValue(list.keys[k], loc), list.elems[k]}, loc);
+}
+
+Result<std::vector<Value>> ElixirCall::enumerated(size_t k) const {
+  NXC_TRY(items, elements(k));
+  if (args[k].kind == Value::List)
+    for (size_t j = 0; j < items.size(); ++j) items[j] = pairOf(args[k], j);
+  return items;
+}
+
+Value ElixirCall::listOf(std::vector<Value> elems) const { return Value::list(std::move(elems), loc); }
+
 Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const std::string &name,
                                                 std::vector<Value> &args, const Loc &loc) {
-  using Opt = std::optional<Value>;
-  auto argLoc = [&](size_t k) { return args[k].loc.valid() ? args[k].loc : loc; };
-  auto needList = [&](size_t k, const char *fn) -> Status {
-    if (args[k].kind != Value::List)
-      return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects a list, got {}"), module, fn,
-                                          describeValue(args[k])));
-    return okStatus();
-  };
-  auto needKeywords = [&](size_t k) -> Status {
-    if (args[k].kind != Value::List || (!args[k].elems.empty() && !args[k].isKeywordList()))
-      return error(argLoc(k), fmt::format(FMT_STRING("Keyword.{} expects a keyword list, got {}"), name,
-                                          describeValue(args[k])));
-    return okStatus();
-  };
-  auto needAtom = [&](size_t k) -> Status {
-    if (args[k].kind != Value::Atom)
-      return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects an atom key, got {}"), module, name,
-                                          describeValue(args[k])));
-    return okStatus();
-  };
-  // The elements of a list or a range, in order.
-  auto elements = [&](size_t k) -> Result<std::vector<Value>> {
-    if (args[k].kind == Value::List) return args[k].elems;
-    if (args[k].kind == Value::Range && !args[k].full) {
-      std::vector<Value> out;
-      int64_t count = args[k].step > 0 ? (args[k].last - args[k].i) / args[k].step + 1
-                                       : (args[k].i - args[k].last) / -args[k].step + 1;
-      if (count > 1000000) return error(argLoc(k), "a range of more than 1,000,000 elements at compile time");
-      for (int64_t j = 0; j < count; ++j) out.push_back(Value::number(args[k].i + j * args[k].step, loc));
-      return out;
-    }
-    if (args[k].kind == Value::List || args[k].kind == Value::Range) return std::vector<Value>{};
-    return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects a list or a range, got {}"), module, name,
-                                        describeValue(args[k])));
-  };
-  // A keyword list's pair (key, value) as Enum sees it: a tuple.
-  auto pairOf = [&](const Value &list, size_t k) {
-    if (list.keys[k].empty()) return list.elems[k];
-    return Value::tuple({Value::atomValue(list.keys[k], loc), list.elems[k]}, loc);
-  };
-  // The elements of argument k as Enum sees them (keyword pairs as tuples).
-  auto enumerated = [&](size_t k) -> Result<std::vector<Value>> {
-    NXC_TRY(items, elements(k));
-    if (args[k].kind == Value::List)
-      for (size_t j = 0; j < items.size(); ++j) items[j] = pairOf(args[k], j);
-    return items;
-  };
-  auto listOf = [&](std::vector<Value> elems) { return Value::list(std::move(elems), loc); };
-  size_t n = args.size();
-
-  if (module == "Kernel") {
-    if (n == 2 && name == "is_function") {
-      if (args[1].kind != Value::Int || args[1].i < 0)
-        return error(argLoc(1), fmt::format(FMT_STRING("is_function/2 expects an arity, got {}"), describeValue(args[1])));
-      bool fits = args[0].kind == Value::Function && args[0].fn && args[0].fn->intValue == args[1].i;
-      return Opt(boolean(fits, loc));
-    }
-    if (n == 1) {
-      const Value &x = args[0];
-      if (name == "is_nil") return Opt(boolean(x.isNil(), loc));
-      if (name == "is_list") return Opt(boolean(x.kind == Value::List, loc));
-      if (name == "is_tuple") return Opt(boolean(x.kind == Value::Tuple, loc));
-      if (name == "is_atom") return Opt(boolean(x.kind == Value::Atom, loc));
-      if (name == "is_boolean") return Opt(boolean(x.kind == Value::Atom && (x.atom == "true" || x.atom == "false"), loc));
-      if (name == "is_number") return Opt(boolean(x.kind == Value::Int || x.kind == Value::Float, loc));
-      if (name == "is_integer") return Opt(boolean(x.kind == Value::Int, loc));
-      if (name == "is_float") return Opt(boolean(x.kind == Value::Float, loc));
-      if (name == "is_binary") return Opt(boolean(x.kind == Value::String, loc));
-      if (name == "is_function") return Opt(boolean(x.kind == Value::Function, loc));
-      if (name == "is_map") return Opt(boolean(x.kind == Value::Tensor || x.kind == Value::Map, loc));
-      if (name == "is_struct") return Opt(boolean(x.kind == Value::Tensor || (x.kind == Value::Map && !x.atom.empty()), loc));
-      if (name == "to_string") {
-        NXC_TRY(text, elixirToString(x, loc));
-        Value s;
-        s.kind = Value::String;
-        s.atom = text;
-        s.loc = loc;
-        return Opt(s);
-      }
-      if (name == "inspect") {
-        Value s;
-        s.kind = Value::String;
-        s.atom = inspectValue(x);
-        s.loc = loc;
-        return Opt(s);
-      }
-      if (name == "length") {
-        NXC_CHECK(needList(0, "length"));
-        return Opt(Value::number((int64_t)x.elems.size(), loc));
-      }
-      if (name == "tuple_size") {
-        if (x.kind != Value::Tuple) return error(argLoc(0), "tuple_size/1 expects a tuple, got " + describeValue(x));
-        return Opt(Value::number((int64_t)x.elems.size(), loc));
-      }
-      if (name == "hd" || name == "tl") {
-        if (x.kind != Value::List || x.elems.empty())
-          return error(argLoc(0), fmt::format(FMT_STRING("{}/1 expects a non-empty list, got {}"), name,
-                                              describeValue(x)));
-        if (name == "hd") return Opt(pairOf(x, 0));
-        Value rest = x;
-        rest.elems.erase(rest.elems.begin());
-        rest.keys.erase(rest.keys.begin());
-        rest.keyLocs.erase(rest.keyLocs.begin());
-        return Opt(rest);
-      }
-      if (name == "not") {
-        if (x.kind != Value::Atom || (x.atom != "true" && x.atom != "false"))
-          return error(argLoc(0), "not/1 expects a boolean, got " + describeValue(x));
-        return Opt(boolean(x.atom == "false", loc));
-      }
-    }
-    if (name == "put_elem" && n == 3) {
-      if (args[0].kind != Value::Tuple) return error(argLoc(0), "put_elem/3 expects a tuple, got " + describeValue(args[0]));
-      if (args[1].kind != Value::Int || args[1].i < 0 || args[1].i >= (int64_t)args[0].elems.size())
-        return error(argLoc(1), fmt::format(FMT_STRING("put_elem/3: index {} is out of range for a tuple of {} "
-                                                       "elements"),
-                                            inspectValue(args[1]), args[0].elems.size()));
-      Value t = args[0];
-      t.elems[args[1].i] = args[2];
-      t.loc = loc;
-      return Opt(t);
-    }
-    return Opt();
-  }
-
-  if (module == "Nx.Shape") {
-    // Shape arithmetic library code calls: axes against a shape (and names).
-    auto shapeRank = [&](size_t k) -> Result<int64_t> {
-      if (args[k].kind != Value::Tuple)
-        return error(argLoc(k), fmt::format(FMT_STRING("Nx.Shape.{} expects a shape tuple, got {}"), name,
-                                            describeValue(args[k])));
-      return (int64_t)args[k].elems.size();
-    };
-    auto axisOf = [&](const Value &a, int64_t rank, const Value *names) -> Result<int64_t> {
-      if (a.kind == Value::Atom && names && names->kind == Value::List) {
-        for (size_t i = 0; i < names->elems.size(); ++i)
-          if (names->elems[i].kind == Value::Atom && names->elems[i].atom == a.atom) return (int64_t)i;
-        return error(a.loc.valid() ? a.loc : loc, fmt::format(FMT_STRING("key :{} not found in tensor with names {}"),
-                                                              a.atom, inspectValue(*names)));
-      }
-      if (a.kind != Value::Int)
-        return error(a.loc.valid() ? a.loc : loc, "expected an integer axis, got " + describeValue(a));
-      int64_t x = a.i < 0 ? a.i + rank : a.i;
-      if (x < 0 || x >= rank)
-        return error(a.loc.valid() ? a.loc : loc,
-                     fmt::format(FMT_STRING("given axis ({}) invalid for shape with rank {}"), a.i, rank));
-      return x;
-    };
-    if (name == "normalize_axis" && (n == 2 || n == 3)) {
-      NXC_TRY(rank, shapeRank(0));
-      NXC_TRY(a, axisOf(args[1], rank, n == 3 ? &args[2] : nullptr));
-      return Opt(Value::number(a, loc));
-    }
-    if (name == "normalize_axes" && (n == 2 || n == 3)) {
-      NXC_TRY(rank, shapeRank(0));
-      NXC_CHECK(needList(1, "normalize_axes"));
-      std::vector<Value> out;
-      for (auto &a : args[1].elems) {
-        NXC_TRY(x, axisOf(a, rank, n == 3 ? &args[2] : nullptr));
-        out.push_back(Value::number(x, loc));
-      }
-      return Opt(listOf(out));
-    }
-    return Opt();
-  }
-
-  if (module == "Map") {
-    auto needMap = [&](size_t k) -> Status {
-      if (args[k].kind != Value::Map)
-        return error(argLoc(k), fmt::format(FMT_STRING("Map.{} expects a map, got {}"), name, describeValue(args[k])));
-      return okStatus();
-    };
-    if (name == "new" && n == 0) {
-      Value m;
-      m.kind = Value::Map;
-      m.loc = loc;
-      return Opt(m);
-    }
-    if (n < 1) return Opt();
-    // A tensor's struct fields, as Nx.Tensor's: shape, type, names.
-    if (args[0].kind == Value::Tensor && name == "fetch!" && n == 2 && args[1].kind == Value::Atom) {
-      const std::string &field = args[1].atom;
-      if (field == "shape" || field == "type" || field == "names") {
-        std::vector<Value> one = {args[0]};
-        NXC_TRY(v, callNx(field, one, loc));
-        return Opt(v);
-      }
-      return error(loc, fmt::format(FMT_STRING("nxc knows a tensor's fields shape, type and names, not :{}"), field));
-    }
-    NXC_CHECK(needMap(0));
-    const Value &map = args[0];
-    auto find = [&](const Value &key) -> const Value * {
-      if (key.kind != Value::Atom && key.kind != Value::String) return nullptr;
-      std::string k = key.kind == Value::String ? ast::kStringKeyMark + key.atom : key.atom;
-      auto it = std::find(map.keys.begin(), map.keys.end(), k);
-      return it == map.keys.end() ? nullptr : &map.elems[it - map.keys.begin()];
-    };
-    if (name == "get" && (n == 2 || n == 3)) {
-      const Value *v = find(args[1]);
-      return Opt(v ? *v : n == 3 ? args[2] : Value::atomValue("nil", loc));
-    }
-    if (name == "fetch!" && n == 2) {
-      const Value *v = find(args[1]);
-      if (!v)
-        return error(loc, fmt::format(FMT_STRING("** (KeyError) key {} not found in: {}"), inspectValue(args[1]),
-                                      inspectValue(map)));
-      return Opt(*v);
-    }
-    if (name == "has_key?" && n == 2) return Opt(boolean(find(args[1]) != nullptr, loc));
-    if (name == "keys" && n == 1) {
-      std::vector<Value> keys;
-      for (auto &k : map.keys) {
-        Value key = Value::atomValue(ast::keyText(k), loc);
-        if (ast::isStringKey(k)) key.kind = Value::String;
-        keys.push_back(key);
-      }
-      return Opt(listOf(keys));
-    }
-    if (name == "values" && n == 1) return Opt(listOf(map.elems));
-    if ((name == "put" && n == 3) || (name == "delete" && n == 2)) {
-      if (args[1].kind != Value::Atom && args[1].kind != Value::String)
-        return error(argLoc(1), fmt::format(FMT_STRING("Map.{}: nxc's map keys are atoms or strings, got {}"), name,
-                                            describeValue(args[1])));
-      std::string key = args[1].kind == Value::String ? ast::kStringKeyMark + args[1].atom : args[1].atom;
-      Value out = map;
-      out.loc = loc;
-      auto it = std::find(out.keys.begin(), out.keys.end(), key);
-      if (name == "delete") {
-        if (it != out.keys.end()) {
-          size_t k = it - out.keys.begin();
-          out.keys.erase(out.keys.begin() + k);
-          out.elems.erase(out.elems.begin() + k);
-          out.keyLocs.erase(out.keyLocs.begin() + k);
-        }
-        return Opt(out);
-      }
-      if (it != out.keys.end()) out.elems[it - out.keys.begin()] = args[2];
-      else {
-        out.keys.push_back(key);
-        out.elems.push_back(args[2]);
-        out.keyLocs.push_back(loc);
-      }
-      return Opt(out);
-    }
-    if (name == "merge" && n == 2) {
-      NXC_CHECK(needMap(1));
-      Value out = map;
-      out.loc = loc;
-      for (size_t k = 0; k < args[1].keys.size(); ++k) {
-        auto it = std::find(out.keys.begin(), out.keys.end(), args[1].keys[k]);
-        if (it != out.keys.end()) out.elems[it - out.keys.begin()] = args[1].elems[k];
-        else {
-          out.keys.push_back(args[1].keys[k]);
-          out.elems.push_back(args[1].elems[k]);
-          out.keyLocs.push_back(loc);
-        }
-      }
-      return Opt(out);
-    }
-    if (name == "to_list" && n == 1) {
-      Value out = listOf({});
-      for (size_t k = 0; k < map.keys.size(); ++k) {
-        if (ast::isStringKey(map.keys[k])) {
-          Value key = Value::atomValue(ast::keyText(map.keys[k]), loc);
-          key.kind = Value::String;
-          out.elems.push_back(Value::tuple({key, map.elems[k]}, loc));
-          out.keys.push_back("");
-        } else {
-          out.elems.push_back(map.elems[k]);
-          out.keys.push_back(map.keys[k]);
-        }
-        out.keyLocs.push_back(loc);
-      }
-      return Opt(out);
-    }
-    return Opt();
-  }
-
-  if (module == "NimbleOptions") {
-    if (name == "new!" && n == 1) {
-      NXC_CHECK(needKeywords(0));
-      return Opt(args[0]);
-    }
-    if (name == "docs" && n >= 1) {
-      Value s;
-      s.kind = Value::String;
-      s.loc = loc;
-      return Opt(s);
-    }
-    if (name == "validate!" && n == 2) {
-      NXC_CHECK(needKeywords(1));
-      NXC_TRY(v, nimbleValidate(args[0], args[1], loc));
-      return Opt(v);
-    }
-    return Opt();
-  }
-
-  if (module == "Keyword") {
-    if (name == "keyword?" && n == 1) return Opt(boolean(args[0].kind == Value::List &&
-                                                         (args[0].elems.empty() || args[0].isKeywordList()), loc));
-    if (n < 1) return Opt();
-    if (name == "validate!" && n == 2) {
-      NXC_CHECK(needKeywords(0));
-      // Elixir's message for keys the list of allowed ones lacks.
-      if (args[1].kind == Value::List) {
-        std::vector<std::string> allowed, unknown;
-        for (size_t k = 0; k < args[1].elems.size(); ++k)
-          allowed.push_back(":" + (args[1].keys[k].empty() && args[1].elems[k].kind == Value::Atom
-                                       ? args[1].elems[k].atom
-                                       : args[1].keys[k]));
-        for (auto &key : args[0].keys)
-          if (std::find(allowed.begin(), allowed.end(), ":" + key) == allowed.end()) unknown.push_back(":" + key);
-        if (!unknown.empty())
-          return error(loc, fmt::format(FMT_STRING("** (ArgumentError) unknown keys [{}] in {}, the allowed keys are: "
-                                                   "[{}]"),
-                                        fmt::join(unknown, ", "), inspectValue(args[0]), fmt::join(allowed, ", ")));
-      }
-      NXC_TRY(v, keywordValidate(args[0], args[1], loc));
-      return Opt(v);
-    }
-    const std::set<std::string> keyed = {"get",    "fetch!", "pop",      "pop!",     "put",
-                                         "put_new", "delete", "has_key?", "fetch",   "get_lazy"};
-    if (keyed.count(name) && n >= 2) {
-      NXC_CHECK(needKeywords(0));
-      NXC_CHECK(needAtom(1));
-      const Value &list = args[0];
-      const std::string &key = args[1].atom;
-      auto first = std::find(list.keys.begin(), list.keys.end(), key);
-      bool found = first != list.keys.end();
-      const Value *value = found ? &list.elems[first - list.keys.begin()] : nullptr;
-      Value without = list;
-      without.loc = loc;
-      for (size_t k = without.keys.size(); k-- > 0;)
-        if (without.keys[k] == key) {
-          without.elems.erase(without.elems.begin() + k);
-          without.keys.erase(without.keys.begin() + k);
-          without.keyLocs.erase(without.keyLocs.begin() + k);
-        }
-      Value dflt = n >= 3 ? args[2] : Value::atomValue("nil", loc);
-      if (name == "get" && n <= 3) return Opt(found ? *value : dflt);
-      if (name == "get_lazy" && n == 3) {
-        // The function runs only when the key is missing.
-        if (found) return Opt(*value);
-        NXC_TRY(computed, applyFunction(args[2], {}, loc));
-        return Opt(computed);
-      }
-      if (name == "has_key?" && n == 2) return Opt(boolean(found, loc));
-      if (name == "fetch" && n == 2)
-        return Opt(found ? Value::tuple({Value::atomValue("ok", loc), *value}, loc) : Value::atomValue("error", loc));
-      if (name == "fetch!" && n == 2) {
-        if (!found)
-          return error(loc, fmt::format(FMT_STRING("** (KeyError) key :{} not found in: {}"), key, inspectValue(list)));
-        return Opt(*value);
-      }
-      if (name == "pop" && n <= 3) return Opt(Value::tuple({found ? *value : dflt, without}, loc));
-      if (name == "pop!" && n == 2) {
-        if (!found)
-          return error(loc, fmt::format(FMT_STRING("** (KeyError) key :{} not found in: {}"), key, inspectValue(list)));
-        return Opt(Value::tuple({*value, without}, loc));
-      }
-      if (name == "delete" && n == 2) return Opt(without);
-      if ((name == "put" || name == "put_new") && n == 3) {
-        if (name == "put_new" && found) return Opt(list);
-        without.elems.insert(without.elems.begin(), args[2]);
-        without.keys.insert(without.keys.begin(), key);
-        without.keyLocs.insert(without.keyLocs.begin(), loc);
-        return Opt(without);
-      }
-    }
-    if (name == "merge" && n == 2) {
-      NXC_CHECK(needKeywords(0));
-      NXC_CHECK(needKeywords(1));
-      Value out = listOf({});
-      for (size_t k = 0; k < args[0].elems.size(); ++k)
-        if (std::find(args[1].keys.begin(), args[1].keys.end(), args[0].keys[k]) == args[1].keys.end()) {
-          out.elems.push_back(args[0].elems[k]);
-          out.keys.push_back(args[0].keys[k]);
-          out.keyLocs.push_back(args[0].keyLocs[k]);
-        }
-      out.elems.insert(out.elems.end(), args[1].elems.begin(), args[1].elems.end());
-      out.keys.insert(out.keys.end(), args[1].keys.begin(), args[1].keys.end());
-      out.keyLocs.insert(out.keyLocs.end(), args[1].keyLocs.begin(), args[1].keyLocs.end());
-      return Opt(out);
-    }
-    if ((name == "take" || name == "drop") && n == 2) {
-      NXC_CHECK(needKeywords(0));
-      NXC_CHECK(needList(1, name.c_str()));
-      Value out = listOf({});
-      for (size_t k = 0; k < args[0].elems.size(); ++k) {
-        bool listed = false;
-        for (auto &key : args[1].elems) listed |= key.kind == Value::Atom && key.atom == args[0].keys[k];
-        if (listed == (name == "take")) {
-          out.elems.push_back(args[0].elems[k]);
-          out.keys.push_back(args[0].keys[k]);
-          out.keyLocs.push_back(args[0].keyLocs[k]);
-        }
-      }
-      return Opt(out);
-    }
-    if (name == "keys" && n == 1) {
-      NXC_CHECK(needKeywords(0));
-      std::vector<Value> keys;
-      for (auto &k : args[0].keys) keys.push_back(Value::atomValue(k, loc));
-      return Opt(listOf(keys));
-    }
-    if (name == "values" && n == 1) {
-      NXC_CHECK(needKeywords(0));
-      return Opt(listOf(args[0].elems));
-    }
-    return Opt();
-  }
-
-  if (module == "List") {
-    if (name == "wrap" && n == 1) {
-      if (args[0].isNil()) return Opt(listOf({}));
-      if (args[0].kind == Value::List) return Opt(args[0]);
-      return Opt(listOf({args[0]}));
-    }
-    if ((name == "first" || name == "last") && n >= 1 && n <= 2) {
-      NXC_CHECK(needList(0, name.c_str()));
-      if (args[0].elems.empty()) return Opt(n == 2 ? args[1] : Value::atomValue("nil", loc));
-      return Opt(pairOf(args[0], name == "first" ? 0 : args[0].elems.size() - 1));
-    }
-    if (name == "duplicate" && n == 2) {
-      if (args[1].kind != Value::Int || args[1].i < 0 || args[1].i > 1000000)
-        return error(argLoc(1), "List.duplicate/2 expects a count from 0 to 1,000,000");
-      return Opt(listOf(std::vector<Value>((size_t)args[1].i, args[0])));
-    }
-    if (((name == "replace_at" || name == "update_at" || name == "insert_at") && n == 3) ||
-        (name == "delete_at" && n == 2)) {
-      // Elixir's: a negative index counts from the end; out of range leaves
-      // the list as it is (insert_at appends, or prepends below the start).
-      NXC_CHECK(needList(0, name.c_str()));
-      if (args[1].kind != Value::Int)
-        return error(argLoc(1), fmt::format(FMT_STRING("List.{} expects an integer index, got {}"), name,
-                                            describeValue(args[1])));
-      std::vector<Value> e;
-      for (size_t k = 0; k < args[0].elems.size(); ++k) e.push_back(pairOf(args[0], k));
-      int64_t size = (int64_t)e.size(), at = args[1].i;
-      if (name == "insert_at") {
-        if (at < 0) at = std::max<int64_t>(0, size + at + 1);
-        e.insert(e.begin() + std::min(at, size), args[2]);
-        return Opt(listOf(e));
-      }
-      if (at < 0) at += size;
-      if (at < 0 || at >= size) return Opt(listOf(e));
-      if (name == "delete_at") e.erase(e.begin() + at);
-      else if (name == "replace_at") e[(size_t)at] = args[2];
-      else {
-        NXC_TRY(updated, applyFunction(args[2], {e[(size_t)at]}, loc));
-        e[(size_t)at] = updated;
-      }
-      return Opt(listOf(e));
-    }
-    if (name == "to_tuple" && n == 1) {
-      NXC_CHECK(needList(0, "to_tuple"));
-      std::vector<Value> e;
-      for (size_t k = 0; k < args[0].elems.size(); ++k) e.push_back(pairOf(args[0], k));
-      return Opt(Value::tuple(e, loc));
-    }
-    if (name == "flatten" && n == 1) {
-      NXC_CHECK(needList(0, "flatten"));
-      std::vector<Value> out;
-      std::function<void(const Value &)> walk = [&](const Value &l) {
-        for (size_t k = 0; k < l.elems.size(); ++k)
-          if (l.keys[k].empty() && l.elems[k].kind == Value::List) walk(l.elems[k]);
-          else out.push_back(pairOf(l, k));
-      };
-      walk(args[0]);
-      return Opt(listOf(out));
-    }
-    return Opt();
-  }
-
-  if (module == "Tuple") {
-    if (n >= 1 && args[0].kind != Value::Tuple && name != "duplicate")
-      return error(argLoc(0), fmt::format(FMT_STRING("Tuple.{} expects a tuple, got {}"), name, describeValue(args[0])));
-    if (name == "to_list" && n == 1) return Opt(listOf(args[0].elems));
-    if ((name == "delete_at" && n == 2) || (name == "insert_at" && n == 3) || (name == "append" && n == 2)) {
-      std::vector<Value> e = args[0].elems;
-      if (name == "append") {
-        e.push_back(args[1]);
-        return Opt(Value::tuple(e, loc));
-      }
-      int64_t limit = (int64_t)e.size() + (name == "insert_at" ? 1 : 0);
-      if (args[1].kind != Value::Int || args[1].i < 0 || args[1].i >= limit)
-        return error(argLoc(1), fmt::format(FMT_STRING("Tuple.{}: index {} is out of range for a tuple of {} "
-                                                       "elements"),
-                                            name, inspectValue(args[1]), e.size()));
-      if (name == "delete_at") e.erase(e.begin() + args[1].i);
-      else e.insert(e.begin() + args[1].i, args[2]);
-      return Opt(Value::tuple(e, loc));
-    }
-    if (name == "duplicate" && n == 2) {
-      if (args[1].kind != Value::Int || args[1].i < 0 || args[1].i > 1000000)
-        return error(argLoc(1), "Tuple.duplicate/2 expects a count from 0 to 1,000,000");
-      return Opt(Value::tuple(std::vector<Value>((size_t)args[1].i, args[0]), loc));
-    }
-    if (name == "product" && n == 1) {
-      int64_t p = 1;
-      for (auto &x : args[0].elems) {
-        if (x.kind != Value::Int) return error(argLoc(0), "Tuple.product/1 expects integers");
-        if (__builtin_mul_overflow(p, x.i, &p)) return error(loc, "integer overflow in a compile-time computation");
-      }
-      return Opt(Value::number(p, loc));
-    }
-    return Opt();
-  }
-
-  if (module == "Logger") {
-    // Library code logs at trace time (Axon.Losses warns); nxc prints the
-    // message on stderr where the call is, as Elixir's console logger would
-    // while Nx traces, and goes on.
-    static const std::set<std::string> levels = {"debug", "info", "notice", "warning", "warn", "error", "critical"};
-    if (levels.count(name) && (n == 1 || n == 2)) {
-      Value message = args[0];
-      if (message.kind == Value::Function) {
-        NXC_TRY(m, applyFunction(message, {}, loc));
-        message = m;
-      }
-      NXC_TRY(text, elixirToString(message, loc));
-      std::string where = loc.valid() && loc.file ? fmt::format(FMT_STRING("{}:{}:{}: "), loc.file->name, loc.line, loc.col)
-                                                  : std::string();
-      fmt::print(stderr, FMT_STRING("{}[{}] {}\n"), where, name == "warn" ? "warning" : name, text);
-      return Opt(Value::atomValue("ok", loc));
-    }
-    return Opt();
-  }
-
-  if (module == ":math") {
-    // Erlang's floats: every result is a float, as :math returns.
-    auto num = [&](size_t k) -> Result<double> {
-      if (args[k].kind != Value::Int && args[k].kind != Value::Float)
-        return error(argLoc(k), fmt::format(FMT_STRING(":math.{} expects a number, got {}"), name,
-                                            describeValue(args[k])));
-      return args[k].asDouble();
-    };
-    if (name == "pi" && n == 0) return Opt(Value::real(3.141592653589793, loc));
-    static const std::map<std::string, double (*)(double)> unary = {
-        {"sqrt", [](double x) { return std::sqrt(x); }},   {"exp", [](double x) { return std::exp(x); }},
-        {"log", [](double x) { return std::log(x); }},     {"log2", [](double x) { return std::log2(x); }},
-        {"log10", [](double x) { return std::log10(x); }}, {"sin", [](double x) { return std::sin(x); }},
-        {"cos", [](double x) { return std::cos(x); }},     {"tan", [](double x) { return std::tan(x); }},
-        {"atan", [](double x) { return std::atan(x); }},   {"tanh", [](double x) { return std::tanh(x); }},
-        {"floor", [](double x) { return std::floor(x); }}, {"ceil", [](double x) { return std::ceil(x); }},
-        {"erf", [](double x) { return std::erf(x); }}};
-    if (auto it = unary.find(name); it != unary.end() && n == 1) {
-      NXC_TRY(x, num(0));
-      double r = it->second(x);
-      if (std::isnan(r) || std::isinf(r))
-        return error(loc, fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: "
-                                                 ":math.{}({})"),
-                                      name, inspectValue(args[0])));
-      return Opt(Value::real(r, loc));
-    }
-    if ((name == "pow" || name == "atan2" || name == "fmod") && n == 2) {
-      NXC_TRY(a, num(0));
-      NXC_TRY(b, num(1));
-      double r = name == "pow" ? std::pow(a, b) : name == "atan2" ? std::atan2(a, b) : std::fmod(a, b);
-      if (std::isnan(r) || std::isinf(r))
-        return error(loc, fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: "
-                                                 ":math.{}/2"),
-                                      name));
-      return Opt(Value::real(r, loc));
-    }
-    return Opt();
-  }
-
-  if (module == ":erlang") {
-    // The tuple functions Elixir's Kernel and Tuple are made of (1-based).
-    auto needTuple = [&](size_t k) -> Status {
-      if (args[k].kind != Value::Tuple)
-        return error(argLoc(k), fmt::format(FMT_STRING("** (ArgumentError) :erlang.{} expects a tuple, got {}"), name,
-                                            describeValue(args[k])));
-      return okStatus();
-    };
-    auto index = [&](size_t k, size_t size) -> Result<size_t> {
-      if (args[k].kind != Value::Int || args[k].i < 1 || args[k].i > (int64_t)size)
-        return error(argLoc(k), fmt::format(FMT_STRING("** (ArgumentError) :erlang.{}: index {} is out of range "
-                                                       "for a tuple of {}"),
-                                            name, inspectValue(args[k]), size));
-      return (size_t)(args[k].i - 1);
-    };
-    if (name == "setelement" && n == 3) {
-      NXC_CHECK(needTuple(1));
-      NXC_TRY(i, index(0, args[1].elems.size()));
-      Value t = args[1];
-      t.elems[i] = args[2];
-      return Opt(t);
-    }
-    if (name == "element" && n == 2) {
-      NXC_CHECK(needTuple(1));
-      NXC_TRY(i, index(0, args[1].elems.size()));
-      return Opt(args[1].elems[i]);
-    }
-    if (name == "tuple_size" && n == 1) {
-      NXC_CHECK(needTuple(0));
-      return Opt(Value::number((int64_t)args[0].elems.size(), loc));
-    }
-    if (name == "append_element" && n == 2) {
-      NXC_CHECK(needTuple(0));
-      Value t = args[0];
-      t.elems.push_back(args[1]);
-      return Opt(t);
-    }
-    if (name == "tuple_to_list" && n == 1) {
-      NXC_CHECK(needTuple(0));
-      return Opt(listOf(args[0].elems));
-    }
-    if (name == "list_to_tuple" && n == 1) {
-      NXC_CHECK(needList(0, "list_to_tuple"));
-      return Opt(Value::tuple(args[0].elems, loc));
-    }
-    return Opt();
-  }
-
-  if (module == "Nx.Defn.Composite" && n >= 1) {
-    // Containers of tensors, as library code walks its parameter maps
-    // (Polaris's deep_merge, zeros_like).
-    if (name == "flatten_list" && (n == 1 || n == 2)) {
-      NXC_CHECK(needList(0, "flatten_list"));
-      std::vector<Value> leaves;
-      for (auto &c : args[0].elems)
-        NXC_CHECK(mapLeaves(c, [&](const Value &x) -> Result<Value> { leaves.push_back(x); return x; }, loc));
-      if (n == 2) {
-        NXC_CHECK(needList(1, "flatten_list"));
-        leaves.insert(leaves.end(), args[1].elems.begin(), args[1].elems.end());
-      }
-      return Opt(listOf(leaves));
-    }
-    if (name == "count" && n == 1) {
-      int64_t count = 0;
-      NXC_CHECK(mapLeaves(args[0], [&](const Value &x) -> Result<Value> { ++count; return x; }, loc));
-      return Opt(Value::number(count, loc));
-    }
-    if (name == "traverse" && n == 2) {
-      NXC_TRY(r, mapLeaves(args[0], [&](const Value &x) { return applyFunction(args[1], {x}, loc); }, loc));
-      return Opt(r);
-    }
-    // traverse/3 (fun returns {leaf, acc}) and reduce/3 (fun returns acc).
-    if ((name == "traverse" || name == "reduce") && n == 3) {
-      Value acc = args[1];
-      bool reduce = name == "reduce";
-      NXC_TRY(r, mapLeaves(args[0], [&](const Value &x) -> Result<Value> {
-        NXC_TRY(step, applyFunction(args[2], {x, acc}, loc));
-        if (reduce) {
-          acc = step;
-          return x;
-        }
-        if (step.kind != Value::Tuple || step.elems.size() != 2)
-          return error(loc, fmt::format(FMT_STRING("the function given to Nx.Defn.Composite.traverse/3 must return "
-                                                   "{{leaf, acc}}, got {}"),
-                                        describeValue(step)));
-        acc = step.elems[1];
-        return step.elems[0];
-      }, loc));
-      return Opt(reduce ? acc : Value::tuple({r, acc}, loc));
-    }
-    return Opt();
-  }
-
-  if (module == "Enum") {
-    if (n < 1) return Opt();
-    NXC_TRY(items, enumerated(0));
-    auto call1 = [&](const Value &f, const Value &x) { return applyFunction(f, {x}, loc); };
-    if (name == "to_list" && n == 1) return Opt(listOf(items));
-    if (name == "count" && n == 1) return Opt(Value::number((int64_t)items.size(), loc));
-    if (name == "reverse" && n == 1) return Opt(listOf(std::vector<Value>(items.rbegin(), items.rend())));
-    if (name == "member?" && n == 2) {
-      for (auto &x : items)
-        if (sameTerm(x, args[1])) return Opt(boolean(true, loc));
-      return Opt(boolean(false, loc));
-    }
-    if (name == "at" && (n == 2 || n == 3)) {
-      if (args[1].kind != Value::Int) return error(argLoc(1), "Enum.at/2 expects an integer index");
-      int64_t i = args[1].i < 0 ? args[1].i + (int64_t)items.size() : args[1].i;
-      if (i < 0 || i >= (int64_t)items.size()) return Opt(n == 3 ? args[2] : Value::atomValue("nil", loc));
-      return Opt(items[i]);
-    }
-    if ((name == "take" || name == "drop") && n == 2) {
-      if (args[1].kind != Value::Int) return error(argLoc(1), fmt::format(FMT_STRING("Enum.{} expects a count"), name));
-      int64_t size = (int64_t)items.size(), c = args[1].i;
-      int64_t from = 0, to = size;
-      if (name == "take") {
-        if (c >= 0) to = std::min(c, size);
-        else from = std::max<int64_t>(0, size + c);
-      } else {
-        if (c >= 0) from = std::min(c, size);
-        else to = std::max<int64_t>(0, size + c);
-      }
-      return Opt(listOf(std::vector<Value>(items.begin() + from, items.begin() + to)));
-    }
-    if (name == "slice" && n == 2 && args[1].kind == Value::Range && !args[1].full && args[1].step > 0) {
-      // Enum.slice(list, first..last//step): negative indices count from the
-      // end; an empty range of indices gives [].
-      int64_t size = (int64_t)items.size();
-      int64_t first = args[1].i < 0 ? size + args[1].i : args[1].i;
-      int64_t last = args[1].last < 0 ? size + args[1].last : args[1].last;
-      std::vector<Value> out;
-      first = std::max<int64_t>(first, 0);
-      last = std::min(last, size - 1);
-      for (int64_t k = first; k <= last; k += args[1].step) out.push_back(items[(size_t)k]);
-      return Opt(listOf(out));
-    }
-    if (name == "slice" && n == 3 && args[1].kind == Value::Int && args[2].kind == Value::Int) {
-      int64_t size = (int64_t)items.size();
-      int64_t from = args[1].i < 0 ? std::max<int64_t>(0, size + args[1].i) : std::min(args[1].i, size);
-      int64_t to = std::min(size, from + std::max<int64_t>(0, args[2].i));
-      return Opt(listOf(std::vector<Value>(items.begin() + from, items.begin() + to)));
-    }
-    if (name == "concat" && n == 2) {
-      NXC_TRY(other, elements(1));
-      std::vector<Value> out = items;
-      out.insert(out.end(), other.begin(), other.end());
-      return Opt(listOf(out));
-    }
-    if ((name == "uniq" || name == "sort") && n == 1) {
-      std::vector<Value> out;
-      for (auto &x : items) {
-        bool seen = false;
-        for (auto &y : out) seen |= name == "uniq" && sameTerm(x, y);
-        if (!seen) out.push_back(x);
-      }
-      if (name == "sort") {
-        for (auto &x : out)
-          if (x.kind != Value::Int && x.kind != Value::Float && x.kind != Value::Atom)
-            return error(argLoc(0), "Enum.sort/1 at compile time sorts numbers or atoms");
-        std::stable_sort(out.begin(), out.end(), [](const Value &a, const Value &b) {
-          bool an = a.kind != Value::Atom, bn = b.kind != Value::Atom;
-          if (an != bn) return an; // numbers before atoms, as Elixir orders terms
-          return an ? a.asDouble() < b.asDouble() : a.atom < b.atom;
-        });
-      }
-      return Opt(listOf(out));
-    }
-    if (name == "with_index" && n == 2 && args[1].kind == Value::Int) {
-      std::vector<Value> out;
-      for (size_t k = 0; k < items.size(); ++k)
-        out.push_back(Value::tuple({items[k], Value::number((int64_t)k + args[1].i, loc)}, loc));
-      return Opt(listOf(out));
-    }
-    if (name == "with_index" && n == 1) {
-      std::vector<Value> out;
-      for (size_t k = 0; k < items.size(); ++k) out.push_back(Value::tuple({items[k], Value::number((int64_t)k, loc)}, loc));
-      return Opt(listOf(out));
-    }
-    if (name == "zip" && n == 1) {
-      // A list of lists (or tuples) zipped into tuples, as long as the shortest.
-      std::vector<std::vector<Value>> lists;
-      for (auto &l : items) {
-        if (l.kind != Value::List && l.kind != Value::Tuple)
-          return error(argLoc(0), "Enum.zip/1 expects a list of lists, got an element " + describeValue(l));
-        lists.push_back(l.elems);
-      }
-      size_t shortest = lists.empty() ? 0 : SIZE_MAX;
-      for (auto &l : lists) shortest = std::min(shortest, l.size());
-      std::vector<Value> out;
-      for (size_t k = 0; k < shortest; ++k) {
-        std::vector<Value> t;
-        for (auto &l : lists) t.push_back(l[k]);
-        out.push_back(Value::tuple(t, loc));
-      }
-      return Opt(listOf(out));
-    }
-    if (name == "zip" && n == 2) {
-      NXC_TRY(other, enumerated(1));
-      std::vector<Value> out;
-      for (size_t k = 0; k < std::min(items.size(), other.size()); ++k) out.push_back(Value::tuple({items[k], other[k]}, loc));
-      return Opt(listOf(out));
-    }
-    if ((name == "sum" || name == "product") && n == 1) {
-      bool fl = false;
-      double d = name == "sum" ? 0 : 1;
-      int64_t i = name == "sum" ? 0 : 1;
-      for (auto &x : items) {
-        if (x.kind != Value::Int && x.kind != Value::Float)
-          return error(argLoc(0), fmt::format(FMT_STRING("Enum.{} expects numbers, got {}"), name, describeValue(x)));
-        fl |= x.kind == Value::Float;
-        d = name == "sum" ? d + x.asDouble() : d * x.asDouble();
-        if (!fl && (name == "sum" ? __builtin_add_overflow(i, x.i, &i) : __builtin_mul_overflow(i, x.i, &i)))
-          return error(loc, "integer overflow in a compile-time computation");
-      }
-      return Opt(fl ? Value::real(d, loc) : Value::number(i, loc));
-    }
-    if ((name == "max" || name == "min") && n == 1) {
-      if (items.empty()) return error(loc, fmt::format(FMT_STRING("** (Enum.EmptyError) empty error in Enum.{}"), name));
-      Value best = items[0];
-      for (auto &x : items) {
-        if ((x.kind != Value::Int && x.kind != Value::Float) || (best.kind != Value::Int && best.kind != Value::Float))
-          return error(argLoc(0), fmt::format(FMT_STRING("Enum.{} at compile time compares numbers only"), name));
-        if (name == "max" ? x.asDouble() > best.asDouble() : x.asDouble() < best.asDouble()) best = x;
-      }
-      return Opt(best);
-    }
-    if (name == "join" && (n == 1 || n == 2)) {
-      std::string sep = n == 2 && args[1].kind == Value::String ? args[1].atom : "";
-      std::string out;
-      for (size_t k = 0; k < items.size(); ++k) {
-        NXC_TRY(text, elixirToString(items[k], loc));
-        out += (k ? sep : "") + text;
-      }
-      Value s;
-      s.kind = Value::String;
-      s.atom = out;
-      s.loc = loc;
-      return Opt(s);
-    }
-    if (n >= 2 && args[n - 1].kind != Value::Function) return Opt();
-    if (name == "flat_map" && n == 2) {
-      std::vector<Value> out;
-      for (auto &x : items) {
-        NXC_TRY(y, call1(args[1], x));
-        if (y.kind != Value::List) return error(loc, "Enum.flat_map/2's function must return a list");
-        out.insert(out.end(), y.elems.begin(), y.elems.end());
-      }
-      return Opt(listOf(out));
-    }
-    if (name == "each" && n == 2) {
-      for (auto &x : items) NXC_CHECK(call1(args[1], x));
-      return Opt(Value::atomValue("ok", loc));
-    }
-    if (name == "map" && n == 2) {
-      std::vector<Value> out;
-      for (auto &x : items) {
-        NXC_TRY(y, call1(args[1], x));
-        out.push_back(y);
-      }
-      return Opt(listOf(out));
-    }
-    if ((name == "filter" || name == "reject" || name == "all?" || name == "any?" || name == "find") && n == 2) {
-      std::vector<Value> out;
-      for (auto &x : items) {
-        NXC_TRY(keep, call1(args[1], x));
-        if (keep.kind == Value::Tensor)
-          return error(loc, fmt::format(FMT_STRING("Enum.{}'s function returned a tensor; at compile time it must "
-                                                   "return a boolean"),
-                                        name));
-        bool t = truthy(keep);
-        if (name == "all?" && !t) return Opt(boolean(false, loc));
-        if (name == "any?" && t) return Opt(boolean(true, loc));
-        if (name == "find" && t) return Opt(x);
-        if (t == (name == "filter")) out.push_back(x);
-      }
-      if (name == "all?") return Opt(boolean(true, loc));
-      if (name == "any?") return Opt(boolean(false, loc));
-      if (name == "find") return Opt(Value::atomValue("nil", loc));
-      return Opt(listOf(out));
-    }
-    if (name == "zip_with" && n == 3) {
-      NXC_TRY(other, enumerated(1));
-      std::vector<Value> out;
-      for (size_t k = 0; k < std::min(items.size(), other.size()); ++k) {
-        NXC_TRY(y, applyFunction(args[2], {items[k], other[k]}, loc));
-        out.push_back(y);
-      }
-      return Opt(listOf(out));
-    }
-    if (name == "reduce" && n == 3) {
-      Value acc = args[1];
-      for (auto &x : items) {
-        NXC_TRY(next, applyFunction(args[2], {x, acc}, loc));
-        acc = next;
-      }
-      return Opt(acc);
-    }
-    if (name == "scan" && (n == 2 || n == 3)) {
-      // Enum.scan/2 starts from the first element, scan/3 from the accumulator.
-      std::vector<Value> out;
-      size_t start = 0;
-      Value acc;
-      if (n == 3) {
-        acc = args[1];
-      } else {
-        if (items.empty()) return Opt(listOf({}));
-        acc = items[0];
-        out.push_back(acc);
-        start = 1;
-      }
-      const Value &fn = args[n - 1];
-      for (size_t k = start; k < items.size(); ++k) {
-        NXC_TRY(next, applyFunction(fn, {items[k], acc}, loc));
-        acc = next;
-        out.push_back(acc);
-      }
-      return Opt(listOf(out));
-    }
-    if (name == "map_reduce" && n == 3) {
-      Value acc = args[1];
-      std::vector<Value> out;
-      for (auto &x : items) {
-        NXC_TRY(r, applyFunction(args[2], {x, acc}, loc));
-        if (r.kind != Value::Tuple || r.elems.size() != 2)
-          return error(loc, "Enum.map_reduce/3's function must return a {mapped, accumulator} tuple");
-        out.push_back(r.elems[0]);
-        acc = r.elems[1];
-      }
-      return Opt(Value::tuple({listOf(out), acc}, loc));
-    }
-    return Opt();
-  }
-  return Opt();
+  ElixirCall call{module, name, args, loc, args.size()};
+  size_t n = call.n;
+  if (module == "Kernel") return elixirKernelCall(call);
+  if (module == "Nx.Shape") return elixirNxShapeCall(call);
+  if (module == "Map") return elixirMapCall(call);
+  if (module == "NimbleOptions") return elixirNimbleOptionsCall(call);
+  if (module == "Keyword") return elixirKeywordCall(call);
+  if (module == "List") return elixirListCall(call);
+  if (module == "Tuple") return elixirTupleCall(call);
+  if (module == "Logger") return elixirLoggerCall(call);
+  if (module == ":math") return elixirMathCall(call);
+  if (module == ":erlang") return elixirErlangCall(call);
+  if (module == "Nx.Defn.Composite" && n >= 1) return elixirCompositeCall(call);
+  if (module == "Enum") return elixirEnumCall(call);
+  return std::optional<Value>();
 }
 
 } // namespace nxc::sema

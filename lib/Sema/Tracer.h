@@ -162,9 +162,15 @@ struct WindowSpec {
   std::vector<int64_t> strides, dilations, lo, hi;
 };
 
+struct ElixirCall;
+
 class Tracer;
 /// An Nx function: `Nx.name(args)` is `(tracer.*handler)(name, args, loc)`.
 using NxHandler = Result<Value> (Tracer::*)(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+/// :infinity, :neg_infinity and :nan: numbers to Nx (its is_tensor guard,
+/// and Nx.equal in defn).
+bool isNonFiniteAtom(const Value &v);
+
 struct NxEntry {
   const char *name;
   NxHandler handler;
@@ -237,6 +243,20 @@ public:
   Result<Value> nxTypeCall(const std::string &name, std::vector<Value> &args, const Loc &loc);
   Result<std::optional<Value>> elixirCall(const std::string &module, const std::string &name, std::vector<Value> &args,
                                           const Loc &loc);
+  /// One module's functions (ElixirKernel.cpp, ElixirCollections.cpp); an
+  /// empty result when the module has no such function.
+  Result<std::optional<Value>> elixirKernelCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirNxShapeCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirMapCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirNimbleOptionsCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirKeywordCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirListCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirTupleCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirLoggerCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirMathCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirErlangCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirCompositeCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirEnumCall(ElixirCall &call);
 
   //===--------------------------------------------------------------------===//
   // Control flow (ControlFlow.cpp)

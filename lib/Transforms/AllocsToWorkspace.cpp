@@ -106,7 +106,7 @@ struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspace
     fn.walk([&](func::CallOp call) {
       auto callee = getOperation().lookupSymbol<func::FuncOp>(call.getCallee());
       if (!callee || !callee->hasAttr(kParallelBodyAttr)) return;
-      int64_t size = callee->getAttrOfType<IntegerAttr>("nxc.workspace_size").getInt();
+      int64_t size = callee->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttr).getInt();
       int64_t threads = callee->getAttrOfType<IntegerAttr>(kParallelBodyAttr).getInt();
       if (size == 0) return;
       OpBuilder b(call);
@@ -169,7 +169,7 @@ struct AllocsToWorkspacePass : impl::AllocsToWorkspacePassBase<AllocsToWorkspace
     for (memref::AllocaOp a : allocas) a->moveBefore(&entry, entry.begin());
 
     OpBuilder builder(fn.getContext());
-    fn->setAttr("nxc.workspace_size", builder.getI64IntegerAttr(total));
+    fn->setAttr(kWorkspaceSizeAttr, builder.getI64IntegerAttr(total));
     if (total == 0 && !always) return success();
     auto wsType = MemRefType::get({total}, builder.getI8Type());
     if (failed(fn.insertArgument(fn.getNumArguments(), wsType, {}, fn.getLoc()))) return failure();

@@ -30,7 +30,7 @@ struct MarkParallelBodiesPass : impl::MarkParallelBodiesPassBase<MarkParallelBod
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       auto threads = fn->getAttrOfType<IntegerAttr>(kParallelBodyAttr);
       if (!threads) continue;
-      auto size = fn->getAttrOfType<IntegerAttr>("nxc.workspace_size");
+      auto size = fn->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttr);
       auto pair = [&](const char *key, int64_t v) {
         return b.getArrayAttr({b.getStringAttr(key), b.getStringAttr(std::to_string(v))});
       };

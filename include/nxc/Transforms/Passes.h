@@ -1,14 +1,9 @@
 //===- Passes.h - nxc's transformations on linalg ---------------*- C++ -*-===//
 //
-// The passes are declared in Passes.td: `createFuseElementwisePass()`
-// (nxc-fuse-elementwise), `createFuseIntoReductionsPass()`
-// (nxc-fuse-into-reductions), `createTileRowsPass()` (nxc-tile-rows),
-// `createBlockContractionsPass()` (nxc-block-contractions),
-// `createOutlineParallelLoopsPass()` (nxc-outline-parallel-loops),
-// `createStreamStoresPass()` (nxc-stream-stores),
-// `createAllocsToWorkspacePass()` (nxc-allocs-to-workspace), `createCopiesToLinalgPass()`
-// (nxc-copies-to-linalg) and `createDistinctResultsPass()`
-// (nxc-distinct-results).
+// The passes are declared in Passes.td (`nxc-opt --help` lists them, each
+// `nxc-*` pass with its description); each has a create...Pass() function
+// here, generated from it. The named pipelines that run them are in
+// Pipelines.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NXC_TRANSFORMS_PASSES_H
@@ -27,6 +22,10 @@ namespace nxc {
 /// parallel dimensions): nxc-outline-parallel-loops may run its iterations
 /// on several threads.
 inline constexpr const char *kParallelLoopAttr = "nxc.parallel";
+
+/// The bytes of workspace a function's temporaries need, which
+/// nxc-allocs-to-workspace records on it (an i64 attribute).
+inline constexpr const char *kWorkspaceSizeAttr = "nxc.workspace_size";
 
 /// Marks a function nxc-outline-parallel-loops made from such a loop; its
 /// value is the most threads that run it (their temporaries are laid out per

@@ -13,7 +13,7 @@
 
 namespace fs = std::filesystem;
 
-namespace nxc::cli {
+namespace nxc::build {
 namespace {
 
 constexpr const char *kPrefix = ".nxc-tmp-";
@@ -151,4 +151,4 @@ Status ModuleFiles::commit() {
   return status;
 }
 
-} // namespace nxc::cli
+} // namespace nxc::build

@@ -10,8 +10,8 @@
 // next run in that directory (those of processes no longer alive).
 //
 //===----------------------------------------------------------------------===//
-#ifndef NXC_TOOLS_MODULEFILES_H
-#define NXC_TOOLS_MODULEFILES_H
+#ifndef NXC_BUILD_MODULEFILES_H
+#define NXC_BUILD_MODULEFILES_H
 
 #include "nxc/Frontend/Diagnostics.h"
 
@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-namespace nxc::cli {
+namespace nxc::build {
 
 class ModuleFiles {
 public:
@@ -49,6 +49,6 @@ private:
   std::vector<std::pair<std::string, std::string>> files_; ///< temporary, final
 };
 
-} // namespace nxc::cli
+} // namespace nxc::build
 
-#endif // NXC_TOOLS_MODULEFILES_H
+#endif // NXC_BUILD_MODULEFILES_H
