@@ -2,7 +2,7 @@
 #ifndef NXC_LIB_PIPELINE_BEAMNIF_H
 #define NXC_LIB_PIPELINE_BEAMNIF_H
 
-#include "nxc/Pipeline/Compiler.h"
+#include "nxc/Pipeline/Options.h"
 
 namespace llvm {
 class Module;

@@ -2,7 +2,7 @@
 #ifndef NXC_PIPELINE_CPUVARIANTS_H
 #define NXC_PIPELINE_CPUVARIANTS_H
 
-#include "nxc/Pipeline/Compiler.h"
+#include "nxc/Pipeline/Options.h"
 
 namespace llvm {
 class Module;

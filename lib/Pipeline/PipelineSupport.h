@@ -8,7 +8,7 @@
 #ifndef NXC_LIB_PIPELINE_PIPELINESUPPORT_H
 #define NXC_LIB_PIPELINE_PIPELINESUPPORT_H
 
-#include "nxc/Pipeline/Compiler.h"
+#include "nxc/Pipeline/Compiler.h" // CompileOutput
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -19,7 +19,7 @@
 namespace nxc::sema {
 
 /// The start of an axis that a scalar tensor operand supplies at run time.
-constexpr int64_t kDynamicStart = INT64_MIN;
+constexpr int64_t kDynamicStart = kDynamicSliceStart;
 
 std::vector<NxEntry> nxIndexFunctions() {
   return {{"slice", &Tracer::nxSlice},

@@ -41,11 +41,12 @@ Status loadSerialized(Template &t) {
   const std::string &path = t.constantPath;
   auto bytes = readFileBytes(path);
   if (!bytes) return error(t.loc, bytes.error().message);
-  if (!isNxSerialized(*bytes))
-    return error(t.loc, fmt::format(FMT_STRING("constant '{}' must be a .npy file (a tensor), a .npz archive (a tuple) "
-                                               "or a file Nx.serialize/2 wrote"),
+  bool safetensors = isSafetensors(*bytes) || (path.size() >= 12 && path.compare(path.size() - 12, 12, ".safetensors") == 0);
+  if (!safetensors && !isNxSerialized(*bytes))
+    return error(t.loc, fmt::format(FMT_STRING("constant '{}' must be a .npy file (a tensor), a .npz archive (a tuple), "
+                                               "a file Nx.serialize/2 wrote or a .safetensors file (a map by name)"),
                                     path));
-  auto value = parseNxSerialized(*bytes, path);
+  auto value = safetensors ? parseSafetensors(*bytes, path) : parseNxSerialized(*bytes, path);
   if (!value) return error(t.loc, value.error().message);
   Template found = templateOf(*value);
   if (t.declared) {

@@ -111,10 +111,14 @@ Result<HostValue> readArgument(const std::string &text, size_t index) {
     v = HostValue::tuple(std::move(elems));
   } else if (std::error_code ec; declared.empty() && std::filesystem::is_regular_file(file, ec)) {
     // Any other file: what Nx.serialize/2 wrote (trained parameters), its
-    // container as the file holds it.
+    // container as the file holds it, or a .safetensors file (a map of its
+    // tensors by name); recognized by content, whatever the name.
     NXC_TRY(bytes, readFileBytes(file));
+    if (isSafetensors(bytes) || endsWith(file, ".safetensors")) return parseSafetensors(bytes, file);
     if (!isNxSerialized(bytes))
-      return error(Loc{}, fmt::format(FMT_STRING("{} is neither a .npy/.npz file nor one Nx.serialize/2 wrote"), file));
+      return error(Loc{}, fmt::format(FMT_STRING("{} is neither a .npy/.npz file nor one Nx.serialize/2 or safetensors "
+                                                 "wrote"),
+                                      file));
     NXC_TRY(serialized, parseNxSerialized(bytes, file));
     return serialized;
   } else {

@@ -11,6 +11,7 @@
 #ifndef NXC_SEMA_OP_H
 #define NXC_SEMA_OP_H
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -69,6 +70,11 @@ inline std::optional<Op> opNamed(std::string_view name) {
     if (detail::kOpInfo[i].name == name) return (Op)i;
   return std::nullopt;
 }
+
+/// A start of `slice`/`put_slice` (their `start_indices`) that the next of
+/// their start tensors supplies at run time, in the graph, the graph format
+/// and the nx dialect alike (MLIR's ShapedType::kDynamic has the same value).
+inline constexpr int64_t kDynamicSliceStart = INT64_MIN;
 
 /// Whether the op is an nx dialect op (every family but Graph).
 inline constexpr bool isNxDialectOp(Op op) { return opFamily(op) != OpFamily::Graph; }

@@ -85,6 +85,17 @@ Result<HostValue> parseNxSerialized(const std::vector<uint8_t> &bytes, const std
 Result<HostValue> readNxSerialized(const std::string &path);
 
 //===----------------------------------------------------------------------===//
+// .safetensors files (lib/Tensor/Safetensors.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether `bytes` start as a safetensors file does (a u64 header size that
+/// fits the file, then '{'); files are recognized by content, not name.
+bool isSafetensors(const std::vector<uint8_t> &bytes);
+/// The file's tensors as a map by name (string keys, byte-wise sorted);
+/// `name` names the file in messages.
+Result<HostValue> parseSafetensors(const std::vector<uint8_t> &bytes, const std::string &name);
+
+//===----------------------------------------------------------------------===//
 // NumPy files (lib/Tensor/Npy.cpp, lib/Tensor/Npz.cpp)
 //===----------------------------------------------------------------------===//
 //

@@ -297,14 +297,14 @@ Value freshCopy(OpBuilder &b, Location l, Value t) {
 }
 
 
-/// Offsets of a slice: static starts as attributes, dynamic ones (INT64_MIN)
+/// Offsets of a slice: static starts as attributes, dynamic ones (kDynamicSliceStart)
 /// from the next start tensor, clamped so that `lengths` fit.
 SmallVector<OpFoldResult> sliceOffsets(OpBuilder &b, Location l, ArrayRef<int64_t> starts, ValueRange nxStarts,
                                        ValueRange startValues, RankedTensorType inType, ArrayRef<int64_t> lengths) {
   SmallVector<OpFoldResult> offsets;
   unsigned dyn = 0;
   for (int64_t d = 0; d < inType.getRank(); ++d) {
-    if (starts[d] != INT64_MIN) {
+    if (starts[d] != kDynamicSliceStart) {
       offsets.push_back(b.getIndexAttr(starts[d]));
       continue;
     }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Dialect/Nx/NxDialect.h"
+#include "nxc/Sema/Op.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -89,7 +90,7 @@ LogicalResult verifyIntegerScalars(Operation *op, StringRef what, ValueRange val
   return success();
 }
 
-/// Static starts (INT64_MIN: the next start tensor) of a `sizes`-sized
+/// Static starts (kDynamicSliceStart: the next start tensor) of a `sizes`-sized
 /// window into `of`.
 LogicalResult verifyStarts(Operation *op, ArrayRef<int64_t> starts, ValueRange startTensors, Value of,
                            ArrayRef<int64_t> sizes) {
@@ -98,7 +99,7 @@ LogicalResult verifyStarts(Operation *op, ArrayRef<int64_t> starts, ValueRange s
     return op->emitOpError() << "start_indices: expects " << t.getRank() << " values, got " << starts.size();
   size_t dynamic = 0;
   for (int64_t d = 0; d < t.getRank(); ++d) {
-    if (starts[d] == INT64_MIN) {
+    if (starts[d] == nxc::kDynamicSliceStart) {
       ++dynamic;
       continue;
     }

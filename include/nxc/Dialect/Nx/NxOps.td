@@ -95,18 +95,22 @@ class Nx_UnaryOp<string mnemonic, string doc, Type operandType = Nx_Tensor, list
 }
 
 // Float functions (Sema converts integer operands to a float type first).
-foreach name = ["exp", "expm1", "log", "log1p", "sigmoid", "sin", "cos", "tan",
-                "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
-                "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "log2",
-                "floor", "ceil", "round"] in
-  def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name, Nx_FloatTensor>;
-foreach name = ["negate", "abs", "sign"] in
-  def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name>;
-foreach name = ["bitwise_not", "population_count", "count_leading_zeros"] in
-  def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name, Nx_IntegerTensor>;
+foreach op = [["Exp", "exp"], ["Expm1", "expm1"], ["Log", "log"], ["Log1p", "log1p"],
+              ["Sigmoid", "sigmoid"], ["Sin", "sin"], ["Cos", "cos"], ["Tan", "tan"],
+              ["Sinh", "sinh"], ["Cosh", "cosh"], ["Tanh", "tanh"], ["Asin", "asin"],
+              ["Acos", "acos"], ["Atan", "atan"], ["Asinh", "asinh"], ["Acosh", "acosh"],
+              ["Atanh", "atanh"], ["Sqrt", "sqrt"], ["Rsqrt", "rsqrt"], ["Cbrt", "cbrt"],
+              ["Erf", "erf"], ["Erfc", "erfc"], ["ErfInv", "erf_inv"], ["Log2", "log2"],
+              ["Floor", "floor"], ["Ceil", "ceil"], ["Round", "round"]] in
+  def Nx_ # op[0] # Op : Nx_UnaryOp<op[1], "Nx." # op[1], Nx_FloatTensor>;
+foreach op = [["Negate", "negate"], ["Abs", "abs"], ["Sign", "sign"]] in
+  def Nx_ # op[0] # Op : Nx_UnaryOp<op[1], "Nx." # op[1]>;
+foreach op = [["BitwiseNot", "bitwise_not"], ["PopulationCount", "population_count"],
+              ["CountLeadingZeros", "count_leading_zeros"]] in
+  def Nx_ # op[0] # Op : Nx_UnaryOp<op[1], "Nx." # op[1], Nx_IntegerTensor>;
 // Predicates: u8 result.
-foreach name = ["logical_not", "is_nan", "is_infinity"] in
-  def Nx_ # name # Op : Nx_UnaryOp<name, "Nx." # name # ", u8 result", Nx_Tensor, []> {
+foreach op = [["LogicalNot", "logical_not"], ["IsNan", "is_nan"], ["IsInfinity", "is_infinity"]] in
+  def Nx_ # op[0] # Op : Nx_UnaryOp<op[1], "Nx." # op[1] # ", u8 result", Nx_Tensor, []> {
     let results = (outs Nx_PredTensor:$result);
   }
 
@@ -227,7 +231,8 @@ def Nx_DotOp : Nx_Op<"dot", [SameOperandsElementType]> {
 def Nx_SliceOp : Nx_Op<"slice"> {
   let summary = "Nx.slice: start_indices (clamped so the slice fits), lengths, strides";
   let description = [{
-    A start of INT64_MIN is dynamic: the next scalar of `start_tensors`
+    A start of INT64_MIN (kDynamicSliceStart, include/nxc/Sema/Op.h) is
+    dynamic: the next scalar of `start_tensors`
     supplies it at run time, clamped to [0, dim - length]. Result dim i is
     ceil(lengths[i] / strides[i]).
   }];
