@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <cerrno>
 #include <filesystem>
 #include <iterator>
@@ -26,11 +27,18 @@ int countLines(const std::string &s) {
   return n;
 }
 
-/// The session variables an expression mentions.
-void collectVariables(const ast::Expr &e, const std::map<std::string, HostValue> &bound, std::set<std::string> &out) {
+/// The session variables (of `bound`) an expression mentions.
+template <typename Bound>
+void collectVariables(const ast::Expr &e, const Bound &bound, std::set<std::string> &out) {
   if (e.kind == ast::ExprKind::Var && bound.count(e.name)) out.insert(e.name);
   for (auto &c : e.children) collectVariables(*c, bound, out);
 }
+
+/// The names the generated program gives function binding `k`: the helper
+/// that makes it, and the variable that holds it.
+std::string helperName(size_t k) { return fmt::format(FMT_STRING("__repl_fn_{}"), k); }
+std::string valueName(size_t k) { return fmt::format(FMT_STRING("__repl_fv_{}"), k); }
+std::string captureName(size_t k, size_t i) { return fmt::format(FMT_STRING("__repl_cap_{}_{}"), k, i); }
 
 bool isDefinition(const std::string &input) {
   size_t i = input.find_first_not_of(" \t\r\n");
@@ -91,15 +99,17 @@ bool ReplSession::needsMoreInput(const std::string &text) {
 
 std::string ReplSession::describeBindings() const {
   std::string s;
-  for (auto &[name, v] : bindings_) {
-    fmt::format_to(std::back_inserter(s), FMT_STRING("{}: {}\n"), name, templateOf(v).str());
-  }
+  std::map<std::string, std::string> lines;
+  for (auto &[name, v] : bindings_) lines[name] = templateOf(v).str();
+  for (auto &[name, k] : functionNames_)
+    lines[name] = fmt::format(FMT_STRING("#Function<{}/{}>"), functions_[k].source->name, functions_[k].arity);
+  for (auto &[name, text] : lines) fmt::format_to(std::back_inserter(s), FMT_STRING("{}: {}\n"), name, text);
   return s.empty() ? "(no variables)\n" : s;
 }
 
 Result<ast::File> ReplSession::buildProgram(const std::string &body, const std::vector<std::string> &params,
                                             const std::shared_ptr<const SourceFile> &inputSource,
-                                            std::vector<Segment> &segments) {
+                                            std::vector<Segment> &segments, const std::string &prelude) {
   std::vector<ast::Module> modules;
   for (auto &src : sources_) {
     NXC_TRY(f, parseFile(src));
@@ -113,9 +123,24 @@ Result<ast::File> ReplSession::buildProgram(const std::string &body, const std::
     text += d.text + "\n";
     line += countLines(d.text);
   }
+  // The helpers of the function bindings the entry uses (named in its
+  // prelude), each as a defnp of what it captured.
+  for (size_t k = 0; k < functions_.size(); ++k) {
+    if (prelude.find(helperName(k) + "(") == std::string::npos) continue;
+    const FunctionBinding &f = functions_[k];
+    std::vector<std::string> names = f.capturedTensors;
+    for (auto &c : f.capturedFunctions) names.push_back(c.first);
+    fmt::format_to(std::back_inserter(text), FMT_STRING("defnp {}({}) do\n"), helperName(k), fmt::join(names, ", "));
+    ++line;
+    segments.push_back(Segment{line, countLines(f.text), f.source});
+    text += f.text + "\nend\n";
+    line += countLines(f.text) + 1;
+  }
   if (!body.empty()) {
     fmt::format_to(std::back_inserter(text), FMT_STRING("defn {}({}) do\n"), kReplEntryName, fmt::join(params, ", "));
     ++line;
+    text += prelude;
+    line += countLines(prelude) - 1;
     segments.push_back(Segment{line, countLines(body), inputSource});
     text += body + "\nend\n";
   }
@@ -141,14 +166,39 @@ Diag ReplSession::relocate(Diag d, const std::vector<Segment> &segments) const {
 
 Result<HostValue> ReplSession::evaluate(const ast::Expr &expr, const std::string &text,
                                         const std::shared_ptr<const SourceFile> &inputSource) {
-  std::set<std::string> used;
+  std::set<std::string> used, usedFunctions;
   collectVariables(expr, bindings_, used);
+  collectVariables(expr, functionNames_, usedFunctions);
   std::vector<std::string> params(used.begin(), used.end());
-  std::vector<Segment> segments;
-  auto program = buildProgram(text, params, inputSource, segments);
-  if (!program) return relocate(program.error(), segments);
   std::vector<HostValue> args;
   for (auto &p : params) args.push_back(bindings_.at(p));
+  // The function bindings it mentions, and those they call, made first:
+  //   __repl_fv_K = __repl_fn_K(captured values..., functions it calls...)
+  //   f = __repl_fv_K
+  std::set<size_t> needed;
+  std::function<void(size_t)> need = [&](size_t k) {
+    if (!needed.insert(k).second) return;
+    for (auto &c : functions_[k].capturedFunctions) need(c.second);
+  };
+  for (auto &name : usedFunctions) need(functionNames_.at(name));
+  std::string prelude;
+  for (size_t k : needed) { // in the order they were bound
+    const FunctionBinding &f = functions_[k];
+    std::vector<std::string> callArgs;
+    for (size_t i = 0; i < f.capturedValues.size(); ++i) {
+      params.push_back(captureName(k, i));
+      args.push_back(f.capturedValues[i]);
+      callArgs.push_back(captureName(k, i));
+    }
+    for (auto &c : f.capturedFunctions) callArgs.push_back(valueName(c.second));
+    fmt::format_to(std::back_inserter(prelude), FMT_STRING("{} = {}({})\n"), valueName(k), helperName(k),
+                   fmt::join(callArgs, ", "));
+  }
+  for (auto &name : usedFunctions)
+    fmt::format_to(std::back_inserter(prelude), FMT_STRING("{} = {}\n"), name, valueName(functionNames_.at(name)));
+  std::vector<Segment> segments;
+  auto program = buildProgram(text, params, inputSource, segments, prelude);
+  if (!program) return relocate(program.error(), segments);
   auto prepared = engine_->prepare(*program, "Repl", kReplEntryName, args, useDiskCache_, Loc{inputSource, 1, 1});
   if (!prepared) return relocate(prepared.error(), segments);
   std::vector<const HostTensor *> inputs;
@@ -180,8 +230,33 @@ static Status matchPattern(const ast::Expr &pattern, const HostValue &value,
 Status ReplSession::bind(const ast::Expr &pattern, const HostValue &value) {
   std::vector<std::pair<std::string, const HostValue *>> matched;
   NXC_CHECK(matchPattern(pattern, value, matched));
-  for (auto &[name, v] : matched) bindings_[name] = *v;
+  for (auto &[name, v] : matched) {
+    bindings_[name] = *v;
+    functionNames_.erase(name);
+  }
   return okStatus();
+}
+
+std::string ReplSession::bindFunction(const std::string &name, const ast::Expr &fn, const std::string &text,
+                                      const std::shared_ptr<const SourceFile> &inputSource) {
+  FunctionBinding f;
+  f.name = name;
+  f.text = text;
+  f.source = inputSource;
+  f.arity = fn.intValue;
+  // What it mentions is captured as it is now, as Elixir's closures do.
+  std::set<std::string> tensors, functions;
+  collectVariables(fn, bindings_, tensors);
+  collectVariables(fn, functionNames_, functions);
+  for (auto &t : tensors) {
+    f.capturedTensors.push_back(t);
+    f.capturedValues.push_back(bindings_.at(t));
+  }
+  for (auto &g : functions) f.capturedFunctions.push_back({g, functionNames_.at(g)});
+  functions_.push_back(std::move(f));
+  functionNames_[name] = functions_.size() - 1;
+  bindings_.erase(name);
+  return fmt::format(FMT_STRING("#Function<{}/{}>\n"), inputSource->name, fn.intValue);
 }
 
 Result<std::string> ReplSession::define(const std::string &input, const std::shared_ptr<const SourceFile> &inputSource) {
@@ -222,6 +297,7 @@ Result<std::string> ReplSession::eval(const std::string &input) {
   if (single && single->kind == ast::ExprKind::Match) {
     const ast::Expr &pattern = *single->children[0];
     if (pattern.kind == ast::ExprKind::Var || pattern.kind == ast::ExprKind::Tuple) {
+      bool function = pattern.kind == ast::ExprKind::Var && single->children[1]->kind == ast::ExprKind::Fn;
       // Evaluate the right-hand side: the text after the top-level '='.
       int line = 1, col = 1;
       size_t pos = 0;
@@ -233,6 +309,7 @@ Result<std::string> ReplSession::eval(const std::string &input) {
       std::string body = input;
       for (size_t i = 0; i <= pos && i < body.size(); ++i)
         if (body[i] != '\n') body[i] = ' ';
+      if (function && pattern.name != "_") return bindFunction(pattern.name, *single->children[1], body, inputSource);
       NXC_TRY(value, evaluate(*single->children[1], body, inputSource));
       NXC_CHECK(bind(pattern, value));
       return formatNx(value) + "\n";

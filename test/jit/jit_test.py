@@ -1574,6 +1574,50 @@ def case_repl_to_number(ctx):
           f"to_number of two elements should be an error:\n{res.describe()}")
 
 
+def case_repl_functions(ctx):
+    """Functions bound at the repl, as at iex's: `fn` and captures are values that later inputs
+    call (`f.(x)`), pass to Nx (`Nx.reduce`-style callbacks through other functions) and capture
+    in other functions; a closure keeps the values it saw when it was bound (Elixir's closures
+    capture values), and rebinding the name replaces it for later inputs only."""
+    res = repl(ctx, [], [
+        "a = Nx.tensor([1.0, 2.0])",
+        "f = fn x -> x * 2 + a end",
+        "f.(Nx.tensor([10.0, 20.0]))",
+        "a = Nx.tensor([100.0, 200.0])",
+        "f.(Nx.tensor([10.0, 20.0]))",
+        "sq = &Nx.multiply(&1, &1)",
+        "g = fn x -> sq.(f.(x)) end",
+        "g.(Nx.tensor([0.0, 1.0]))",
+        "f = fn x -> x - 1 end",
+        "f.(Nx.tensor([0.0, 1.0]))",
+        "g.(Nx.tensor([0.0, 1.0]))",
+        ":vars",
+    ])
+    expected = "\n".join([
+        tensor_text("f32[2]", "[1.0, 2.0]"),
+        "#Function<repl(2)/1>",
+        tensor_text("f32[2]", "[21.0, 42.0]"),
+        tensor_text("f32[2]", "[100.0, 200.0]"),
+        tensor_text("f32[2]", "[21.0, 42.0]"),
+        "#Function<repl(6)/1>",
+        "#Function<repl(7)/1>",
+        tensor_text("f32[2]", "[1.0, 16.0]"),
+        "#Function<repl(9)/1>",
+        tensor_text("f32[2]", "[-1.0, 0.0]"),
+        tensor_text("f32[2]", "[1.0, 16.0]"),
+        "a: f32[2]",
+        "f: #Function<repl(9)/1>",
+        "g: #Function<repl(7)/1>",
+        "sq: #Function<repl(6)/1>",
+    ]) + "\n"
+    expect_stdout(res, expected, what="repl stdout")
+    check(res.stderr == "", f"stderr should be empty:\n{res.describe()}")
+    # An error inside a bound function is reported where the function was written.
+    res = repl(ctx, [], ["h = fn x -> Nx.dot(x, x, x) end", "h.(Nx.tensor([1.0]))"])
+    check(res.rc == 1 and res.stderr.startswith("repl(1):1:"),
+          f"the error should be located in repl(1), where h was written:\n{res.describe()}")
+
+
 def case_repl_no_file(ctx):
     """`nxc repl` without FILE evaluates Nx expressions and definitions; EOF ends it with 0."""
     res = repl(ctx, [], ["Nx.iota({2, 3})", "defn sq(t), do: t * t", "sq(Nx.tensor([1.5, -2.0]))"])
