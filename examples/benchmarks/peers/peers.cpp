@@ -58,24 +58,35 @@ int callsPerRound(const std::function<void()> &f) {
   return std::max(1, (int)(2e-3 / std::max(once, 1e-9)));
 }
 
-/// Median seconds per call of each contender, measured in 15 rounds that take
-/// turns (nxc, then each peer, then nxc again...): on a shared machine a noisy
-/// minute then slows every contender alike instead of whichever ran in it.
-/// With threads, each round starts after a pause: the contender before may
-/// leave its workers spinning (OpenMP's and Halide's do, for a while), and
-/// they would take the cores this one's threads need.
-std::vector<double> interleavedMedians(const std::vector<std::function<void()>> &fs, bool pause) {
+/// Median seconds per call of each contender over 15 rounds of about 2 ms.
+/// At one thread the rounds take turns (nxc, then each peer, then nxc
+/// again...): on a shared machine a noisy minute then slows every contender
+/// alike instead of whichever ran in it. With threads, each contender's
+/// rounds run back to back, after a pause: a thread pool is measured warm,
+/// as a program calling it in a loop runs it (after an idle pause a pool's
+/// sleeping workers wake slowly on this VM, for every library), and the
+/// contender before may leave its workers spinning (OpenMP's and Halide's
+/// do, for a while), which would take the cores this one's threads need.
+std::vector<double> medianRounds(const std::vector<std::function<void()>> &fs, bool threaded) {
   std::vector<int> reps;
   for (auto &f : fs) reps.push_back(callsPerRound(f));
   std::vector<std::vector<double>> t(fs.size());
-  for (int r = 0; r < 15; ++r)
+  auto round = [&](size_t c) {
+    fs[c](); // warm this contender's data and code after the others ran
+    auto s = Clock::now();
+    for (int i = 0; i < reps[c]; ++i) fs[c]();
+    t[c].push_back(std::chrono::duration<double>(Clock::now() - s).count() / reps[c]);
+  };
+  if (threaded) {
     for (size_t c = 0; c < fs.size(); ++c) {
-      if (pause) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      fs[c](); // warm this contender's data and code after the others ran
-      auto s = Clock::now();
-      for (int i = 0; i < reps[c]; ++i) fs[c]();
-      t[c].push_back(std::chrono::duration<double>(Clock::now() - s).count() / reps[c]);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      for (int i = 0; i < 3; ++i) fs[c](); // wake the pool's workers
+      for (int r = 0; r < 15; ++r) round(c);
     }
+  } else {
+    for (int r = 0; r < 15; ++r)
+      for (size_t c = 0; c < fs.size(); ++c) round(c);
+  }
   std::vector<double> medians;
   for (auto &ts : t) {
     std::sort(ts.begin(), ts.end());
@@ -127,7 +138,7 @@ struct Row {
   void measure() {
     std::vector<std::function<void()>> fs;
     for (auto &c : contenders) fs.push_back(c.second);
-    auto medians = interleavedMedians(fs, parallelPeers);
+    auto medians = medianRounds(fs, parallelPeers);
     for (size_t i = 0; i < contenders.size(); ++i) times.push_back({contenders[i].first, medians[i]});
     contenders.clear();
   }
@@ -495,7 +506,7 @@ int main(int argc, char **argv) {
   trainRow(ws);
   layerNormRow();
 
-  std::printf("\n%d thread%s for nxc and the peers; median us per call (contenders timed in turns); ratio = nxc / fastest peer\n\n", threads,
+  std::printf("\n%d thread%s for nxc and the peers; median us per call (at 1 thread the contenders are timed in turns); ratio = nxc / fastest peer\n\n", threads,
               threads == 1 ? "" : "s");
   std::printf("| workload | nxc | Eigen | oneDNN | Halide | fastest peer | ratio |\n|---|---|---|---|---|---|---|\n");
   for (auto &r : rows) {
