@@ -213,12 +213,13 @@ std::vector<EntryPoint> ModulePlan::points() const {
 Result<ModulePlan> planModule(const ModuleInput &input, const ModuleOptions &o) {
   ModulePlan plan;
   bool graphInput = input.graph != nullptr;
-  if (o.device != "cpu" && o.device != "cuda" && o.device != "cuda-emulated")
+  std::optional<Device> device = deviceNamed(o.device);
+  if (!device)
     return error(Loc{}, fmt::format(FMT_STRING("unknown --device '{}'; expected cpu or cuda (or "
                                                "cuda-emulated, for testing)"),
                                     o.device));
-  bool cuda = plan.cuda = o.device == "cuda";
-  bool emulated = plan.emulated = o.device == "cuda-emulated";
+  bool cuda = plan.cuda = *device == Device::Cuda;
+  bool emulated = plan.emulated = *device == Device::CudaEmulated;
   if (!cuda && (!o.gpu.empty() || !o.cudaPath.empty())) return error(Loc{}, "--gpu and --cuda-path need --device cuda");
   if (o.fns.empty() && !graphInput)
     return error(Loc{}, "no function to compile: give at least one --fn, as in --fn 'softmax(f32[100])'");

@@ -11,10 +11,14 @@
 
 #include "nxc/Frontend/Parser.h"
 #include "nxc/Graph/GraphJson.h"
+#include "nxc/Jit/Arguments.h"
 #include "nxc/Jit/Engine.h"
 #include "nxc/Jit/Jit.h"
+#include "nxc/Pipeline/Options.h"
 
 #include "nxc/Sema/Signature.h"
+
+#include "llvm/ADT/StringRef.h"
 
 #include <fmt/format.h>
 
@@ -31,119 +35,6 @@ namespace fs = std::filesystem;
 
 namespace nxc::cli {
 namespace {
-
-bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-/// Gives the leaves of `v` the axis names of `declared` (a template written
-/// after the file, as in `params.npz:{f32[input: 784, layer: 128], ...}`),
-/// after checking that types and shapes match.
-Status applyTemplate(HostValue &v, const Template &declared, const std::string &file) {
-  if (v.isTuple != declared.isTuple || (v.isTuple && v.elems.size() != declared.elems.size()) ||
-      v.keys != declared.keys)
-    return error(declared.loc, fmt::format(FMT_STRING("{} does not have the structure of {}"), file, declared.str()));
-  if (v.isTuple) {
-    for (size_t i = 0; i < v.elems.size(); ++i) NXC_CHECK(applyTemplate(v.elems[i], declared.elems[i], file));
-    return okStatus();
-  }
-  if (!(v.tensor.type.elem == declared.tensor.elem && v.tensor.type.shape == declared.tensor.shape))
-    return error(declared.loc, fmt::format(FMT_STRING("{} holds {}, but the template declares {}"), file,
-                                           v.tensor.type.str(), declared.tensor.str()));
-  v.tensor.type.names = declared.tensor.names;
-  return okStatus();
-}
-
-/// One command-line argument: a .npy file, an .npz file (a tuple), or a
-/// literal; a file may be followed by `:TEMPLATE` to give its axes names.
-Result<HostValue> readArgument(const std::string &text, size_t index) {
-  std::string file = text, declared;
-  for (const char *ext : {".npy:", ".npz:"})
-    if (auto at = text.find(ext); at != std::string::npos) {
-      file = text.substr(0, at + 4);
-      declared = text.substr(at + 5);
-    }
-  HostValue v;
-  if (endsWith(file, ".npy")) {
-    NXC_TRY(t, readNpy(file));
-    v = HostValue::leaf(std::move(t));
-  } else if (endsWith(file, ".npz") && declared.rfind("%{", 0) == 0) {
-    // A map: the archive's entries by path, as -o writes them (a nested
-    // map's leaves as `mu.w`, a tuple's as `pair.0`), in the template's
-    // (sorted) order.
-    NXC_TRY(entries, readNpzEntries(file));
-    auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
-    auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
-    auto sig = parseSignature(src);
-    Loc at{argument, 1, (int)file.size() + 2};
-    if (!sig || sig->args.size() != 1) return error(at, fmt::format(FMT_STRING("expected one map template after {}:"), file));
-    std::vector<std::string> held;
-    for (auto &e : entries) held.push_back(e.name);
-    size_t used = 0;
-    std::function<Result<HostValue>(const Template &, const std::string &)> build =
-        [&](const Template &t, const std::string &path) -> Result<HostValue> {
-      if (!t.isTuple) {
-        auto it = std::find_if(entries.begin(), entries.end(), [&](const NpzEntry &e) { return e.name == path; });
-        if (it == entries.end())
-          return error(at, fmt::format(FMT_STRING("{} has no entry '{}' (it holds {})"), file, path, fmt::join(held, ", ")));
-        ++used;
-        return HostValue::leaf(std::move(it->tensor));
-      }
-      std::vector<HostValue> elems;
-      for (size_t k = 0; k < t.elems.size(); ++k) {
-        std::string name = t.keys.empty() ? std::to_string(k) : ast::keyText(t.keys[k]);
-        NXC_TRY(e, build(t.elems[k], path.empty() ? name : path + "." + name));
-        elems.push_back(std::move(e));
-      }
-      HostValue v = HostValue::tuple(std::move(elems));
-      v.keys = t.keys;
-      return v;
-    };
-    NXC_TRY(built, build(sig->args[0], ""));
-    if (used != entries.size())
-      return error(at, fmt::format(FMT_STRING("{} holds {} entries ({}); the template names {}"), file, entries.size(),
-                                   fmt::join(held, ", "), used));
-    v = std::move(built);
-  } else if (endsWith(file, ".npz")) {
-    NXC_TRY(ts, readNpz(file));
-    std::vector<HostValue> elems;
-    for (auto &t : ts) elems.push_back(HostValue::leaf(std::move(t)));
-    v = HostValue::tuple(std::move(elems));
-  } else if (std::error_code ec; declared.empty() && std::filesystem::is_regular_file(file, ec)) {
-    // Any other file: what Nx.serialize/2 wrote (trained parameters), its
-    // container as the file holds it, or a .safetensors file (a map of its
-    // tensors by name); recognized by content, whatever the name.
-    NXC_TRY(bytes, readFileBytes(file));
-    if (isSafetensors(bytes) || endsWith(file, ".safetensors")) return parseSafetensors(bytes, file);
-    if (!isNxSerialized(bytes))
-      return error(Loc{}, fmt::format(FMT_STRING("{} is neither a .npy/.npz file nor one Nx.serialize/2 or safetensors "
-                                                 "wrote"),
-                                      file));
-    NXC_TRY(serialized, parseNxSerialized(bytes, file));
-    return serialized;
-  } else {
-    auto src = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
-    NXC_TRY(t, parseLiteral(src));
-    return HostValue::leaf(std::move(t));
-  }
-  if (!declared.empty()) {
-    // Parsed as the one argument of a signature `f(TEMPLATE)`; errors are
-    // reported in the argument as the user wrote it.
-    auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
-    auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
-    int shift = (int)(file.size() + 1) - 2; // "FILE:" precedes the template, "f(" was added
-    auto inArgument = [&](Diag d) {
-      if (d.loc.file == src) d.loc = Loc{argument, 1, std::max(1, d.loc.col + shift)};
-      return d;
-    };
-    auto sig = parseSignature(src);
-    if (!sig) return inArgument(sig.error());
-    if (sig->args.size() != 1 || !sig->args[0].constantPath.empty())
-      return error(Loc{argument, 1, (int)file.size() + 2}, fmt::format(FMT_STRING("expected one template after {}:"), file));
-    if (auto applied = applyTemplate(v, sig->args[0], file); !applied) return inArgument(applied.error());
-  }
-  return v;
-}
 
 int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor *> &inputs, const JitOptions &o) {
   using clock = std::chrono::steady_clock;
@@ -209,22 +100,6 @@ int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor 
   return 0;
 }
 
-/// The arguments of a graph function: the leaves, in order, each of the
-/// type of its parameter (a graph is traced at fixed types).
-Status checkGraphArguments(const Graph &g, const std::vector<HostValue> &args, const Loc &where) {
-  std::vector<const HostTensor *> leaves;
-  for (auto &a : args) flattenLeaves(a, leaves);
-  if (leaves.size() != g.params.size())
-    return error(where, fmt::format(FMT_STRING("{} takes {} tensor argument{} ({}), got {}"), g.function,
-                                    g.params.size(), g.params.size() == 1 ? "" : "s", graphSignature(g),
-                                    leaves.size()));
-  for (size_t k = 0; k < leaves.size(); ++k)
-    if (!leaves[k]->type.sameTypeAndShape(g.typeOf(g.params[k])))
-      return error(where, fmt::format(FMT_STRING("argument {} is {}, but parameter {} ({}) of the graph is {}"), k + 1,
-                                      leaves[k]->type.str(), k, g.paramNames[k], g.typeOf(g.params[k]).str()));
-  return okStatus();
-}
-
 } // namespace
 
 int runJit(const JitOptions &o) {
@@ -270,7 +145,7 @@ int runJit(const JitOptions &o) {
 
   std::vector<HostValue> args;
   for (size_t i = 0; i < o.args.size(); ++i) {
-    auto a = readArgument(o.args[i], i + 1);
+    auto a = readJitArgument(o.args[i], i + 1);
     if (!a) return report(a.error());
     args.push_back(std::move(*a));
   }
@@ -293,19 +168,20 @@ int runJit(const JitOptions &o) {
     grouped = std::move(*g);
   }
 
-  if (!o.output.empty() && !endsWith(o.output, ".npy") && !endsWith(o.output, ".npz"))
+  if (!o.output.empty() && !llvm::StringRef(o.output).ends_with(".npy") && !llvm::StringRef(o.output).ends_with(".npz"))
     return report(error(Loc{}, fmt::format(FMT_STRING("-o {}: the output must be a .npy (one tensor) or .npz (a tuple) "
                                                       "file"),
                                            o.output)));
 
   auto engine = Engine::create();
   if (!engine) return report(engine.error());
-  if (o.device != "cpu" && o.device != "cuda-emulated")
+  std::optional<Device> device = deviceNamed(o.device);
+  if (!device || *device == Device::Cuda)
     return report(error(Loc{}, fmt::format(FMT_STRING("unknown jit --device '{}'; expected cpu or cuda-emulated "
                                                       "(nxc jit runs on this machine's CPU)"),
                                            o.device)));
-  (*engine)->setEmulateGpu(o.device == "cuda-emulated");
-  if (o.threads > 1 && o.device != "cpu")
+  (*engine)->setEmulateGpu(*device == Device::CudaEmulated);
+  if (o.threads > 1 && *device != Device::Cpu)
     return report(error(Loc{}, "--threads applies to CPU code, not to --device cuda-emulated"));
   (*engine)->setThreads(o.threads);
   auto prepared = graph ? (*engine)->prepareGraph(*graph, graphSignature(*graph), cacheSource, !o.noCache)
@@ -339,7 +215,7 @@ int runJit(const JitOptions &o) {
     return 0;
   }
   Status written = okStatus();
-  if (endsWith(o.output, ".npy")) {
+  if (llvm::StringRef(o.output).ends_with(".npy")) {
     if (result->isTuple)
       return report(error(Loc{}, "the result is a tuple; write it with -o FILE.npz (arrays arr_0, arr_1, ...)"));
     written = writeNpy(o.output, result->tensor);

@@ -12,6 +12,7 @@
 #include "nxc/Sema/Graph.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,15 @@ enum class Stage { Nx, Linalg, Bufferized, Gpu, LLVMDialect, LLVMIR, Ptx, Asm, O
 /// for CUDA, run on the CPU one block and one thread at a time (for testing
 /// the GPU mapping without a GPU; the artifacts are CPU artifacts).
 enum class Device { Cpu, Cuda, CudaEmulated };
+
+/// The device `--device` names (cpu, cuda, cuda-emulated), if any; each
+/// command then says which it accepts.
+inline std::optional<Device> deviceNamed(const std::string &name) {
+  if (name == "cpu") return Device::Cpu;
+  if (name == "cuda") return Device::Cuda;
+  if (name == "cuda-emulated") return Device::CudaEmulated;
+  return std::nullopt;
+}
 
 /// What to generate code for.
 struct TargetOptions {

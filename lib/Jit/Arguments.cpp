@@ -1,0 +1,156 @@
+//===- Arguments.cpp - the values nxc jit is called with ------------------===//
+//
+// Each argument as the user writes it: a literal, a .npy file, an .npz
+// archive (a tuple, or a template's container), or a file Nx.serialize/2 or
+// safetensors wrote, recognized by content; a file may be followed by
+// `:TEMPLATE` to give its axes names. And the check of a graph file's
+// function against its arguments.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Jit/Arguments.h"
+
+#include "nxc/Frontend/AST.h"
+#include "nxc/Graph/GraphJson.h"
+#include "nxc/Sema/Signature.h"
+#include "nxc/Tensor/Constants.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <functional>
+
+namespace nxc {
+namespace {
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Gives the leaves of `v` the axis names of `declared` (a template written
+/// after the file, as in `params.npz:{f32[input: 784, layer: 128], ...}`),
+/// after checking that types and shapes match.
+Status applyTemplate(HostValue &v, const Template &declared, const std::string &file) {
+  if (v.isTuple != declared.isTuple || (v.isTuple && v.elems.size() != declared.elems.size()) ||
+      v.keys != declared.keys)
+    return error(declared.loc, fmt::format(FMT_STRING("{} does not have the structure of {}"), file, declared.str()));
+  if (v.isTuple) {
+    for (size_t i = 0; i < v.elems.size(); ++i) NXC_CHECK(applyTemplate(v.elems[i], declared.elems[i], file));
+    return okStatus();
+  }
+  if (!(v.tensor.type.elem == declared.tensor.elem && v.tensor.type.shape == declared.tensor.shape))
+    return error(declared.loc, fmt::format(FMT_STRING("{} holds {}, but the template declares {}"), file,
+                                           v.tensor.type.str(), declared.tensor.str()));
+  v.tensor.type.names = declared.tensor.names;
+  return okStatus();
+}
+
+} // namespace
+
+/// One command-line argument: a .npy file, an .npz file (a tuple), or a
+/// literal; a file may be followed by `:TEMPLATE` to give its axes names.
+Result<HostValue> readJitArgument(const std::string &text, size_t index) {
+  std::string file = text, declared;
+  for (const char *ext : {".npy:", ".npz:"})
+    if (auto at = text.find(ext); at != std::string::npos) {
+      file = text.substr(0, at + 4);
+      declared = text.substr(at + 5);
+    }
+  HostValue v;
+  if (endsWith(file, ".npy")) {
+    NXC_TRY(t, readNpy(file));
+    v = HostValue::leaf(std::move(t));
+  } else if (endsWith(file, ".npz") && declared.rfind("%{", 0) == 0) {
+    // A map: the archive's entries by path, as -o writes them (a nested
+    // map's leaves as `mu.w`, a tuple's as `pair.0`), in the template's
+    // (sorted) order.
+    NXC_TRY(entries, readNpzEntries(file));
+    auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
+    auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
+    auto sig = parseSignature(src);
+    Loc at{argument, 1, (int)file.size() + 2};
+    if (!sig || sig->args.size() != 1) return error(at, fmt::format(FMT_STRING("expected one map template after {}:"), file));
+    std::vector<std::string> held;
+    for (auto &e : entries) held.push_back(e.name);
+    size_t used = 0;
+    std::function<Result<HostValue>(const Template &, const std::string &)> build =
+        [&](const Template &t, const std::string &path) -> Result<HostValue> {
+      if (!t.isTuple) {
+        auto it = std::find_if(entries.begin(), entries.end(), [&](const NpzEntry &e) { return e.name == path; });
+        if (it == entries.end())
+          return error(at, fmt::format(FMT_STRING("{} has no entry '{}' (it holds {})"), file, path, fmt::join(held, ", ")));
+        ++used;
+        return HostValue::leaf(std::move(it->tensor));
+      }
+      std::vector<HostValue> elems;
+      for (size_t k = 0; k < t.elems.size(); ++k) {
+        std::string name = t.keys.empty() ? std::to_string(k) : ast::keyText(t.keys[k]);
+        NXC_TRY(e, build(t.elems[k], path.empty() ? name : path + "." + name));
+        elems.push_back(std::move(e));
+      }
+      HostValue v = HostValue::tuple(std::move(elems));
+      v.keys = t.keys;
+      return v;
+    };
+    NXC_TRY(built, build(sig->args[0], ""));
+    if (used != entries.size())
+      return error(at, fmt::format(FMT_STRING("{} holds {} entries ({}); the template names {}"), file, entries.size(),
+                                   fmt::join(held, ", "), used));
+    v = std::move(built);
+  } else if (endsWith(file, ".npz")) {
+    NXC_TRY(ts, readNpz(file));
+    std::vector<HostValue> elems;
+    for (auto &t : ts) elems.push_back(HostValue::leaf(std::move(t)));
+    v = HostValue::tuple(std::move(elems));
+  } else if (std::error_code ec; declared.empty() && std::filesystem::is_regular_file(file, ec)) {
+    // Any other file: what Nx.serialize/2 wrote (trained parameters), its
+    // container as the file holds it, or a .safetensors file (a map of its
+    // tensors by name); recognized by content, whatever the name.
+    NXC_TRY(bytes, readFileBytes(file));
+    if (isSafetensors(bytes) || endsWith(file, ".safetensors")) return parseSafetensors(bytes, file);
+    if (!isNxSerialized(bytes))
+      return error(Loc{}, fmt::format(FMT_STRING("{} is neither a .npy/.npz file nor one Nx.serialize/2 or safetensors "
+                                                 "wrote"),
+                                      file));
+    NXC_TRY(serialized, parseNxSerialized(bytes, file));
+    return serialized;
+  } else {
+    auto src = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
+    NXC_TRY(t, parseLiteral(src));
+    return HostValue::leaf(std::move(t));
+  }
+  if (!declared.empty()) {
+    // Parsed as the one argument of a signature `f(TEMPLATE)`; errors are
+    // reported in the argument as the user wrote it.
+    auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
+    auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
+    int shift = (int)(file.size() + 1) - 2; // "FILE:" precedes the template, "f(" was added
+    auto inArgument = [&](Diag d) {
+      if (d.loc.file == src) d.loc = Loc{argument, 1, std::max(1, d.loc.col + shift)};
+      return d;
+    };
+    auto sig = parseSignature(src);
+    if (!sig) return inArgument(sig.error());
+    if (sig->args.size() != 1 || !sig->args[0].constantPath.empty())
+      return error(Loc{argument, 1, (int)file.size() + 2}, fmt::format(FMT_STRING("expected one template after {}:"), file));
+    if (auto applied = applyTemplate(v, sig->args[0], file); !applied) return inArgument(applied.error());
+  }
+  return v;
+}
+
+/// The arguments of a graph function: the leaves, in order, each of the
+/// type of its parameter (a graph is traced at fixed types).
+Status checkGraphArguments(const Graph &g, const std::vector<HostValue> &args, const Loc &where) {
+  std::vector<const HostTensor *> leaves;
+  for (auto &a : args) flattenLeaves(a, leaves);
+  if (leaves.size() != g.params.size())
+    return error(where, fmt::format(FMT_STRING("{} takes {} tensor argument{} ({}), got {}"), g.function,
+                                    g.params.size(), g.params.size() == 1 ? "" : "s", graphSignature(g),
+                                    leaves.size()));
+  for (size_t k = 0; k < leaves.size(); ++k)
+    if (!leaves[k]->type.sameTypeAndShape(g.typeOf(g.params[k])))
+      return error(where, fmt::format(FMT_STRING("argument {} is {}, but parameter {} ({}) of the graph is {}"), k + 1,
+                                      leaves[k]->type.str(), k, g.paramNames[k], g.typeOf(g.params[k]).str()));
+  return okStatus();
+}
+
+} // namespace nxc
