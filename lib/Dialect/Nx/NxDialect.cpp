@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 using namespace nxc::nx;
@@ -474,6 +475,18 @@ LogicalResult WhileOp::verify() {
       llvm::cast<RankedTensorType>(yield.getValues()[0].getType()).getRank() != 0)
     return emitOpError("expects its condition region to yield one scalar");
   return verifyYield(*this, getBody(), state, "body");
+}
+
+/// custom<StartList>: the starts of slice and put_slice as one mixed list,
+/// dynamic ones (kDynamicSliceStart) as the start tensors with their types:
+/// `[%i : tensor<si32>, 0]`.
+static ParseResult parseStartList(OpAsmParser &parser, SmallVectorImpl<OpAsmParser::UnresolvedOperand> &tensors,
+                                  DenseI64ArrayAttr &starts, SmallVectorImpl<Type> &types) {
+  return parseDynamicIndexList(parser, tensors, starts, &types);
+}
+static void printStartList(OpAsmPrinter &printer, Operation *op, OperandRange tensors, DenseI64ArrayAttr starts,
+                           TypeRange types) {
+  printDynamicIndexList(printer, op, tensors, starts.asArrayRef(), types);
 }
 
 #define GET_OP_CLASSES

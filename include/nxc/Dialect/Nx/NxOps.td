@@ -231,8 +231,8 @@ def Nx_DotOp : Nx_Op<"dot", [SameOperandsElementType]> {
 def Nx_SliceOp : Nx_Op<"slice"> {
   let summary = "Nx.slice: start_indices (clamped so the slice fits), lengths, strides";
   let description = [{
-    A start of INT64_MIN (kDynamicSliceStart, include/nxc/Sema/Op.h) is
-    dynamic: the next scalar of `start_tensors`
+    A start of INT64_MIN (kDynamicSliceStart, include/nxc/Sema/Op.h; MLIR's
+    ShapedType::kDynamic) is dynamic: the next scalar of `start_tensors`
     supplies it at run time, clamped to [0, dim - length]. Result dim i is
     ceil(lengths[i] / strides[i]).
   }];
@@ -240,6 +240,11 @@ def Nx_SliceOp : Nx_Op<"slice"> {
                        DenseI64ArrayAttr:$start_indices, DenseI64ArrayAttr:$lengths,
                        DenseI64ArrayAttr:$strides);
   let results = (outs Nx_Tensor:$result);
+  // Starts as a mixed list: `nx.slice %x[%i : tensor<si32>, 0] {lengths = ..., strides = ...}`.
+  let assemblyFormat = [{
+    $operand custom<StartList>($start_tensors, $start_indices, type($start_tensors)) attr-dict
+    `:` type($operand) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
@@ -248,6 +253,10 @@ def Nx_PutSliceOp : Nx_Op<"put_slice"> {
   let arguments = (ins Nx_Tensor:$operand, Nx_Tensor:$update,
                        Variadic<Nx_Tensor>:$start_tensors, DenseI64ArrayAttr:$start_indices);
   let results = (outs Nx_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $update custom<StartList>($start_tensors, $start_indices, type($start_tensors)) attr-dict
+    `:` type($operand) `,` type($update) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
