@@ -148,7 +148,8 @@ static int load(void) {
       return fail(NXRT_ERROR_DEVICE, "the module's GPU binary has no code for this GPU (rebuild with its --gpu sm_XX)",
                   r);
   }
-  if ((r = cu.cuStreamCreate(&g.stream, CU_STREAM_NON_BLOCKING))) return fail(NXRT_ERROR_DEVICE, "cuStreamCreate failed", r);
+  if ((r = cu.cuStreamCreate(&g.stream, CU_STREAM_NON_BLOCKING)))
+    return fail(NXRT_ERROR_DEVICE, "cuStreamCreate failed", r);
   return NXRT_OK;
 }
 
@@ -273,7 +274,8 @@ int nxrt_cuda_run(nxrt_launch_fn run, void **argv, unsigned tensors, unsigned in
         for (unsigned i = 0; i < tensors && !r; ++i) {
           hostPointers[i] = argv[i];
           argv[i] = (void *)(g.workspace + offset);
-          if (i < inputs && bytes[i]) r = cu.cuMemcpyHtoDAsync(g.workspace + offset, hostPointers[i], bytes[i], g.stream);
+          if (i < inputs && bytes[i])
+            r = cu.cuMemcpyHtoDAsync(g.workspace + offset, hostPointers[i], bytes[i], g.stream);
           offset += (bytes[i] + 255) & ~255ull;
         }
       if (r) status = fail(NXRT_ERROR_DEVICE, "copying the inputs to the GPU failed", r);

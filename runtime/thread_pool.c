@@ -158,7 +158,8 @@ static void *worker(void *arg) {
     if (g == seen && !load(&pool.stopping)) {
       pthread_mutex_lock(&pool.mutex);
       __atomic_add_fetch(&pool.sleepers, 1, __ATOMIC_SEQ_CST);
-      while ((g = load_u(&pool.generation)) == seen && !load(&pool.stopping)) pthread_cond_wait(&pool.wake, &pool.mutex);
+      while ((g = load_u(&pool.generation)) == seen && !load(&pool.stopping))
+        pthread_cond_wait(&pool.wake, &pool.mutex);
       __atomic_sub_fetch(&pool.sleepers, 1, __ATOMIC_SEQ_CST);
       pthread_mutex_unlock(&pool.mutex);
     }

@@ -118,7 +118,8 @@ template <typename OpTy, bool Signed> struct IntToBF16 : OpRewritePattern<OpTy> 
       Value low = arith::AndIOp::create(rw, l, m, intConst(rw, l, it, 0xFFF));
       Value sticky = arith::SelectOp::create(rw, l, arith::CmpIOp::create(rw, l, arith::CmpIPredicate::ne, low, zero),
                                              intConst(rw, l, it, 0x800), zero);
-      Value kept = arith::OrIOp::create(rw, l, arith::AndIOp::create(rw, l, m, intConst(rw, l, it, ~uint64_t(0xFFF))), sticky);
+      Value kept =
+          arith::OrIOp::create(rw, l, arith::AndIOp::create(rw, l, m, intConst(rw, l, it, ~uint64_t(0xFFF))), sticky);
       Value big = arith::CmpIOp::create(rw, l, arith::CmpIPredicate::uge, m, intConst(rw, l, it, uint64_t(1) << 53));
       // Halved before the signed conversion, so that 2^63 and up stay positive
       // (bit 0 of `kept` is zero, so the halving is exact).
@@ -139,7 +140,8 @@ template <typename OpTy, bool Signed> struct IntToBF16 : OpRewritePattern<OpTy> 
 struct ComputeInF32 : RewritePattern {
   ComputeInF32(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), PatternBenefit(1), ctx) {}
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rw) const override {
-    if (!llvm::isa<math::MathDialect, arith::ArithDialect>(op->getDialect()) || op->getNumRegions() != 0) return failure();
+    if (!llvm::isa<math::MathDialect, arith::ArithDialect>(op->getDialect()) || op->getNumRegions() != 0)
+      return failure();
     if (llvm::isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp, arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp,
                   arith::UIToFPOp>(op))
       return failure();

@@ -27,7 +27,10 @@ Type nxElementType(MLIRContext *ctx, ElemType t) {
   case TypeKind::S: return IntegerType::get(ctx, t.bits, IntegerType::Signed);
   case TypeKind::U: return IntegerType::get(ctx, t.bits, IntegerType::Unsigned);
   case TypeKind::BF: return BFloat16Type::get(ctx);
-  case TypeKind::F: return t.bits == 16 ? (Type)Float16Type::get(ctx) : t.bits == 64 ? (Type)Float64Type::get(ctx) : (Type)Float32Type::get(ctx);
+  case TypeKind::F:
+    return t.bits == 16   ? (Type)Float16Type::get(ctx)
+           : t.bits == 64 ? (Type)Float64Type::get(ctx)
+                          : (Type)Float32Type::get(ctx);
   }
   return {};
 }
@@ -56,7 +59,8 @@ static DenseElementsAttr constantAttr(RankedTensorType type, const Node &n) {
   }
   auto it = llvm::cast<IntegerType>(et);
   SmallVector<APInt> vals;
-  for (int64_t v : n.ivalues) vals.push_back(APInt(it.getWidth(), (uint64_t)v, /*isSigned=*/true, /*implicitTrunc=*/true));
+  for (int64_t v : n.ivalues)
+    vals.push_back(APInt(it.getWidth(), (uint64_t)v, /*isSigned=*/true, /*implicitTrunc=*/true));
   return DenseElementsAttr::get(type, vals);
 }
 
@@ -138,8 +142,8 @@ Status emitNxFunction(ModuleOp module, const Graph &graph, const std::string &sy
       state.addTypes(tensorType(ctx, n.type));
     }
     if (n.op == Op::Constant) state.addAttribute("value", constantAttr(tensorType(ctx, n.type), n));
-    if (!n.axes.empty() || n.op == Op::Broadcast || n.op == Op::Transpose || n.op == Op::Sum || n.op == Op::Product || n.op == Op::Iota ||
-        n.op == Op::ReduceMax || n.op == Op::ReduceMin || n.op == Op::All || n.op == Op::Any)
+    if (!n.axes.empty() || n.op == Op::Broadcast || n.op == Op::Transpose || n.op == Op::Sum || n.op == Op::Product ||
+        n.op == Op::Iota || n.op == Op::ReduceMax || n.op == Op::ReduceMin || n.op == Op::All || n.op == Op::Any)
       state.addAttribute("axes", b.getDenseI64ArrayAttr(n.axes));
     for (auto &[name, v] : n.attrs) state.addAttribute(name, b.getDenseI64ArrayAttr(v));
     Operation *op = b.create(state);

@@ -83,13 +83,16 @@ std::pair<Value, Value> payneHanek(OpBuilder &b, Location l, Value absX32) {
   // The window starts at bit E - 2 of 2/pi (E = biased - 150), counted here
   // from a zero word put in front (bit E + 62), and clamped for the |x|
   // whose result the caller does not use.
-  Value start = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, arith::SubIOp::create(b, l, biased, c(88)), c(0)), c(166));
+  Value start = arith::MinSIOp::create(
+      b, l, arith::MaxSIOp::create(b, l, arith::SubIOp::create(b, l, biased, c(88)), c(0)), c(166));
   Value word = shr(start, 6);
   auto pickWord = [&](int offset) -> Value {
     // words[word + offset] of {0, kTwoOverPi[0..3]}, word in 0..2.
     auto w = [&](int i) { return i == 0 ? c(0) : c(kTwoOverPi[i - 1]); };
-    Value v = arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, word, c(1)), w(1 + offset), w(2 + offset));
-    return arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, word, c(0)), w(offset), v);
+    Value v = arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, word, c(1)),
+                                      w(1 + offset), w(2 + offset));
+    return arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, word, c(0)), w(offset),
+                                   v);
   };
   Value w0 = pickWord(0), w1 = pickWord(1), w2 = pickWord(2);
   Value o = arith::AndIOp::create(b, l, start, c(63));
@@ -113,7 +116,8 @@ std::pair<Value, Value> payneHanek(OpBuilder &b, Location l, Value absX32) {
   // 32-bit parts, so that each sum rounds once.
   Value fracHigh = arith::AndIOp::create(b, l, w1p, c((1ull << 62) - 1));
   auto scaled = [&](Value v, double scale) { return fmul(b, l, smallIntegerToF64(b, l, v), fconst(b, l, f64, scale)); };
-  Value high = fadd(b, l, scaled(shr(fracHigh, 31), 0x1p-31), scaled(arith::AndIOp::create(b, l, fracHigh, c(0x7fffffff)), 0x1p-62));
+  Value high = fadd(b, l, scaled(shr(fracHigh, 31), 0x1p-31),
+                    scaled(arith::AndIOp::create(b, l, fracHigh, c(0x7fffffff)), 0x1p-62));
   Value low = fadd(b, l, scaled(shr(w0p, 32), 0x1p-94), scaled(low32(w0p), 0x1p-126));
   Value f = fadd(b, l, high, low);
   Value up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, f, fconst(b, l, f64, 0.5));
@@ -132,7 +136,8 @@ Value atan2WithZeros(OpBuilder &b, Location l, Value y, Value x) {
   Value r = math::Atan2Op::create(b, l, y, x);
   Value yZero = arith::AndIOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, y, zero),
                                       arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, x, x));
-  Value xNegative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::CopySignOp::create(b, l, one, x), zero);
+  Value xNegative =
+      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::CopySignOp::create(b, l, one, x), zero);
   Value magnitude = arith::SelectOp::create(b, l, xNegative, fconst(b, l, t, M_PI), zero);
   return arith::SelectOp::create(b, l, yZero, math::CopySignOp::create(b, l, magnitude, y), r);
 }
@@ -225,8 +230,9 @@ Value erfF32(OpBuilder &b, Location l, Value x) {
   Value g = polynomialF64(b, l, kSmall, fsub(b, l, fmul(b, l, x2, fconst(b, l, f64, 0.5)), one));
   Value small = fmul(b, l, xd, fadd(b, l, fconst(b, l, f64, 2.0 / std::sqrt(M_PI)), fmul(b, l, x2, g)));
   Value uLarge = fsub(b, l, fmul(b, l, fsub(b, l, ax, fconst(b, l, f64, 2.0)), fconst(b, l, f64, 2.0 / 1.92)), one);
-  Value large = arith::SelectOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f64, 3.92)),
-                                        one, polynomialF64(b, l, kLarge, uLarge));
+  Value large =
+      arith::SelectOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f64, 3.92)),
+                              one, polynomialF64(b, l, kLarge, uLarge));
   // NaN fails the comparison and takes x * P(x^2), which is NaN.
   Value useLarge = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f64, 2.0));
   Value r = arith::SelectOp::create(b, l, useLarge, math::CopySignOp::create(b, l, large, xd), small);
@@ -283,8 +289,9 @@ Value reducedTrig(OpBuilder &b, Location l, Trig fn, Value x) {
   auto [kBig, rBig] = payneHanek(b, l, ax);
   // x < 0: x = -(k pi/2 + r) = (-k) pi/2 + (-r).
   Value negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, fconst(b, l, f32, 0.0));
-  kBig = arith::SelectOp::create(b, l, negative,
-                                 arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, iconst(b, l, i64, 4), kBig), iconst(b, l, i64, 3)), kBig);
+  kBig = arith::SelectOp::create(
+      b, l, negative,
+      arith::AndIOp::create(b, l, arith::SubIOp::create(b, l, iconst(b, l, i64, 4), kBig), iconst(b, l, i64, 3)), kBig);
   rBig = arith::SelectOp::create(b, l, negative, arith::NegFOp::create(b, l, rBig), rBig);
   Value big = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ax, fconst(b, l, f32, 0x1p22));
   q = arith::SelectOp::create(b, l, big, kBig, q);
@@ -293,7 +300,8 @@ Value reducedTrig(OpBuilder &b, Location l, Trig fn, Value x) {
   // omitted terms are below 2^-36 relative), so the result is rounded once,
   // also where it is tiny (near multiples of pi).
   Value r2 = fmul(b, l, rd, rd);
-  Value s = fmul(b, l, rd, polynomialF64(b, l, {-1.0 / 39916800, 1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1.0}, r2));
+  Value s =
+      fmul(b, l, rd, polynomialF64(b, l, {-1.0 / 39916800, 1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1.0}, r2));
   Value c = polynomialF64(b, l, {1.0 / 479001600, -1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -0.5, 1.0}, r2);
   auto quadrant = [&](int k) { return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, q, iconst(b, l, i64, k)); };
   Value ns = arith::NegFOp::create(b, l, s), nc = arith::NegFOp::create(b, l, c);
@@ -304,9 +312,13 @@ Value reducedTrig(OpBuilder &b, Location l, Trig fn, Value x) {
     return arith::SelectOp::create(b, l, quadrant(0), q0, v);
   };
   Value sinX = pick(s, c, ns, nc), cosX = pick(c, ns, nc, s);
-  Value result = arith::TruncFOp::create(b, l, t, fn == Trig::Sin ? sinX : fn == Trig::Cos ? cosX : fdiv(b, l, sinX, cosX));
+  Value result = arith::TruncFOp::create(b, l, t,
+                                         fn == Trig::Sin   ? sinX
+                                         : fn == Trig::Cos ? cosX
+                                                           : fdiv(b, l, sinX, cosX));
   // Inf and NaN give NaN (the f64 reduction of Inf would be NaN anyway).
-  Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x), fconst(b, l, t, INFINITY));
+  Value finite =
+      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x), fconst(b, l, t, INFINITY));
   return arith::SelectOp::create(b, l, finite, result, fconst(b, l, t, NAN));
 }
 
@@ -321,7 +333,8 @@ Value exactNarrowFmod(OpBuilder &b, Location l, Value x, Value y) {
   Value zero = fconst(b, l, f64, 0.0);
   auto exponent = [&](Value v) -> Value {
     Value bits = arith::BitcastOp::create(b, l, i64, v);
-    return arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, bits, iconst(b, l, i64, 52)), iconst(b, l, i64, 0x7ff));
+    return arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, bits, iconst(b, l, i64, 52)),
+                                 iconst(b, l, i64, 0x7ff));
   };
   Value ed = exponent(d);
   for (int step = 0; step < 12; ++step) {
@@ -330,7 +343,9 @@ Value exactNarrowFmod(OpBuilder &b, Location l, Value x, Value y) {
                                          iconst(b, l, i64, 0));
     // 2^shift, built from its exponent bits.
     Value scale = arith::BitcastOp::create(
-        b, l, f64, arith::ShLIOp::create(b, l, arith::AddIOp::create(b, l, shift, iconst(b, l, i64, 1023)), iconst(b, l, i64, 52)));
+        b, l, f64,
+        arith::ShLIOp::create(b, l, arith::AddIOp::create(b, l, shift, iconst(b, l, i64, 1023)),
+                              iconst(b, l, i64, 52)));
     Value ds = arith::MulFOp::create(b, l, d, scale);
     Value q = math::TruncOp::create(b, l, arith::DivFOp::create(b, l, a, ds));
     Value r = arith::SubFOp::create(b, l, a, arith::MulFOp::create(b, l, q, ds));
@@ -340,7 +355,8 @@ Value exactNarrowFmod(OpBuilder &b, Location l, Value x, Value y) {
   }
   Value r = math::CopySignOp::create(b, l, a, xd);
   // fmod(x, 0), fmod(+-Inf, y) and NaNs give NaN; fmod(x, +-Inf) is x.
-  Value xFinite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, xd), fconst(b, l, f64, INFINITY));
+  Value xFinite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, xd),
+                                        fconst(b, l, f64, INFINITY));
   Value yInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, d, fconst(b, l, f64, INFINITY));
   Value yOk = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ONE, d, zero); // false for 0 and NaN
   r = arith::SelectOp::create(b, l, yInf, xd, r);
@@ -560,7 +576,8 @@ Value powOfNarrowInF64(OpBuilder &b, Location l, Value xd, Value yd) {
   Value acc = one;
   for (int bit = 0; bit < 5; ++bit) {
     if (bit) power = fmul(b, l, power, power);
-    Value set = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, arith::AndIOp::create(b, l, k, ic(1ll << bit)), ic(0));
+    Value set =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, arith::AndIOp::create(b, l, k, ic(1ll << bit)), ic(0));
     acc = select(b, l, set, fmul(b, l, acc, power), acc);
   }
   acc = select(b, l, cmpf(b, l, P::OLT, yd, c(0.0)), fdiv(b, l, one, acc), acc);
@@ -650,7 +667,8 @@ Value erfcF32(OpBuilder &b, Location l, Value x) {
   Value a = select(b, l, cmpf(b, l, P::OGT, ax, c(11.0)), c(11.0), ax);
   Value t = fdiv(b, l, c(1.0), fadd(b, l, a, c(3.0)));
   Value w = fsub(b, l, fmul(b, l, fsub(b, l, t, c(1.0 / 14)), c(2.0 / (1.0 / 3.5 - 1.0 / 14))), c(1.0));
-  Value tail = fmul(b, l, exp2Clamped(b, l, fmul(b, l, fmul(b, l, a, a), c(-M_LOG2E))), polynomialF64(b, l, kErfcScaled, w));
+  Value tail =
+      fmul(b, l, exp2Clamped(b, l, fmul(b, l, fmul(b, l, a, a), c(-M_LOG2E))), polynomialF64(b, l, kErfcScaled, w));
   Value large = select(b, l, cmpf(b, l, P::OGT, xd, c(0.0)), tail, fsub(b, l, c(2.0), tail));
   Value r = select(b, l, cmpf(b, l, P::OLT, ax, c(0.5)), small, large);
   return arith::TruncFOp::create(b, l, x.getType(), r);

@@ -49,7 +49,8 @@ std::string Diag::render() const {
   // One space per character (not per byte of a UTF-8 sequence).
   for (int i = 0; i + 1 < col && i < (int)line.size(); ++i)
     if (((unsigned char)line[i] & 0xC0) != 0x80) pad += line[i] == '\t' ? '\t' : ' ';
-  return fmt::format(FMT_STRING("{}:{}:{}: error: {}\n{}\n{}^\n"), loc.file->name, loc.line, loc.col, message, line, pad);
+  return fmt::format(FMT_STRING("{}:{}:{}: error: {}\n{}\n{}^\n"), loc.file->name, loc.line, loc.col, message, line,
+                     pad);
 }
 
 } // namespace nxc

@@ -58,7 +58,8 @@ Result<size_t> digitRun(const std::string &s, size_t j, bool (*isDigit)(char), s
   size_t begin = j;
   while (j < s.size() && (isDigit(s[j]) || s[j] == '_')) {
     if (s[j] == '_' && (j == begin || j + 1 >= s.size() || !isDigit(s[j + 1]) || !isDigit(s[j - 1])))
-      return error(Loc{at.file, at.line, at.col + (int)(j - begin)}, "malformed number: '_' must sit between two digits");
+      return error(Loc{at.file, at.line, at.col + (int)(j - begin)},
+                   "malformed number: '_' must sit between two digits");
     if (s[j] != '_') out += s[j];
     ++j;
   }

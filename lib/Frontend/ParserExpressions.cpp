@@ -21,7 +21,8 @@ namespace nxc::parser {
 
 Status Parser::checkNesting() const {
   if (nesting_ > kMaxNesting)
-    return error(peek().loc, fmt::format(FMT_STRING("expression nested too deeply (more than {} levels)"), kMaxNesting));
+    return error(peek().loc,
+                 fmt::format(FMT_STRING("expression nested too deeply (more than {} levels)"), kMaxNesting));
   return okStatus();
 }
 

@@ -224,8 +224,10 @@ Result<ResultTree> Reader::resultTree(const json &v, const std::string &ptr, Gra
   NXC_TRY(id, integer(v, ptr));
   if (id < 0 || id >= (int64_t)g.nodes.size())
     return err(ptr, fmt::format(FMT_STRING("node {} does not exist (the function has {} nodes)"), id, g.nodes.size()));
-  if (g.nodes[id].parent >= 0 || g.nodes[id].op == Op::Cond || g.nodes[id].op == Op::While || g.nodes[id].op == Op::PrintValue)
-    return err(ptr, fmt::format(FMT_STRING("node {} ({}) cannot be a result of the function"), id, opName(g.nodes[id].op)));
+  if (g.nodes[id].parent >= 0 || g.nodes[id].op == Op::Cond || g.nodes[id].op == Op::While ||
+      g.nodes[id].op == Op::PrintValue)
+    return err(ptr,
+               fmt::format(FMT_STRING("node {} ({}) cannot be a result of the function"), id, opName(g.nodes[id].op)));
   t.node = (int)id;
   g.results.push_back((int)id);
   return t;
@@ -401,7 +403,8 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
     }
     auto need = [&](const char *field, bool wanted) -> Status {
       bool has = o.contains(field);
-      if (has && !wanted) return err(nptr + "/" + field, fmt::format(FMT_STRING("a {} node has no \"{}\""), opText, field));
+      if (has && !wanted)
+        return err(nptr + "/" + field, fmt::format(FMT_STRING("a {} node has no \"{}\""), opText, field));
       if (!has && wanted) return err(nptr, fmt::format(FMT_STRING("a {} node needs \"{}\""), opText, field));
       return okStatus();
     };
@@ -433,7 +436,8 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
         return err(nptr + "/index", fmt::format(FMT_STRING("parameter {} does not exist (the function has {})"),
                                                 n.param, paramTypes.size()));
       if (g.params[n.param] >= 0)
-        return err(nptr + "/index", fmt::format(FMT_STRING("parameter {} is also node {}"), n.param, g.params[n.param]));
+        return err(nptr + "/index",
+                   fmt::format(FMT_STRING("parameter {} is also node {}"), n.param, g.params[n.param]));
       if (!n.type.sameTypeAndShape(paramTypes[n.param]) || n.type.names != paramTypes[n.param].names)
         return err(nptr, fmt::format(FMT_STRING("the node is {}, but parameter {} is {}"), n.type.str(), n.param,
                                      paramTypes[n.param].str()));
@@ -494,7 +498,8 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
       const json &regions = o.at("regions");
       std::string gptr = nptr + "/regions";
       if (!regions.is_array() || regions.size() != 2)
-        return err(gptr, op == Op::Cond ? "expected two regions (then, else)" : "expected two regions (condition, body)");
+        return err(gptr,
+                   op == Op::Cond ? "expected two regions (then, else)" : "expected two regions (condition, body)");
       for (size_t r = 0; r < 2; ++r) {
         std::string xptr = fmt::format(FMT_STRING("{}/{}"), gptr, r);
         NXC_CHECK(keys(regions[r], xptr, {"args", "nodes", "results"}));
@@ -695,7 +700,8 @@ Result<GraphFile> Reader::read() {
 
 Result<GraphFile> loadGraphFile(const std::string &path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': it is a directory"), path));
+  if (fs::is_directory(path, ec))
+    return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': it is a directory"), path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return error(Loc{}, fmt::format(FMT_STRING("cannot read '{}': {}"), path, std::strerror(errno)));
   if (auto size = fs::file_size(path, ec); !ec && (int64_t)size > kGraphFileLimit)

@@ -167,7 +167,8 @@ Result<GraphJson> writeGraphJson(const std::vector<const Graph *> &graphs, const
         }
         o["results"] = results;
         ojson regions = ojson::array();
-        for (auto &r : n.regions) regions.push_back(ojson{{"args", r.args}, {"nodes", r.nodes}, {"results", r.results}});
+        for (auto &r : n.regions)
+          regions.push_back(ojson{{"args", r.args}, {"nodes", r.nodes}, {"results", r.results}});
         o["regions"] = regions;
       }
       if (n.op == Op::Constant) {

@@ -68,7 +68,8 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
     auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
     auto sig = parseSignature(src);
     Loc at{argument, 1, (int)file.size() + 2};
-    if (!sig || sig->args.size() != 1) return error(at, fmt::format(FMT_STRING("expected one map template after {}:"), file));
+    if (!sig || sig->args.size() != 1)
+      return error(at, fmt::format(FMT_STRING("expected one map template after {}:"), file));
     std::vector<std::string> held;
     for (auto &e : entries) held.push_back(e.name);
     size_t used = 0;
@@ -77,7 +78,8 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
       if (!t.isTuple) {
         auto it = std::find_if(entries.begin(), entries.end(), [&](const NpzEntry &e) { return e.name == path; });
         if (it == entries.end())
-          return error(at, fmt::format(FMT_STRING("{} has no entry '{}' (it holds {})"), file, path, fmt::join(held, ", ")));
+          return error(
+              at, fmt::format(FMT_STRING("{} has no entry '{}' (it holds {})"), file, path, fmt::join(held, ", ")));
         ++used;
         return HostValue::leaf(std::move(it->tensor));
       }
@@ -131,7 +133,8 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
     auto sig = parseSignature(src);
     if (!sig) return inArgument(sig.error());
     if (sig->args.size() != 1 || !sig->args[0].constantPath.empty())
-      return error(Loc{argument, 1, (int)file.size() + 2}, fmt::format(FMT_STRING("expected one template after {}:"), file));
+      return error(Loc{argument, 1, (int)file.size() + 2},
+                   fmt::format(FMT_STRING("expected one template after {}:"), file));
     if (auto applied = applyTemplate(v, sig->args[0], file); !applied) return inArgument(applied.error());
   }
   return v;

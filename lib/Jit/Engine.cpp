@@ -146,7 +146,8 @@ Result<std::vector<HostValue>> groupArguments(const ast::Function &fn, std::vect
                                               size_t trailing) {
   std::vector<HostValue> grouped;
   for (auto &p : fn.params)
-    if (!p) return error(where, fmt::format(FMT_STRING("{}/{} is Elixir that nxc cannot read"), fn.name, fn.params.size()));
+    if (!p)
+      return error(where, fmt::format(FMT_STRING("{}/{} is Elixir that nxc cannot read"), fn.name, fn.params.size()));
   size_t next = 0;
   size_t tensorParams = fn.params.size() >= trailing ? fn.params.size() - trailing : 0;
   for (size_t i = 0; i < tensorParams && next < args.size(); ++i) {

@@ -221,7 +221,8 @@ static Status matchPattern(const ast::Expr &pattern, const HostValue &value,
     if (value.elems.size() != pattern.children.size())
       return error(pattern.loc, fmt::format(FMT_STRING("cannot match a tuple of {} elements against a tuple of {}"),
                                             pattern.children.size(), value.elems.size()));
-    for (size_t i = 0; i < pattern.children.size(); ++i) NXC_CHECK(matchPattern(*pattern.children[i], value.elems[i], out));
+    for (size_t i = 0; i < pattern.children.size(); ++i)
+      NXC_CHECK(matchPattern(*pattern.children[i], value.elems[i], out));
     return okStatus();
   }
   return error(pattern.loc, "only variables and tuples can be assigned in the repl");
@@ -259,7 +260,8 @@ std::string ReplSession::bindFunction(const std::string &name, const ast::Expr &
   return fmt::format(FMT_STRING("#Function<{}/{}>\n"), inputSource->name, fn.intValue);
 }
 
-Result<std::string> ReplSession::define(const std::string &input, const std::shared_ptr<const SourceFile> &inputSource) {
+Result<std::string> ReplSession::define(const std::string &input,
+                                        const std::shared_ptr<const SourceFile> &inputSource) {
   // Parse the definition alone first, for errors located in the user's text.
   auto alone = std::make_shared<const SourceFile>(
       SourceFile{inputSource->name, fmt::format(FMT_STRING("defmodule Repl do\n{}\nend\n"), input)});
@@ -334,7 +336,8 @@ Result<std::string> ReplSession::eval(const std::string &input) {
     }
     if (blanked) {
       NXC_TRY(value, evaluate(*single->children[0], body, inputSource));
-      if (value.isTuple) return error(single->loc, fmt::format(FMT_STRING("Nx.{} expects a tensor, got a tuple"), single->name));
+      if (value.isTuple)
+        return error(single->loc, fmt::format(FMT_STRING("Nx.{} expects a tensor, got a tuple"), single->name));
       const HostTensor &t = value.tensor;
       if (single->name == "to_number" && t.numElements() != 1)
         return error(single->loc, fmt::format(FMT_STRING("** (ArgumentError) cannot convert tensor of shape {{{}}} to "

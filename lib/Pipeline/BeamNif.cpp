@@ -32,7 +32,8 @@ Status addBeamNif(llvm::Module &m, const std::vector<EntryInfo> &entries, const 
   if (!pointers64)
     return error(Loc{}, "--nif supports 64-bit targets so far (x86-64, aarch64, riscv64 Linux)");
   if (!beamNifAvailable())
-    return error(Loc{}, "--nif: this nxc was built without Erlang's erl_nif.h (install erlang-dev and build nxc again)");
+    return error(Loc{},
+                 "--nif: this nxc was built without Erlang's erl_nif.h (install erlang-dev and build nxc again)");
   llvm::LLVMContext &ctx = m.getContext();
   NXC_CHECK(linkInternalBitcode(m, NXC_EMBEDDED(beam_nif64_bc), "beam_nif.bc"));
   llvm::Function *init = m.getFunction("nif_init");

@@ -106,7 +106,8 @@ Status runPipeline(mlir::ModuleOp module, const std::string &pipeline, Diagnosti
   mlir::PassManager pm(module.getContext());
   std::string parseErrors;
   llvm::raw_string_ostream es(parseErrors);
-  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, es))) return internalError("building the pass pipeline", parseErrors);
+  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, es)))
+    return internalError("building the pass pipeline", parseErrors);
   if (mlir::failed(pm.run(module))) return internalError(what, diags.messages);
   return okStatus();
 }
@@ -211,8 +212,9 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
       llvm::Value *bad = nullptr;
       if (e.workspaceSize > 0) {
         llvm::Value *addr = b.CreatePtrToInt(ws, sizeTy);
-        llvm::Value *misaligned = b.CreateICmpNE(b.CreateAnd(addr, llvm::ConstantInt::get(sizeTy, abi::kBufferAlignment - 1)),
-                                                 llvm::ConstantInt::get(sizeTy, 0));
+        llvm::Value *misaligned =
+            b.CreateICmpNE(b.CreateAnd(addr, llvm::ConstantInt::get(sizeTy, abi::kBufferAlignment - 1)),
+                           llvm::ConstantInt::get(sizeTy, 0));
         bad = b.CreateOr(b.CreateIsNull(ws), misaligned);
       }
       body(f, b, ws, bad);
@@ -240,8 +242,8 @@ void addEntryWrappers(llvm::Module &m, std::vector<EntryInfo> &entries, const ll
                                               llvm::ConstantInt::get(i64, outputs)};
       for (int64_t bytes : e.tensorBytes) layout.push_back(llvm::ConstantInt::get(i64, bytes));
       auto *type = llvm::ArrayType::get(i64, layout.size());
-      new llvm::GlobalVariable(m, type, true, llvm::GlobalValue::ExternalLinkage, llvm::ConstantArray::get(type, layout),
-                               abi::packedLayoutSymbol(e.symbol));
+      new llvm::GlobalVariable(m, type, true, llvm::GlobalValue::ExternalLinkage,
+                               llvm::ConstantArray::get(type, layout), abi::packedLayoutSymbol(e.symbol));
       llvm::Function *withWs = m.getFunction(abi::withWorkspaceSymbol(e.symbol));
       llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
       llvm::Function *f = define(abi::packedSymbol(e.symbol), llvm::Type::getInt32Ty(ctx), {ptr});

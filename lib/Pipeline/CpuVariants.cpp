@@ -135,7 +135,8 @@ Result<std::vector<std::string>> planCpuVariants(const std::string &tripleStr, c
   for (size_t start = 0; start <= cpuOption.size() && !cpuOption.empty();) {
     size_t comma = cpuOption.find(',', start);
     std::string item = cpuOption.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) return error(Loc{}, fmt::format(FMT_STRING("--cpu '{}': an empty CPU name in the list"), cpuOption));
+    if (item.empty())
+      return error(Loc{}, fmt::format(FMT_STRING("--cpu '{}': an empty CPU name in the list"), cpuOption));
     list.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -351,7 +352,8 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
     llvm::LoadInst *v = b.CreateAlignedLoad(i32, choice, llvm::MaybeAlign(4));
     v->setAtomic(llvm::AtomicOrdering::Monotonic);
     llvm::BasicBlock *from = b.GetInsertBlock();
-    llvm::BasicBlock *pick = llvm::BasicBlock::Create(ctx, "choose", f), *have = llvm::BasicBlock::Create(ctx, "chosen", f);
+    llvm::BasicBlock *pick = llvm::BasicBlock::Create(ctx, "choose", f),
+                     *have = llvm::BasicBlock::Create(ctx, "chosen", f);
     b.CreateCondBr(b.CreateICmpEQ(v, b.getInt32(-2)), pick, have);
     b.SetInsertPoint(pick);
     llvm::Value *picked = b.CreateCall(choose);
@@ -375,7 +377,8 @@ Result<std::vector<CpuVariant>> addCpuVariants(llvm::Module &m, const std::vecto
     llvm::BasicBlock *last = llvm::BasicBlock::Create(ctx, "v" + std::to_string(variants.size() - 1), f);
     llvm::SwitchInst *sw = b.CreateSwitch(v, last, (unsigned)variants.size());
     for (size_t k = 0; k < variants.size(); ++k) {
-      llvm::BasicBlock *bb = k + 1 == variants.size() ? last : llvm::BasicBlock::Create(ctx, "v" + std::to_string(k), f);
+      llvm::BasicBlock *bb =
+          k + 1 == variants.size() ? last : llvm::BasicBlock::Create(ctx, "v" + std::to_string(k), f);
       if (k + 1 < variants.size()) sw->addCase(b.getInt32((int)k), bb);
       llvm::IRBuilder<> cb(bb);
       llvm::Function *target = clones[k][f];

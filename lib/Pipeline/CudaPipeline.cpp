@@ -133,7 +133,8 @@ void gatherKernels(mlir::ModuleOp module) {
   module.walk([&](mlir::gpu::LaunchFuncOp launch) {
     auto it = kernelOf.find(launch.getKernelModuleName().str() + "::" + launch.getKernelName().str());
     if (it != kernelOf.end())
-      launch.setKernelAttr(mlir::SymbolRefAttr::get(ctx, "nxc_kernels", {mlir::FlatSymbolRefAttr::get(ctx, it->second)}));
+      launch.setKernelAttr(
+          mlir::SymbolRefAttr::get(ctx, "nxc_kernels", {mlir::FlatSymbolRefAttr::get(ctx, it->second)}));
   });
   // Globals the outlining copied into several modules are the same symbol of
   // the host module: keep one copy.
@@ -389,7 +390,8 @@ void addCudaEntries(llvm::Module &m, const EntryInfo &e, llvm::Function *launch,
   auto declare = [&](const char *name, llvm::Type *ret, std::vector<llvm::Type *> ps) {
     return m.getOrInsertFunction(name, llvm::FunctionType::get(ret, ps, false));
   };
-  // int nxrt_cuda_run(void (*)(void**, void*), void **argv, uint32 ntensors, uint64 ws, void *stream, void *ws_ptr, int mode)
+  // int nxrt_cuda_run(void (*)(void**, void*), void **argv, uint32 ntensors, uint64 ws, void *stream, void *ws_ptr, int
+  // mode)
   auto runtimeRun = declare("nxrt_cuda_run", i32, {ptr, ptr, i32, i32, ptr, i64, ptr, ptr, i32});
   auto define = [&](const std::string &name, llvm::Type *ret, std::vector<llvm::Type *> ps) {
     auto *f = llvm::Function::Create(llvm::FunctionType::get(ret, ps, false), llvm::GlobalValue::ExternalLinkage,

@@ -107,7 +107,8 @@ void keepIterationsAlike(llvm::Function &body) {
         llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
     llvm::Metadata *unrollOff[] = {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")};
     llvm::SmallVector<llvm::Metadata *, 4> ops = {nullptr, llvm::MDNode::get(ctx, vectorizeOff),
-                                                  llvm::MDNode::get(ctx, interleaveOne), llvm::MDNode::get(ctx, unrollOff)};
+                                                  llvm::MDNode::get(ctx, interleaveOne),
+                                                  llvm::MDNode::get(ctx, unrollOff)};
     llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
     id->replaceOperandWith(0, id);
     loop->setLoopID(id);
@@ -161,7 +162,8 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
       if (a.getType()->isPointerTy()) a.addAttr(llvm::Attribute::NoAlias);
     std::vector<llvm::CallInst *> calls;
     for (llvm::User *u : body->users())
-      if (auto *call = llvm::dyn_cast<llvm::CallInst>(u); call && call->getCalledFunction() == body) calls.push_back(call);
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(u); call && call->getCalledFunction() == body)
+        calls.push_back(call);
     std::vector<llvm::Type *> fieldTypes(body->getFunctionType()->param_begin() + 2,
                                          body->getFunctionType()->param_end());
     auto *context = llvm::StructType::create(ctx, fieldTypes, (body->getName() + ".context").str());
@@ -171,8 +173,10 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
       llvm::IRBuilder<> entry(&caller->getEntryBlock(), caller->getEntryBlock().begin());
       llvm::AllocaInst *slot = entry.CreateAlloca(context, nullptr, "parallel.context");
       llvm::IRBuilder<> b(call);
-      for (unsigned k = 0; k < fieldTypes.size(); ++k) b.CreateStore(call->getArgOperand(k + 2), b.CreateStructGEP(context, slot, k));
-      llvm::Value *lo = b.CreateSExtOrTrunc(call->getArgOperand(0), i64), *hi = b.CreateSExtOrTrunc(call->getArgOperand(1), i64);
+      for (unsigned k = 0; k < fieldTypes.size(); ++k)
+        b.CreateStore(call->getArgOperand(k + 2), b.CreateStructGEP(context, slot, k));
+      llvm::Value *lo = b.CreateSExtOrTrunc(call->getArgOperand(0), i64),
+                  *hi = b.CreateSExtOrTrunc(call->getArgOperand(1), i64);
       // The task runs [lo', hi') of [0, hi - lo): the outlining always calls with lo = 0.
       if (!llvm::isa<llvm::ConstantInt>(lo) || !llvm::cast<llvm::ConstantInt>(lo)->isZero())
         return internalError(Loc{}, fmt::format(FMT_STRING("a parallel call of {} that does not start at 0"),
@@ -200,8 +204,9 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
     b.CreateRet(b.CreateCall(getThreads, {b.getInt32(threads)}));
   }
   {
-    llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
-                                               llvm::GlobalValue::ExternalLinkage, abi::stopThreadsSymbol(exportPrefix), m);
+    llvm::Function *f =
+        llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+                               llvm::GlobalValue::ExternalLinkage, abi::stopThreadsSymbol(exportPrefix), m);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
     b.CreateCall(stop);

@@ -122,7 +122,9 @@ private:
   int add(Value a, Value b) { return nx("add", a, b); }
   int sub(Value a, Value b) { return nx("subtract", a, b); }
   int sumAxes(int x, const std::vector<int64_t> &axes, bool keep = false) {
-    return nx("sum", std::vector<Value>{tv(x), keywords({{"axes", ints(axes)}, {"keep_axes", Value::atomValue(keep ? "true" : "false", loc_)}})});
+    return nx("sum",
+              std::vector<Value>{tv(x), keywords({{"axes", ints(axes)},
+                                                  {"keep_axes", Value::atomValue(keep ? "true" : "false", loc_)}})});
   }
   /// A scalar f32 tensor (Nx's Expr.tensor(value)).
   int scalarF32(double v) { return t_.constant(ElemType::f32(), {}, {v}, {}, loc_); }
@@ -202,7 +204,8 @@ private:
   int concat(std::vector<int> parts, int64_t axis) {
     std::vector<Value> l;
     for (int p : parts) l.push_back(tv(p));
-    return nx("concatenate", std::vector<Value>{Value::list(std::move(l), loc_), opt("axis", Value::number(axis, loc_))});
+    return nx("concatenate",
+              std::vector<Value>{Value::list(std::move(l), loc_), opt("axis", Value::number(axis, loc_))});
   }
   void windowChooserRule(const Node &n, int g, Adjoints &a);
   void convRule(const Node &n, int g, Adjoints &a);

@@ -93,9 +93,10 @@ int Tracer::constant(ElemType t, Shape shape, std::vector<double> fv, std::vecto
 /// A number as a scalar constant of type t.
 Status Tracer::checkLiteralInteger(const Value &v) {
   if (v.kind != Value::Int || (v.i >= INT32_MIN && v.i <= INT32_MAX)) return okStatus();
-  return error(v.loc, fmt::format(FMT_STRING("the integer {} does not fit s32, the type Nx gives integer literals (Nx would "
-                                             "wrap it to {}); give it a type, e.g. Nx.tensor({}, type: :s64)"),
-                                  v.i, (int32_t)(uint32_t)(uint64_t)v.i, v.i));
+  return error(v.loc,
+               fmt::format(FMT_STRING("the integer {} does not fit s32, the type Nx gives integer literals (Nx would "
+                                      "wrap it to {}); give it a type, e.g. Nx.tensor({}, type: :s64)"),
+                           v.i, (int32_t)(uint32_t)(uint64_t)v.i, v.i));
 }
 
 Result<int> Tracer::numberConstant(const Value &v, ElemType t) {
@@ -217,7 +218,9 @@ ElemType Tracer::typeOfValue(const Value &v) {
 /// Nx.Shared.binary_type/2.
 ElemType Tracer::binaryType(const Value &a, const Value &b) {
   bool an = a.kind != Value::Tensor, bn = b.kind != Value::Tensor;
-  if (an && bn) return (a.kind == Value::Float || b.kind == Value::Float) ? ElemType::f32() : typeOfValue(a.kind == Value::Atom ? b : a);
+  if (an && bn)
+    return (a.kind == Value::Float || b.kind == Value::Float) ? ElemType::f32()
+                                                              : typeOfValue(a.kind == Value::Atom ? b : a);
   if (an) return mergeNumber(typeOfValue(b), a);
   if (bn) return mergeNumber(typeOfValue(a), b);
   return mergeTypes(typeOfValue(a), typeOfValue(b));
@@ -363,7 +366,8 @@ Result<std::optional<Value>> Tracer::constantAlgebra(Op op, const Value &a, cons
   // literals: Nx gives them the result type directly).
   int l;
   if (left.kind == Value::Tensor) l = cast(left.node, t, loc);
-  else if (merged) l = t.isFloat() ? constant(t, {}, {left.asDouble()}, {}, loc) : constant(t, {}, {}, {left.asInt()}, loc);
+  else if (merged)
+    l = t.isFloat() ? constant(t, {}, {left.asDouble()}, {}, loc) : constant(t, {}, {}, {left.asInt()}, loc);
   else { NXC_TRY(k, numberConstant(left, t)); l = k; }
   if (right.kind != Value::Tensor) return std::optional<Value>();
   Node n;
@@ -374,7 +378,8 @@ Result<std::optional<Value>> Tracer::constantAlgebra(Op op, const Value &a, cons
   return std::optional<Value>(Value::tensor(named(add(n), names), loc));
 }
 
-Result<std::map<std::string, Value>> Tracer::options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn) {
+Result<std::map<std::string, Value>> Tracer::options(const Value &v, const std::vector<std::string> &allowed,
+                                                     const std::string &fn) {
   std::map<std::string, Value> out;
   if (v.kind == Value::List && v.elems.empty()) return out;
   if (!v.isKeywordList())
@@ -443,10 +448,12 @@ Result<std::vector<int64_t>> Tracer::axesOption(const Value &v, int64_t rank, co
 Result<ElemType> Tracer::parseType(const Value &v) {
   if (v.kind == Value::Atom) {
     if (auto t = ElemType::parse(v.atom)) return *t;
-  } else if (v.kind == Value::Tuple && v.elems.size() == 2 && v.elems[0].kind == Value::Atom && v.elems[1].kind == Value::Int) {
+  } else if (v.kind == Value::Tuple && v.elems.size() == 2 && v.elems[0].kind == Value::Atom &&
+             v.elems[1].kind == Value::Int) {
     if (auto t = ElemType::parse(v.elems[0].atom + std::to_string(v.elems[1].i))) return *t;
   }
-  return error(v.loc, "invalid type, expected one of :s8, :s16, :s32, :s64, :u8, :u16, :u32, :u64, :f16, :bf16, :f32, :f64 (or {:f, 32})");
+  return error(v.loc, "invalid type, expected one of :s8, :s16, :s32, :s64, :u8, :u16, :u32, :u64, :f16, :bf16, :f32, "
+                      ":f64 (or {:f, 32})");
 }
 
 Result<Shape> Tracer::shapeArg(const Value &v, const std::string &fn) {
@@ -475,7 +482,8 @@ Result<Shape> Tracer::shapeArg(const Value &v, const std::string &fn) {
 Value Tracer::takeOptions(std::vector<Value> &args, size_t minPositional) {
   Value opts;
   opts.kind = Value::List;
-  if (args.size() > minPositional && (args.back().isKeywordList() || (args.back().kind == Value::List && args.back().elems.empty()))) {
+  if (args.size() > minPositional &&
+      (args.back().isKeywordList() || (args.back().kind == Value::List && args.back().elems.empty()))) {
     opts = args.back();
     args.pop_back();
   }

@@ -372,7 +372,8 @@ Result<Value> Tracer::forExpr(const Expr &e, Env &env) {
       } else if (from.kind == Value::Range && !from.full) {
         int64_t count = from.step > 0 ? (from.last - from.i) / from.step + 1 : (from.i - from.last) / -from.step + 1;
         if ((from.step > 0 && from.last < from.i) || (from.step < 0 && from.last > from.i)) count = 0;
-        if (count > 1000000) return error(x.children[1]->loc, "a range of more than 1,000,000 elements at compile time");
+        if (count > 1000000)
+          return error(x.children[1]->loc, "a range of more than 1,000,000 elements at compile time");
         for (int64_t j = 0; j < count; ++j) items.push_back(Value::number(from.i + j * from.step, x.loc));
       } else if (from.kind == Value::Map) {
         for (size_t k = 0; k < from.elems.size(); ++k)
@@ -655,7 +656,8 @@ Loc ElixirCall::argLoc(size_t k) const { return args[k].loc.valid() ? args[k].lo
 
 Status ElixirCall::needList(size_t k, const char *fn) const {
   if (args[k].kind != Value::List)
-    return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects a list, got {}"), module, fn, describeValue(args[k])));
+    return error(argLoc(k),
+                 fmt::format(FMT_STRING("{}.{} expects a list, got {}"), module, fn, describeValue(args[k])));
   return okStatus();
 }
 

@@ -427,7 +427,8 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       count = (int64_t)n;
       genRange = g;
     } else if (g.kind == Value::Tensor) {
-      if (g_.typeOf(g.node).rank() == 0) return error(condOrGen.loc, "while expects a tensor of rank 1 or more as generator, got a scalar");
+      if (g_.typeOf(g.node).rank() == 0)
+        return error(condOrGen.loc, "while expects a tensor of rank 1 or more as generator, got a scalar");
       count = g_.typeOf(g.node).shape[0];
       genTensor = g;
     } else {
@@ -441,7 +442,8 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     NXC_TRY(o, options(ov, {"unroll"}, "while"));
     if (o.count("unroll")) {
       const Value &u = o["unroll"];
-      if (u.kind == Value::Atom && (u.atom == "true" || u.atom == "false")) unroll = u.atom == "true" ? std::max<int64_t>(count, 1) : 0;
+      if (u.kind == Value::Atom && (u.atom == "true" || u.atom == "false"))
+        unroll = u.atom == "true" ? std::max<int64_t>(count, 1) : 0;
       else if (u.kind == Value::Int && u.i > 0) unroll = u.i;
       else
         return error(u.loc, fmt::format(FMT_STRING("while: :unroll must be a boolean or a positive integer, got {}"),
@@ -459,7 +461,8 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   // The generated value for iteration `k` (a scalar s32 tensor).
   auto generated = [&](int k, const Loc &loc) -> Result<Value> {
     if (genRange.kind == Value::Range) {
-      NXC_TRY(m, binary(Op::Multiply, Value::tensor(k, loc), Value::number(genRange.step, loc), BinaryRule::Arith, loc));
+      NXC_TRY(m,
+              binary(Op::Multiply, Value::tensor(k, loc), Value::number(genRange.step, loc), BinaryRule::Arith, loc));
       return binary(Op::Add, m, Value::number(genRange.i, loc), BinaryRule::Arith, loc);
     }
     // An empty generator runs no iteration, but the body is still traced:
@@ -508,7 +511,9 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
     size_t pos = 0;
     return rebuildLeaves(state0, vs, pos);
   };
-  auto constantCounter = [&](int64_t k) { return Value::tensor(constant(ElemType::s32(), {}, {}, {k}, body.loc), body.loc); };
+  auto constantCounter = [&](int64_t k) {
+    return Value::tensor(constant(ElemType::s32(), {}, {}, {k}, body.loc), body.loc);
+  };
 
   // unroll covering every iteration: the body traced inline.
   if (unroll > 0 && unroll >= count) {

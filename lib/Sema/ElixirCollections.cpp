@@ -29,7 +29,8 @@ Result<std::optional<Value>> Tracer::elixirMapCall(ElixirCall &call) {
   size_t n = call.n;
   auto needMap = [&](size_t k) -> Status {
     if (args[k].kind != Value::Map)
-      return error(call.argLoc(k), fmt::format(FMT_STRING("Map.{} expects a map, got {}"), name, describeValue(args[k])));
+      return error(call.argLoc(k),
+                   fmt::format(FMT_STRING("Map.{} expects a map, got {}"), name, describeValue(args[k])));
     return okStatus();
   };
   if (name == "new" && n == 0) {
@@ -355,7 +356,8 @@ Result<std::optional<Value>> Tracer::elixirEnumCall(ElixirCall &call) {
     return Opt(items[i]);
   }
   if ((name == "take" || name == "drop") && n == 2) {
-    if (args[1].kind != Value::Int) return error(call.argLoc(1), fmt::format(FMT_STRING("Enum.{} expects a count"), name));
+    if (args[1].kind != Value::Int)
+      return error(call.argLoc(1), fmt::format(FMT_STRING("Enum.{} expects a count"), name));
     int64_t size = (int64_t)items.size(), c = args[1].i;
     int64_t from = 0, to = size;
     if (name == "take") {
@@ -418,7 +420,8 @@ Result<std::optional<Value>> Tracer::elixirEnumCall(ElixirCall &call) {
   }
   if (name == "with_index" && n == 1) {
     std::vector<Value> out;
-    for (size_t k = 0; k < items.size(); ++k) out.push_back(Value::tuple({items[k], Value::number((int64_t)k, loc)}, loc));
+    for (size_t k = 0; k < items.size(); ++k)
+      out.push_back(Value::tuple({items[k], Value::number((int64_t)k, loc)}, loc));
     return Opt(call.listOf(out));
   }
   if (name == "zip" && n == 1) {
@@ -442,7 +445,8 @@ Result<std::optional<Value>> Tracer::elixirEnumCall(ElixirCall &call) {
   if (name == "zip" && n == 2) {
     NXC_TRY(other, call.enumerated(1));
     std::vector<Value> out;
-    for (size_t k = 0; k < std::min(items.size(), other.size()); ++k) out.push_back(Value::tuple({items[k], other[k]}, loc));
+    for (size_t k = 0; k < std::min(items.size(), other.size()); ++k)
+      out.push_back(Value::tuple({items[k], other[k]}, loc));
     return Opt(call.listOf(out));
   }
   if ((name == "sum" || name == "product") && n == 1) {
@@ -451,7 +455,8 @@ Result<std::optional<Value>> Tracer::elixirEnumCall(ElixirCall &call) {
     int64_t i = name == "sum" ? 0 : 1;
     for (auto &x : items) {
       if (x.kind != Value::Int && x.kind != Value::Float)
-        return error(call.argLoc(0), fmt::format(FMT_STRING("Enum.{} expects numbers, got {}"), name, describeValue(x)));
+        return error(call.argLoc(0),
+                     fmt::format(FMT_STRING("Enum.{} expects numbers, got {}"), name, describeValue(x)));
       fl |= x.kind == Value::Float;
       d = name == "sum" ? d + x.asDouble() : d * x.asDouble();
       if (!fl && (name == "sum" ? __builtin_add_overflow(i, x.i, &i) : __builtin_mul_overflow(i, x.i, &i)))

@@ -30,7 +30,8 @@ Result<std::optional<Value>> Tracer::elixirKernelCall(ElixirCall &call) {
   size_t n = call.n;
   if (n == 2 && name == "is_function") {
     if (args[1].kind != Value::Int || args[1].i < 0)
-      return error(call.argLoc(1), fmt::format(FMT_STRING("is_function/2 expects an arity, got {}"), describeValue(args[1])));
+      return error(call.argLoc(1),
+                   fmt::format(FMT_STRING("is_function/2 expects an arity, got {}"), describeValue(args[1])));
     bool fits = args[0].kind == Value::Function && args[0].fn && args[0].fn->intValue == args[1].i;
     return Opt(boolean(fits, loc));
   }
@@ -40,14 +41,16 @@ Result<std::optional<Value>> Tracer::elixirKernelCall(ElixirCall &call) {
     if (name == "is_list") return Opt(boolean(x.kind == Value::List, loc));
     if (name == "is_tuple") return Opt(boolean(x.kind == Value::Tuple, loc));
     if (name == "is_atom") return Opt(boolean(x.kind == Value::Atom, loc));
-    if (name == "is_boolean") return Opt(boolean(x.kind == Value::Atom && (x.atom == "true" || x.atom == "false"), loc));
+    if (name == "is_boolean")
+      return Opt(boolean(x.kind == Value::Atom && (x.atom == "true" || x.atom == "false"), loc));
     if (name == "is_number") return Opt(boolean(x.kind == Value::Int || x.kind == Value::Float, loc));
     if (name == "is_integer") return Opt(boolean(x.kind == Value::Int, loc));
     if (name == "is_float") return Opt(boolean(x.kind == Value::Float, loc));
     if (name == "is_binary") return Opt(boolean(x.kind == Value::String, loc));
     if (name == "is_function") return Opt(boolean(x.kind == Value::Function, loc));
     if (name == "is_map") return Opt(boolean(x.kind == Value::Tensor || x.kind == Value::Map, loc));
-    if (name == "is_struct") return Opt(boolean(x.kind == Value::Tensor || (x.kind == Value::Map && !x.atom.empty()), loc));
+    if (name == "is_struct")
+      return Opt(boolean(x.kind == Value::Tensor || (x.kind == Value::Map && !x.atom.empty()), loc));
     if (name == "to_string") {
       NXC_TRY(text, elixirToString(x, loc));
       Value s;
@@ -89,7 +92,8 @@ Result<std::optional<Value>> Tracer::elixirKernelCall(ElixirCall &call) {
     }
   }
   if (name == "put_elem" && n == 3) {
-    if (args[0].kind != Value::Tuple) return error(call.argLoc(0), "put_elem/3 expects a tuple, got " + describeValue(args[0]));
+    if (args[0].kind != Value::Tuple)
+      return error(call.argLoc(0), "put_elem/3 expects a tuple, got " + describeValue(args[0]));
     if (args[1].kind != Value::Int || args[1].i < 0 || args[1].i >= (int64_t)args[0].elems.size())
       return error(call.argLoc(1), fmt::format(FMT_STRING("put_elem/3: index {} is out of range for a tuple of {} "
                                                      "elements"),
@@ -185,7 +189,8 @@ Result<std::optional<Value>> Tracer::elixirTupleCall(ElixirCall &call) {
   const Loc &loc = call.loc;
   size_t n = call.n;
   if (n >= 1 && args[0].kind != Value::Tuple && name != "duplicate")
-    return error(call.argLoc(0), fmt::format(FMT_STRING("Tuple.{} expects a tuple, got {}"), name, describeValue(args[0])));
+    return error(call.argLoc(0),
+                 fmt::format(FMT_STRING("Tuple.{} expects a tuple, got {}"), name, describeValue(args[0])));
   if (name == "to_list" && n == 1) return Opt(call.listOf(args[0].elems));
   if ((name == "delete_at" && n == 2) || (name == "insert_at" && n == 3) || (name == "append" && n == 2)) {
     std::vector<Value> e = args[0].elems;
@@ -237,8 +242,9 @@ Result<std::optional<Value>> Tracer::elixirLoggerCall(ElixirCall &call) {
       message = m;
     }
     NXC_TRY(text, elixirToString(message, loc));
-    std::string where = loc.valid() && loc.file ? fmt::format(FMT_STRING("{}:{}:{}: "), loc.file->name, loc.line, loc.col)
-                                                : std::string();
+    std::string where = loc.valid() && loc.file
+                            ? fmt::format(FMT_STRING("{}:{}:{}: "), loc.file->name, loc.line, loc.col)
+                            : std::string();
     fmt::print(stderr, FMT_STRING("{}[{}] {}\n"), where, name == "warn" ? "warning" : name, text);
     return Opt(Value::atomValue("ok", loc));
   }
@@ -302,8 +308,8 @@ Result<std::optional<Value>> Tracer::elixirErlangCall(ElixirCall &call) {
   // The tuple functions Elixir's Kernel and Tuple are made of (1-based).
   auto needTuple = [&](size_t k) -> Status {
     if (args[k].kind != Value::Tuple)
-      return error(call.argLoc(k), fmt::format(FMT_STRING("** (ArgumentError) :erlang.{} expects a tuple, got {}"), name,
-                                          describeValue(args[k])));
+      return error(call.argLoc(k), fmt::format(FMT_STRING("** (ArgumentError) :erlang.{} expects a tuple, got {}"),
+                                               name, describeValue(args[k])));
     return okStatus();
   };
   auto index = [&](size_t k, size_t size) -> Result<size_t> {

@@ -349,7 +349,8 @@ Result<Value> Tracer::stopGrad(const Value &v, const Loc &loc) {
 
 Result<Value> Tracer::customGrad(std::vector<Value> &args, const Loc &loc) {
   if (args[1].kind != Value::List)
-    return error(args[1].loc.valid() ? args[1].loc : loc, "custom_grad/3 expects a list of inputs as its second argument");
+    return error(args[1].loc.valid() ? args[1].loc : loc,
+                 "custom_grad/3 expects a list of inputs as its second argument");
   if (args[2].kind != Value::Function)
     return error(args[2].loc.valid() ? args[2].loc : loc, "custom_grad/3 expects a function as its third argument");
   CustomGrad cg;
@@ -376,8 +377,9 @@ Result<Value> Tracer::gradCall(const std::string &name, std::vector<Value> &args
   bool withValue = name == "value_and_grad";
   const Value &fn = args[1];
   if (fn.kind != Value::Function)
-    return error(fn.loc.valid() ? fn.loc : loc,
-                 fmt::format(FMT_STRING("{} expects a function as its second argument, got {}"), name, describeValue(fn)));
+    return error(
+        fn.loc.valid() ? fn.loc : loc,
+        fmt::format(FMT_STRING("{} expects a function as its second argument, got {}"), name, describeValue(fn)));
   if (withValue && args.size() > 2 && args[2].kind != Value::Function)
     return error(args[2].loc.valid() ? args[2].loc : loc,
                  fmt::format(FMT_STRING("value_and_grad expects a function as its third argument, got {}"),
@@ -390,7 +392,8 @@ Result<Value> Tracer::gradCall(const std::string &name, std::vector<Value> &args
     targets.push_back(metadata(t, kToGrad, loc));
     l = Value::tensor(targets.back(), l.loc.valid() ? l.loc : loc);
   }
-  if (targets.empty()) return error(loc, fmt::format(FMT_STRING("{} expects a tensor or a tuple of tensors to differentiate"), name));
+  if (targets.empty())
+    return error(loc, fmt::format(FMT_STRING("{} expects a tensor or a tuple of tensors to differentiate"), name));
   size_t next = 0;
   Value aliases = rebuildLeaves(args[0], leaves, next);
   NXC_TRY(value, applyFunction(fn, {aliases}, loc));

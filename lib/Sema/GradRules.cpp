@@ -66,7 +66,8 @@ void Backprop::rule(int id, int g, Adjoints &a) {
         int below = nx("logical_and", tv(nx("greater", tv(lo), tv(v))), tv(nx("less", tv(lo), tv(hi))));
         give(2, nx("sum", nx("select", std::vector<Value>{tv(below), tv(gb), tv(zero)})));
       }
-      if (dep(hi)) give(3, nx("sum", nx("select", std::vector<Value>{tv(nx("less", tv(hi), tv(v))), tv(gb), tv(zero)})));
+      if (dep(hi))
+        give(3, nx("sum", nx("select", std::vector<Value>{tv(nx("less", tv(hi), tv(v))), tv(gb), tv(zero)})));
       return;
     }
     if (n.param == Tracer::kCustomGrad) {
@@ -173,7 +174,8 @@ void Backprop::rule(int id, int g, Adjoints &a) {
   case Op::Negate:
     return give(0, nx("negate", g));
   case Op::Abs:
-    return give(0, nx("select", std::vector<Value>{tv(nx("greater_equal", tv(in), num(0.0))), tv(g), tv(nx("negate", g))}));
+    return give(
+        0, nx("select", std::vector<Value>{tv(nx("greater_equal", tv(in), num(0.0))), tv(g), tv(nx("negate", g))}));
   case Op::Sqrt:
     return give(0, div(tv(mul(tv(g), num(0.5))), tv(id)));
   case Op::Cbrt:
@@ -233,13 +235,17 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     int g2 = t_.reshape(g, us, loc_), ans = t_.reshape(id, us, loc_);
     int isZero = nx("equal", tv(in), Value::number(0, loc_));
     int nonZero = nx("select", std::vector<Value>{tv(isZero), Value::number(1, loc_), tv(in)});
-    int removed = nx("product", std::vector<Value>{tv(nonZero), keywords({{"axes", ints(n.axes)}, {"keep_axes", Value::atomValue("true", loc_)}})});
+    int removed =
+        nx("product", std::vector<Value>{tv(nonZero), keywords({{"axes", ints(n.axes)},
+                                                                {"keep_axes", Value::atomValue("true", loc_)}})});
     int zerosIn = sumAxes(isZero, n.axes, true);
     int oneZero = nx("equal", tv(zerosIn), Value::number(1, loc_));
     int manyZeros = nx("greater", tv(zerosIn), Value::number(1, loc_));
     int dx = mul(tv(g2), tv(div(tv(ans), tv(nonZero))));
-    dx = nx("select", std::vector<Value>{tv(nx("logical_and", tv(isZero), tv(oneZero))), tv(mul(tv(g2), tv(removed))), tv(dx)});
-    dx = nx("select", std::vector<Value>{tv(nx("logical_and", tv(isZero), tv(manyZeros))), Value::number(0, loc_), tv(dx)});
+    dx = nx("select",
+            std::vector<Value>{tv(nx("logical_and", tv(isZero), tv(oneZero))), tv(mul(tv(g2), tv(removed))), tv(dx)});
+    dx = nx("select",
+            std::vector<Value>{tv(nx("logical_and", tv(isZero), tv(manyZeros))), Value::number(0, loc_), tv(dx)});
     return give(0, dx);
   }
   case Op::ReduceMax: case Op::ReduceMin: {
@@ -425,8 +431,9 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     int idx = x(1), upd = x(2);
     Value axes = opt("axes", ints(n.axes));
     if (dep(x(0)))
-      give(0, op == Op::IndexedAdd ? g
-                                  : nx("indexed_put", std::vector<Value>{tv(g), tv(idx), tv(zeros(type(g).elem, shape(upd))), axes}));
+      give(0, op == Op::IndexedAdd
+                  ? g
+                  : nx("indexed_put", std::vector<Value>{tv(g), tv(idx), tv(zeros(type(g).elem, shape(upd))), axes}));
     if (dep(upd)) {
       int taken = nx("gather", std::vector<Value>{tv(g), tv(idx), axes});
       if (ok(taken)) give(2, t_.reshape(taken, shape(upd), loc_));

@@ -101,7 +101,8 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
     bool wide = et.isFloat() && et.bits < 64;
     ElemType f64{TypeKind::F, 64};
     auto dotp = [&](const Value &a, const Value &b) -> Result<Value> {
-      Value wa = wide ? Value::tensor(cast(a.node, f64, loc), loc) : a, wb = wide ? Value::tensor(cast(b.node, f64, loc), loc) : b;
+      Value wa = wide ? Value::tensor(cast(a.node, f64, loc), loc) : a,
+            wb = wide ? Value::tensor(cast(b.node, f64, loc), loc) : b;
       std::vector<Value> da = {wa, Value::list({num(r - 1)}, loc), Value::list(batches, loc), wb,
                                Value::list({num(r - 2)}, loc), Value::list(batches, loc)};
       NXC_TRY(d, dot(da, loc));
@@ -173,7 +174,8 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
       else return error(sl, "split must be an integer greater than zero and less than the length of the given axis");
     } else if (sp.kind == Value::Float) {
       at = (int64_t)std::ceil(sp.f * (double)size);
-      if (!(at > 0 && at < size)) return error(sl, "split must be a float such that 0 < split and ceil(split * axis_size) < 1");
+      if (!(at > 0 && at < size))
+        return error(sl, "split must be a float such that 0 < split and ceil(split * axis_size) < 1");
     } else {
       return error(sl, fmt::format(FMT_STRING("Nx.split expects an integer or a float, got {}"), describeValue(sp)));
     }
@@ -193,7 +195,8 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
     for (auto [key, out] : {std::pair<const char *, double *>{"rtol", &rtol}, {"atol", &atol}})
       if (o.count(key)) {
         if (!o[key].isNumber() || o[key].kind == Value::Atom)
-          return error(o[key].loc.valid() ? o[key].loc : loc, fmt::format(FMT_STRING("Nx.all_close: :{} must be a number"), key));
+          return error(o[key].loc.valid() ? o[key].loc : loc,
+                       fmt::format(FMT_STRING("Nx.all_close: :{} must be a number"), key));
         *out = o[key].asDouble();
       }
     if (o.count("equal_nan")) { NXC_TRY(e, boolOption(o["equal_nan"], "equal_nan")); equalNan = e; }
@@ -305,8 +308,13 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
     iotaShape.push_back(n);
     std::vector<Value> dims;
     for (auto d : iotaShape) dims.push_back(num(d));
-    NXC_TRY(iota, callNx("iota", {Value::tuple(dims, loc), kw({{"axis", num(-1)}, {"type", Value::atomValue(t.name(), loc)}})}, loc));
-    NXC_TRY(span, callNx("subtract", {Value::tensor(reshape(stop, withN, loc), loc), Value::tensor(reshape(start, withN, loc), loc)}, loc));
+    NXC_TRY(iota,
+            callNx("iota",
+                   {Value::tuple(dims, loc), kw({{"axis", num(-1)}, {"type", Value::atomValue(t.name(), loc)}})}, loc));
+    NXC_TRY(span,
+            callNx("subtract",
+                   {Value::tensor(reshape(stop, withN, loc), loc), Value::tensor(reshape(start, withN, loc), loc)},
+                   loc));
     NXC_TRY(step, callNx("divide", {span, num(endpoint ? n - 1 : n)}, loc));
     NXC_TRY(scaled, callNx("multiply", {iota, step}, loc));
     NXC_TRY(shifted, callNx("add", {scaled, Value::tensor(reshape(start, withN, loc), loc)}, loc));
@@ -331,12 +339,14 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
   if (o.count("offset")) { NXC_TRY(k, intArg("Nx.put_diagonal", o["offset"], ":offset", loc)); offset = k; }
   const Shape ds = g_.typeOf(d).shape;
   if (s.size() != 2)
-    return error(loc, fmt::format(FMT_STRING("put_diagonal/3 expects tensor of rank 2, got tensor of rank: {}"), s.size()));
+    return error(loc,
+                 fmt::format(FMT_STRING("put_diagonal/3 expects tensor of rank 2, got tensor of rank: {}"), s.size()));
   if (ds.size() != 1)
     return error(loc, fmt::format(FMT_STRING("put_diagonal/3 expects diagonal of rank 1, got tensor of rank: {}"),
                                   ds.size()));
   if (offset >= 0 && offset >= s[1])
-    return error(loc, fmt::format(FMT_STRING("offset must be less than length of axis 1 when positive, got: {}"), offset));
+    return error(loc,
+                 fmt::format(FMT_STRING("offset must be less than length of axis 1 when positive, got: {}"), offset));
   if (offset < 0 && -offset >= s[0])
     return error(loc, fmt::format(FMT_STRING("absolute value of offset must be less than length of axis 0 when "
                                              "negative, got: {}"),
@@ -345,8 +355,9 @@ Result<Value> Tracer::nxComposite(const std::string &fn, std::vector<Value> &arg
   int64_t r0 = offset >= 0 ? 0 : -offset, c0 = offset >= 0 ? offset : 0, count = 0;
   for (int64_t r = r0, c = c0; r < s[0] && c < s[1]; ++r, ++c, ++count) idx.insert(idx.end(), {r, c});
   if (ds[0] != count)
-    return error(loc, fmt::format(FMT_STRING("expected diagonal tensor of length: {}, got diagonal tensor of length: {}"),
-                                  count, ds[0]));
+    return error(loc,
+                 fmt::format(FMT_STRING("expected diagonal tensor of length: {}, got diagonal tensor of length: {}"),
+                             count, ds[0]));
   int indices = constant(ElemType::s32(), {count, 2}, {}, idx, loc);
   return callNx("indexed_put", {Value::tensor(x, loc), Value::tensor(indices, loc), Value::tensor(d, loc)}, loc);
 }

@@ -101,14 +101,17 @@ Result<Value> Tracer::nxEye(const std::string &fn, std::vector<Value> &args, con
   return Value::tensor(constant(t, shape, {}, iv, loc), loc);
 }
 
-Status Tracer::flattenLiteral(const Value &v, size_t depth, Shape &shape, std::vector<const Value *> &leaves, const Loc &loc) {
+Status Tracer::flattenLiteral(const Value &v, size_t depth, Shape &shape, std::vector<const Value *> &leaves,
+                              const Loc &loc) {
   if (v.kind == Value::List) {
     if (depth >= (size_t)kMaxRank)
-      return error(v.loc.valid() ? v.loc : loc,
-                   fmt::format(FMT_STRING("Nx.tensor: lists nested more than {} deep (nxc supports tensors up to rank {})"),
-                               kMaxRank, kMaxRank));
+      return error(
+          v.loc.valid() ? v.loc : loc,
+          fmt::format(FMT_STRING("Nx.tensor: lists nested more than {} deep (nxc supports tensors up to rank {})"),
+                      kMaxRank, kMaxRank));
     if (!leaves.empty() && depth >= shape.size())
-      return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular; found a list where a number was expected");
+      return error(v.loc.valid() ? v.loc : loc,
+                   "Nx.tensor: lists must be rectangular; found a list where a number was expected");
     if (depth == shape.size()) shape.push_back((int64_t)v.elems.size());
     else if (shape[depth] != (int64_t)v.elems.size())
       return error(v.loc.valid() ? v.loc : loc,
@@ -118,7 +121,8 @@ Status Tracer::flattenLiteral(const Value &v, size_t depth, Shape &shape, std::v
     return okStatus();
   }
   if (depth != shape.size()) return error(v.loc.valid() ? v.loc : loc, "Nx.tensor: lists must be rectangular");
-  if (!(v.isNumber() || (v.kind == Value::Atom && (v.atom == "nan" || v.atom == "infinity" || v.atom == "neg_infinity"))))
+  if (!(v.isNumber() ||
+        (v.kind == Value::Atom && (v.atom == "nan" || v.atom == "infinity" || v.atom == "neg_infinity"))))
     return error(v.loc.valid() ? v.loc : loc,
                  fmt::format(FMT_STRING("Nx.tensor expects numbers, got {}"), describeValue(v)));
   leaves.push_back(&v);
@@ -150,7 +154,8 @@ Result<Value> Tracer::tensorLiteral(std::vector<Value> args, const Loc &loc) {
                                                                       : l->asDouble();
     if (t.isFloat()) fv.push_back(d);
     else {
-      if (l->kind != Value::Int && !l->isNumber()) return error(l->loc, "Nx.tensor: cannot store a non-finite value in an integer tensor");
+      if (l->kind != Value::Int && !l->isNumber())
+        return error(l->loc, "Nx.tensor: cannot store a non-finite value in an integer tensor");
       if (l->kind == Value::Float)
         return error(l->loc,
                      fmt::format(FMT_STRING("Nx.tensor: a float cannot be stored in an integer tensor of type {}"),

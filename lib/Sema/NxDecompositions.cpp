@@ -26,9 +26,9 @@ bool squareMatrices(const Shape &s) { return s.size() >= 2 && s[s.size() - 1] ==
 
 } // namespace
 
-Result<std::vector<int>> Tracer::perMatrix(const std::vector<int> &xs, size_t batchRank,
-                                           const std::function<Result<std::vector<int>>(const std::vector<int> &)> &each,
-                                           const Loc &loc) {
+Result<std::vector<int>>
+Tracer::perMatrix(const std::vector<int> &xs, size_t batchRank,
+                  const std::function<Result<std::vector<int>>(const std::vector<int> &)> &each, const Loc &loc) {
   if (batchRank == 0) return each(xs);
   const Shape &s0 = g_.typeOf(xs[0]).shape;
   Shape batch(s0.begin(), s0.begin() + batchRank);
@@ -87,8 +87,9 @@ int Tracer::triangularSolve(int a, int b, bool lower, bool leftSide, bool transp
   if (transB) X = transpose(X, {1, 0}, loc);
   X = cast(X, out, loc);
   auto flag = [&](bool v) { return Value::atomValue(v ? "true" : "false", loc); };
-  auto wrapped = prelude("triangular_solve_grad", {Value::tensor(cast(a, out, loc), loc), Value::tensor(cast(b, out, loc), loc),
-                                                   Value::tensor(X, loc), flag(lower), flag(leftSide), flag(transposeA)},
+  auto wrapped = prelude("triangular_solve_grad",
+                         {Value::tensor(cast(a, out, loc), loc), Value::tensor(cast(b, out, loc), loc),
+                          Value::tensor(X, loc), flag(lower), flag(leftSide), flag(transposeA)},
                          loc);
   return wrapped.ok() ? wrapped->node : -1;
 }
@@ -154,7 +155,8 @@ Result<Value> Tracer::nxSolve(const std::string &fn, std::vector<Value> &args, c
   size_t batchRank = ta.shape.size() - 2;
   int64_t n = ta.shape.back();
   Shape want1(ta.shape.begin(), ta.shape.end() - 1);
-  bool ok = tb.shape == want1 || (tb.rank() == ta.rank() && std::equal(ta.shape.begin(), ta.shape.end() - 1, tb.shape.begin()));
+  bool ok = tb.shape == want1 ||
+            (tb.rank() == ta.rank() && std::equal(ta.shape.begin(), ta.shape.end() - 1, tb.shape.begin()));
   if (!ok) {
     std::string two = shapeTuple(ta.shape);
     if (batchRank > 0) two = shapeTuple(want1).substr(0, shapeTuple(want1).size() - 1) + ", \"m\"}";
@@ -216,7 +218,9 @@ Result<Value> Tracer::nxInvert(const std::string &fn, std::vector<Value> &args, 
     std::vector<Value> solveArgs = {normalized, diag};
     NXC_TRY(inv, nxSolve("LinAlg.solve", solveArgs, loc));
     NXC_TRY(out, callNx("select", {tiny, Value::real(NAN, loc), inv}, loc));
-    NXC_TRY(graded, prelude("invert_grad", {Value::tensor(cast(m[0], ft, loc), loc), Value::tensor(cast(out.node, ft, loc), loc)}, loc));
+    NXC_TRY(graded,
+            prelude("invert_grad",
+                    {Value::tensor(cast(m[0], ft, loc), loc), Value::tensor(cast(out.node, ft, loc), loc)}, loc));
     return std::vector<int>{graded.node};
   }, loc));
   return Value::tensor(r[0], loc);
@@ -230,15 +234,17 @@ Result<Value> Tracer::nxQr(const std::string &fn, std::vector<Value> &args, cons
   if (o.count("mode")) {
     const Value &v = o["mode"];
     if (v.kind != Value::Atom || (v.atom != "reduced" && v.atom != "complete"))
-      return error(v.loc.valid() ? v.loc : loc,
-                   fmt::format(FMT_STRING("invalid :mode received. Expected one of [:reduced, :complete], received: {}"),
-                               v.kind == Value::Atom ? ":" + v.atom : describeValue(v)));
+      return error(
+          v.loc.valid() ? v.loc : loc,
+          fmt::format(FMT_STRING("invalid :mode received. Expected one of [:reduced, :complete], received: {}"),
+                      v.kind == Value::Atom ? ":" + v.atom : describeValue(v)));
     complete = v.atom == "complete";
   }
   double eps = 1.0e-10;
   if (o.count("eps")) {
     const Value &v = o["eps"];
-    if (!v.isNumber() || v.kind == Value::Atom) return error(v.loc.valid() ? v.loc : loc, "Nx.LinAlg.qr: :eps must be a number");
+    if (!v.isNumber() || v.kind == Value::Atom)
+      return error(v.loc.valid() ? v.loc : loc, "Nx.LinAlg.qr: :eps must be a number");
     eps = v.asDouble();
   }
   NXC_TRY(a, tensorArg(fn, args[0], loc));
@@ -254,8 +260,9 @@ Result<Value> Tracer::nxQr(const std::string &fn, std::vector<Value> &args, cons
     bool wide = m < n;
     int64_t rows = wide ? n : m, last = wide ? n - 1 : m == n ? n - 2 : n - 1;
     if (wide) {
-      std::vector<Value> cfg = {Value::tuple({Value::number(0, loc), Value::number(n - m, loc), Value::number(0, loc)}, loc),
-                                Value::tuple({Value::number(0, loc), Value::number(0, loc), Value::number(0, loc)}, loc)};
+      std::vector<Value> cfg = {
+          Value::tuple({Value::number(0, loc), Value::number(n - m, loc), Value::number(0, loc)}, loc),
+          Value::tuple({Value::number(0, loc), Value::number(0, loc), Value::number(0, loc)}, loc)};
       NXC_TRY(padded, callNx("pad", {Value::tensor(x, loc), Value::number(0, loc), Value::list(cfg, loc)}, loc));
       x = padded.node;
     }
@@ -290,12 +297,13 @@ Result<Value> Tracer::nxDecomposition(const std::string &fn, std::vector<Value> 
       Shape m(ta.shape.size() >= 2 ? ta.shape.end() - 2 : ta.shape.begin(), ta.shape.end());
       std::string list = "[";
       for (size_t i = 0; i < m.size(); ++i) list += (i ? ", " : "") + std::to_string(m[i]);
-      return error(loc, fmt::format(FMT_STRING("determinant/1 expects a square tensor, got tensor with shape: {}]"), list));
+      return error(loc,
+                   fmt::format(FMT_STRING("determinant/1 expects a square tensor, got tensor with shape: {}]"), list));
     }
   } else {
     if (ta.rank() < 2)
-      return error(loc, fmt::format(FMT_STRING("tensor must have at least rank 2, got rank {} with shape {}"), ta.rank(),
-                                    shapeTuple(ta.shape)));
+      return error(loc, fmt::format(FMT_STRING("tensor must have at least rank 2, got rank {} with shape {}"),
+                                    ta.rank(), shapeTuple(ta.shape)));
     if (!squareMatrices(ta.shape))
       return error(loc, fmt::format(FMT_STRING("tensor must be a square matrix or a batch of square matrices, got "
                                                "shape: {}"),

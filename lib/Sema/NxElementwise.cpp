@@ -121,10 +121,11 @@ Result<Value> Tracer::nxAsType(const std::string &fn, std::vector<Value> &args, 
     // 44), not through an s32 or f32 tensor first.
     NXC_TRY(t, parseType(args[1]));
     if (args[0].kind == Value::Float && !t.isFloat())
-      return error(args[0].loc.valid() ? args[0].loc : loc,
-                   fmt::format(FMT_STRING("Nx.as_type: the float {} cannot be stored as {} (Nx builds a tensor of "
-                                          "the number in that type); Nx.as_type(Nx.tensor({}), :{}) converts an f32 tensor"),
-                               args[0].f, t.name(), args[0].f, t.name()));
+      return error(
+          args[0].loc.valid() ? args[0].loc : loc,
+          fmt::format(FMT_STRING("Nx.as_type: the float {} cannot be stored as {} (Nx builds a tensor of "
+                                 "the number in that type); Nx.as_type(Nx.tensor({}), :{}) converts an f32 tensor"),
+                      args[0].f, t.name(), args[0].f, t.name()));
     return tensorLiteral({args[0], Value::keywords({{"type", args[1]}}, loc)}, loc);
   }
   NXC_TRY(x, tensorArg(fn, args[0], loc));

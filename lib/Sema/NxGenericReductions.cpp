@@ -24,7 +24,9 @@ std::vector<NxEntry> nxGenericReductionFunctions() {
 
 namespace {
 
-Value keywords(std::vector<std::pair<std::string, Value>> kv, const Loc &loc) { return Value::keywords(std::move(kv), loc); }
+Value keywords(std::vector<std::pair<std::string, Value>> kv, const Loc &loc) {
+  return Value::keywords(std::move(kv), loc);
+}
 
 Value shapeTuple(const Shape &s, const Loc &loc) {
   std::vector<Value> dims;
@@ -67,7 +69,8 @@ Result<int> Tracer::windowPatches(int padded, const WindowSpec &w, const Shape &
     NXC_TRY(at, callNx("add", {os, ks}, loc));
     columns.push_back(Value::tensor(reshape(at.node, column, loc), loc));
   }
-  NXC_TRY(idx, callNx("concatenate", {Value::list(columns, loc), keywords({{"axis", Value::number(rank + 1, loc)}}, loc)}, loc));
+  NXC_TRY(idx, callNx("concatenate",
+                      {Value::list(columns, loc), keywords({{"axis", Value::number(rank + 1, loc)}}, loc)}, loc));
   NXC_TRY(g, callNx("gather", {Value::tensor(padded, loc), idx}, loc));
   return g.node;
 }
@@ -113,7 +116,8 @@ Result<Value> Tracer::nxGenericReduce(const std::string &fn, std::vector<Value> 
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(acc0, toTensor(args[1], args[1].loc.valid() ? args[1].loc : loc));
   if (!g_.typeOf(acc0).shape.empty())
-    return error(args[1].loc.valid() ? args[1].loc : loc, "the accumulator must be a non-vectorized scalar, got a tensor of rank > 0");
+    return error(args[1].loc.valid() ? args[1].loc : loc,
+                 "the accumulator must be a non-vectorized scalar, got a tensor of rank > 0");
   const TensorType in = g_.typeOf(x);
   if (window) {
     // Windows of x padded with the accumulator, folded in row-major order.
@@ -125,7 +129,8 @@ Result<Value> Tracer::nxGenericReduce(const std::string &fn, std::vector<Value> 
     if (any) {
       std::vector<Value> cfg;
       for (size_t d = 0; d < in.shape.size(); ++d)
-        cfg.push_back(Value::tuple({Value::number(w.lo[d], loc), Value::number(w.hi[d], loc), Value::number(0, loc)}, loc));
+        cfg.push_back(
+            Value::tuple({Value::number(w.lo[d], loc), Value::number(w.hi[d], loc), Value::number(0, loc)}, loc));
       NXC_TRY(p, callNx("pad", {Value::tensor(x, loc), Value::tensor(acc, loc), Value::list(cfg, loc)}, loc));
       padded = cast(p.node, in.elem, loc);
     }
@@ -134,15 +139,16 @@ Result<Value> Tracer::nxGenericReduce(const std::string &fn, std::vector<Value> 
       std::optional<int64_t> extent = dilatedExtent(w.window[d], w.dilations[d]);
       int64_t dilated = extent ? *extent : INT64_MAX;
       if (ps[d] < dilated)
-        return error(loc, fmt::format(FMT_STRING("Nx.window_reduce: the window {} does not fit in the (padded) shape {}"),
-                                      shapeString(w.window), shapeString(ps)));
+        return error(loc,
+                     fmt::format(FMT_STRING("Nx.window_reduce: the window {} does not fit in the (padded) shape {}"),
+                                 shapeString(w.window), shapeString(ps)));
       out.push_back((ps[d] - dilated) / w.strides[d] + 1);
     }
     NXC_TRY(patches, windowPatches(padded, w, out, loc));
     int start = broadcastTo(acc, out, loc);
     NXC_TRY(r, prelude("fold", {Value::tensor(patches, loc), Value::tensor(start, loc), fun}, loc));
-    return Value::tensor(named(noGradient(reshape(r.node, out, loc), "Nx.window_reduce/5", "the sum, max, or similar of a window",
-                                          "window_reduce", loc),
+    return Value::tensor(named(noGradient(reshape(r.node, out, loc), "Nx.window_reduce/5",
+                                          "the sum, max, or similar of a window", "window_reduce", loc),
                                namesOf(x)),
                          loc);
   }
@@ -199,7 +205,8 @@ Result<Value> Tracer::nxWindowScatter(const std::string &fn, std::vector<Value> 
   NXC_TRY(source, tensorArg(fn, args[1], loc));
   NXC_TRY(init, toTensor(args[2], args[2].loc.valid() ? args[2].loc : loc));
   if (!g_.typeOf(init).shape.empty())
-    return error(args[2].loc.valid() ? args[2].loc : loc, fmt::format(FMT_STRING("Nx.{}: the init value must be a scalar"), fn));
+    return error(args[2].loc.valid() ? args[2].loc : loc,
+                 fmt::format(FMT_STRING("Nx.{}: the init value must be a scalar"), fn));
   NXC_TRY(w, windowSpec(fn, x, args[3], opts, loc));
   for (auto d : w.dilations)
     if (d != 1) return error(loc, fmt::format(FMT_STRING("Nx.{} does not take :window_dilations"), fn));
@@ -210,7 +217,8 @@ Result<Value> Tracer::nxWindowScatter(const std::string &fn, std::vector<Value> 
   std::vector<Value> cfg;
   for (size_t d = 0; d < in.shape.size(); ++d)
     cfg.push_back(Value::tuple({Value::number(w.lo[d], loc), Value::number(w.hi[d], loc), Value::number(0, loc)}, loc));
-  NXC_TRY(p, callNx("pad", {Value::tensor(x, loc), Value::tensor(cast(init, in.elem, loc), loc), Value::list(cfg, loc)}, loc));
+  NXC_TRY(p, callNx("pad", {Value::tensor(x, loc), Value::tensor(cast(init, in.elem, loc), loc), Value::list(cfg, loc)},
+                    loc));
   padded = cast(p.node, in.elem, loc);
   Shape ps = g_.typeOf(padded).shape, out;
   for (size_t d = 0; d < ps.size(); ++d) {
@@ -227,13 +235,15 @@ Result<Value> Tracer::nxWindowScatter(const std::string &fn, std::vector<Value> 
   for (int c : coords) columns.push_back(Value::tensor(reshape(c, column, loc), loc));
   Value idx = columns[0];
   if (rank > 1) {
-    NXC_TRY(c, callNx("concatenate", {Value::list(columns, loc), keywords({{"axis", Value::number(rank, loc)}}, loc)}, loc));
+    NXC_TRY(c, callNx("concatenate", {Value::list(columns, loc), keywords({{"axis", Value::number(rank, loc)}}, loc)},
+                      loc));
     idx = c;
   }
   ElemType type = mergeTypes(g_.typeOf(source).elem, g_.typeOf(init).elem);
   int target = broadcastTo(cast(init, type, loc), in.shape, loc);
   int flatIdx = reshape(idx.node, {n, rank}, loc), flatSrc = reshape(cast(source, type, loc), {n}, loc);
-  return callNx("indexed_add", {Value::tensor(target, loc), Value::tensor(flatIdx, loc), Value::tensor(flatSrc, loc)}, loc);
+  return callNx("indexed_add", {Value::tensor(target, loc), Value::tensor(flatIdx, loc), Value::tensor(flatSrc, loc)},
+                loc);
 }
 
 } // namespace nxc::sema

@@ -174,7 +174,8 @@ Result<Value> Tracer::nxPutSlice(const std::string &fn, std::vector<Value> &args
       st.values.push_back(kDynamicStart);
       st.dynamic.push_back(v.node);
     } else {
-      return error(v.loc.valid() ? v.loc : loc, "Nx.put_slice: a start index must be an integer or a scalar integer tensor");
+      return error(v.loc.valid() ? v.loc : loc,
+                   "Nx.put_slice: a start index must be an integer or a scalar integer tensor");
     }
   }
   Node n;
@@ -287,7 +288,8 @@ Result<Value> Tracer::nxIndexed(const std::string &fn, std::vector<Value> &args,
   if (it.elem.isFloat())
     return error(loc, fmt::format(FMT_STRING("Nx.{} expects integer indices, got {}"), fn, it.elem.name()));
   if (it.rank() != 2)
-    return error(loc, fmt::format(FMT_STRING("Nx.{} expects indices of rank 1 or 2, got {}"), fn, shapeString(it.shape)));
+    return error(loc,
+                 fmt::format(FMT_STRING("Nx.{} expects indices of rank 1 or 2, got {}"), fn, shapeString(it.shape)));
   std::vector<int64_t> axes;
   if (o.count("axes")) {
     NXC_TRY(ax, axesOption(o["axes"], t.rank(), loc, x));

@@ -208,8 +208,10 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
     } else if (p.kind == Value::List && p.elems.size() == spatial) {
       for (size_t d = 0; d < spatial; ++d) {
         const Value &c = p.elems[d];
-        if (c.kind != Value::Tuple || c.elems.size() != 2 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int)
-          return error(c.loc.valid() ? c.loc : p.loc, "Nx.conv: padding must be :valid, :same or a list of {low, high}");
+        if (c.kind != Value::Tuple || c.elems.size() != 2 || c.elems[0].kind != Value::Int ||
+            c.elems[1].kind != Value::Int)
+          return error(c.loc.valid() ? c.loc : p.loc,
+                       "Nx.conv: padding must be :valid, :same or a list of {low, high}");
         lo[d] = c.elems[0].i;
         hi[d] = c.elems[1].i;
       }
@@ -277,7 +279,8 @@ Result<Value> Tracer::nxConv(const std::string &fn, std::vector<Value> &args, co
   }
   int r = parts[0].node;
   if (batchGroups > 1) {
-    NXC_TRY(joined, callNx("concatenate", {Value::list(parts, loc), Value::keywords({{"axis", Value::number(1, loc)}}, loc)}, loc));
+    NXC_TRY(joined, callNx("concatenate",
+                           {Value::list(parts, loc), Value::keywords({{"axis", Value::number(1, loc)}}, loc)}, loc));
     r = joined.node;
   }
   // output_permutation[i] names the output axis that dim i goes to.
@@ -300,7 +303,8 @@ Result<Value> Tracer::nxOuter(const std::string &fn, std::vector<Value> &args, c
   return binary(Op::Multiply, Value::tensor(x, loc), Value::tensor(y, loc), BinaryRule::Arith, loc);
 }
 
-Result<std::vector<int64_t>> Tracer::axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node) {
+Result<std::vector<int64_t>> Tracer::axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what,
+                                              int node) {
   if (v.kind != Value::List)
     return error(v.loc.valid() ? v.loc : loc,
                  fmt::format(FMT_STRING("Nx.dot expects a list of {} axes, got {}"), what, describeValue(v)));
@@ -374,9 +378,13 @@ Result<Value> Tracer::dot(std::vector<Value> args, const Loc &loc) {
   Shape out;
   for (auto d : ba) out.push_back(sa[d]);
   for (size_t i = 0; i < sa.size(); ++i)
-    if (std::find(ca.begin(), ca.end(), (int64_t)i) == ca.end() && std::find(ba.begin(), ba.end(), (int64_t)i) == ba.end()) out.push_back(sa[i]);
+    if (std::find(ca.begin(), ca.end(), (int64_t)i) == ca.end() &&
+        std::find(ba.begin(), ba.end(), (int64_t)i) == ba.end())
+      out.push_back(sa[i]);
   for (size_t i = 0; i < sb.size(); ++i)
-    if (std::find(cb.begin(), cb.end(), (int64_t)i) == cb.end() && std::find(bb.begin(), bb.end(), (int64_t)i) == bb.end()) out.push_back(sb[i]);
+    if (std::find(cb.begin(), cb.end(), (int64_t)i) == cb.end() &&
+        std::find(bb.begin(), bb.end(), (int64_t)i) == bb.end())
+      out.push_back(sb[i]);
   ElemType t = mergeTypes(g_.typeOf(a).elem, g_.typeOf(b).elem);
   Node n;
   n.op = Op::Dot;
@@ -388,10 +396,12 @@ Result<Value> Tracer::dot(std::vector<Value> args, const Loc &loc) {
   std::vector<std::string> na = namesOf(a), nb = namesOf(b), names;
   for (auto d : ba) names.push_back(na[d]);
   for (size_t i = 0; i < sa.size(); ++i)
-    if (std::find(ca.begin(), ca.end(), (int64_t)i) == ca.end() && std::find(ba.begin(), ba.end(), (int64_t)i) == ba.end())
+    if (std::find(ca.begin(), ca.end(), (int64_t)i) == ca.end() &&
+        std::find(ba.begin(), ba.end(), (int64_t)i) == ba.end())
       names.push_back(na[i]);
   for (size_t i = 0; i < sb.size(); ++i)
-    if (std::find(cb.begin(), cb.end(), (int64_t)i) == cb.end() && std::find(bb.begin(), bb.end(), (int64_t)i) == bb.end())
+    if (std::find(cb.begin(), cb.end(), (int64_t)i) == cb.end() &&
+        std::find(bb.begin(), bb.end(), (int64_t)i) == bb.end())
       names.push_back(nb[i]);
   return Value::tensor(named(add(n), names), loc);
 }

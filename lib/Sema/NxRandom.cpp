@@ -164,7 +164,8 @@ Result<Value> Tracer::nxRandomKey(const std::string &fn, std::vector<Value> &arg
                              describeValue(seed)));
   int s = g_.typeOf(seed.node).elem == kS64 ? unaryNode(Op::Bitcast, seed.node, kU64, loc) : seed.node;
   NXC_TRY(hi, binary(Op::RightShift, Value::tensor(s, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
-  NXC_TRY(lo, binary(Op::BitwiseAnd, Value::tensor(s, loc), Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(lo, binary(Op::BitwiseAnd, Value::tensor(s, loc),
+                     Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
   int h = reshape(cast(hi.node, kU32, loc), {1}, loc), l = reshape(cast(lo.node, kU32, loc), {1}, loc);
   NXC_TRY(k, concatenate({h, l}, 0, loc));
   return Value::tensor(k, loc);
@@ -193,7 +194,8 @@ Result<Value> Tracer::nxRandomFoldIn(const std::string &fn, std::vector<Value> &
   int64_t n = g_.typeOf(data).numElements();
   int d = reshape(cast(data, kU64, loc), {n}, loc);
   NXC_TRY(hi, binary(Op::RightShift, Value::tensor(d, loc), Value::number(32, loc), BinaryRule::IntOnly, loc));
-  NXC_TRY(lo, binary(Op::BitwiseAnd, Value::tensor(d, loc), Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
+  NXC_TRY(lo, binary(Op::BitwiseAnd, Value::tensor(d, loc),
+                     Value::tensor(constant(kU64, {}, {}, {0xFFFFFFFFll}, loc), loc), BinaryRule::IntOnly, loc));
   NXC_TRY(ys, threefryPair(Value::tensor(cast(hi.node, kU32, loc), loc), Value::tensor(cast(lo.node, kU32, loc), loc),
                            key, loc));
   int a = reshape(ys.first.node, {n, 1}, loc), b = reshape(ys.second.node, {n, 1}, loc);
@@ -246,7 +248,8 @@ Result<Value> Tracer::nxRandomChoice(const std::string &fn, std::vector<Value> &
   }
   NXC_TRY(p, tensorArg(fn, args[2], loc));
   const TensorType pt = g_.typeOf(p);
-  if (pt.rank() != 1) return error(loc, fmt::format(FMT_STRING("probability tensor must have rank 1, got: {}"), pt.rank()));
+  if (pt.rank() != 1)
+    return error(loc, fmt::format(FMT_STRING("probability tensor must have rank 1, got: {}"), pt.rank()));
   if (pt.shape[0] != inputs)
     return error(loc, fmt::format(FMT_STRING("probability tensor of size {} is expected to have size {}"), pt.shape[0],
                                   inputs));
@@ -397,8 +400,8 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
     NXC_TRY(lm, binary(Op::Remainder, l, span, BinaryRule::Arith, loc));
     NXC_TRY(sum, binary(Op::Add, hmm, lm, BinaryRule::Arith, loc));
     NXC_TRY(off, binary(Op::Remainder, sum, span, BinaryRule::Arith, loc));
-    NXC_TRY(res, binary(Op::Add, Value::tensor(cast(minB, kS64, loc), loc), Value::tensor(reshape(off.node, shape, loc), loc),
-                        BinaryRule::Arith, loc));
+    NXC_TRY(res, binary(Op::Add, Value::tensor(cast(minB, kS64, loc), loc),
+                        Value::tensor(reshape(off.node, shape, loc), loc), BinaryRule::Arith, loc));
     sample = Value::tensor(cast(res.node, type, loc), loc);
   } else {
     if (!type.isFloat())
@@ -411,7 +414,8 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
                                                                                           : 0x3FF0000000000000ull;
       ElemType ut{TypeKind::U, nb};
       NXC_TRY(bits, randomBits(key, shape, nb, loc));
-      NXC_TRY(sh, binary(Op::RightShift, Value::tensor(bits, loc), Value::number(nb - mantissa, loc), BinaryRule::IntOnly, loc));
+      NXC_TRY(sh, binary(Op::RightShift, Value::tensor(bits, loc), Value::number(nb - mantissa, loc),
+                         BinaryRule::IntOnly, loc));
       int one = constant(ut, {}, {}, {(int64_t)oneBits}, loc);
       NXC_TRY(ored, binary(Op::BitwiseOr, sh, Value::tensor(one, loc), BinaryRule::IntOnly, loc));
       Value f = Value::tensor(unaryNode(Op::Bitcast, ored.node, type, loc), loc);

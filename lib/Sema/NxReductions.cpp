@@ -293,7 +293,8 @@ Result<WindowSpec> Tracer::windowSpec(const std::string &fn, int x, const Value 
     } else if (p.kind == Value::List && p.elems.size() == rank) {
       for (size_t d = 0; d < rank; ++d) {
         const Value &c = p.elems[d];
-        if (c.kind != Value::Tuple || c.elems.size() != 2 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int)
+        if (c.kind != Value::Tuple || c.elems.size() != 2 || c.elems[0].kind != Value::Int ||
+            c.elems[1].kind != Value::Int)
           return error(c.loc.valid() ? c.loc : p.loc,
                        fmt::format(FMT_STRING("Nx.{}: padding must be :valid, :same or a list of {{low, high}}"), fn));
         lo[d] = c.elems[0].i;
@@ -480,7 +481,9 @@ Result<Value> Tracer::reduce(const std::string &fn, std::vector<Value> args, con
     kept.push_back(r ? 1 : in.shape[i]);
   }
   Op op = fn == "mean" ? Op::Sum : *opNamed(fn);
-  ElemType out = (op == Op::Sum || op == Op::Product) ? toAggregate(in.elem) : (op == Op::All || op == Op::Any) ? ElemType::u8() : in.elem;
+  ElemType out = (op == Op::Sum || op == Op::Product) ? toAggregate(in.elem)
+                 : (op == Op::All || op == Op::Any)   ? ElemType::u8()
+                                                      : in.elem;
   int src = (op == Op::All || op == Op::Any) ? x : cast(x, out, loc);
   int r;
   if (axes.empty() && (op == Op::All || op == Op::Any)) {

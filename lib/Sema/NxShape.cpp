@@ -391,8 +391,8 @@ Result<Value> Tracer::nxPad(const std::string &fn, std::vector<Value> &args, con
                              s.size()));
   std::vector<int64_t> lo, hi, in;
   for (auto &c : cfg.elems) {
-    if (c.kind != Value::Tuple || c.elems.size() != 3 || c.elems[0].kind != Value::Int || c.elems[1].kind != Value::Int ||
-        c.elems[2].kind != Value::Int)
+    if (c.kind != Value::Tuple || c.elems.size() != 3 || c.elems[0].kind != Value::Int ||
+        c.elems[1].kind != Value::Int || c.elems[2].kind != Value::Int)
       return error(c.loc.valid() ? c.loc : cfg.loc, "Nx.pad expects {low, high, interior} integer tuples");
     if (c.elems[2].i < 0) return error(c.elems[2].loc, "Nx.pad: interior padding must be non-negative");
     lo.push_back(c.elems[0].i);
@@ -524,8 +524,10 @@ Result<Value> Tracer::nxPadOuter(const std::string &fn, std::vector<Value> &args
       }
     }
     int indices = constant(ElemType::s32(), {(int64_t)source.size()}, {}, source, loc);
-    NXC_TRY(taken, callNx("take", {t, Value::tensor(indices, loc), Value::keywords({{"axis", Value::number((int64_t)d, loc)}}, loc)},
-                          loc));
+    NXC_TRY(taken,
+            callNx("take",
+                   {t, Value::tensor(indices, loc), Value::keywords({{"axis", Value::number((int64_t)d, loc)}}, loc)},
+                   loc));
     t = taken;
   }
   return t;
@@ -595,7 +597,8 @@ Result<Value> Tracer::nxDiagonal(const std::string &fn, std::vector<Value> &args
     int64_t n = s[r - 2], m = s[r - 1];
     int64_t len = k >= 0 ? std::min(n, m - k) : std::min(n + k, m);
     if (len <= 0)
-      return error(loc, fmt::format(FMT_STRING("Nx.take_diagonal: offset {} is out of range for shape {}"), k, shapeString(s)));
+      return error(
+          loc, fmt::format(FMT_STRING("Nx.take_diagonal: offset {} is out of range for shape {}"), k, shapeString(s)));
     std::vector<int64_t> idx;
     for (int64_t i = 0; i < len; ++i) {
       idx.push_back(i + std::max<int64_t>(-k, 0));
@@ -619,8 +622,8 @@ Result<Value> Tracer::nxDiagonal(const std::string &fn, std::vector<Value> &args
   }
   if (r < 1) return error(loc, "Nx.make_diagonal expects a tensor of rank 1 or more");
   int64_t n = s.back(), size, square;
-  if (k == INT64_MIN || __builtin_add_overflow(n, k >= 0 ? k : -k, &size) || __builtin_mul_overflow(size, size, &square) ||
-      square > (int64_t(1) << 24))
+  if (k == INT64_MIN || __builtin_add_overflow(n, k >= 0 ? k : -k, &size) ||
+      __builtin_mul_overflow(size, size, &square) || square > (int64_t(1) << 24))
     return error(loc, fmt::format(FMT_STRING("Nx.make_diagonal: a {}-element vector on diagonal {} makes a matrix too "
                                              "large to build (more than 2^24 elements)"),
                                   n, k));
@@ -653,10 +656,12 @@ Result<Value> Tracer::nxDiagonal(const std::string &fn, std::vector<Value> &args
 Result<Value> Tracer::nxTile(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   NXC_CHECK(arity(fn, args, 2, 2, loc));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
-  if (args[1].kind != Value::List) return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.tile expects a list of repetitions");
+  if (args[1].kind != Value::List)
+    return error(args[1].loc.valid() ? args[1].loc : loc, "Nx.tile expects a list of repetitions");
   std::vector<int64_t> reps;
   for (auto &e : args[1].elems) {
-    if (e.kind != Value::Int || e.i < 0) return error(e.loc.valid() ? e.loc : loc, "Nx.tile expects non-negative integer repetitions");
+    if (e.kind != Value::Int || e.i < 0)
+      return error(e.loc.valid() ? e.loc : loc, "Nx.tile expects non-negative integer repetitions");
     reps.push_back(e.i);
   }
   Shape s = g_.typeOf(x).shape;

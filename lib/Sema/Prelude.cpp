@@ -28,7 +28,8 @@ const char kNx[] =
 const std::vector<ast::File> &preludeFiles() {
   static const std::vector<ast::File> files = [] {
     std::vector<ast::File> out;
-    for (auto [name, text] : {std::pair<const char *, const char *>{"<nxc>/LinAlg.exs", kLinAlg}, {"<nxc>/Nx.exs", kNx}}) {
+    for (auto [name, text] :
+         {std::pair<const char *, const char *>{"<nxc>/LinAlg.exs", kLinAlg}, {"<nxc>/Nx.exs", kNx}}) {
       auto source = std::make_shared<SourceFile>();
       source->name = name;
       source->text = text;

@@ -73,7 +73,8 @@ public:
     sig.function = first;
     skipSpace();
     if (peek() != '(')
-      return err(fmt::format(FMT_STRING("expected '(' and the argument templates after '{0}', as in '{0}(f32[100])'"), first));
+      return err(
+          fmt::format(FMT_STRING("expected '(' and the argument templates after '{0}', as in '{0}(f32[100])'"), first));
     ++i_;
     skipSpace();
     while (peek() != ')') {
@@ -191,7 +192,8 @@ private:
         } else {
           key = ident();
           if (key.empty() || peek() != ':')
-            return error(keyLoc, "expected key: template (or \"key\" => template) in a map template, as in %{w: f32[2]}");
+            return error(keyLoc,
+                         "expected key: template (or \"key\" => template) in a map template, as in %{w: f32[2]}");
           ++i_;
         }
         skipSpace();
@@ -243,8 +245,9 @@ private:
         NXC_TRY(d, templ());
         if (!d.constantPath.empty()) return error(d.loc, "a constant's declared template cannot be another constant");
         if (ext == ".npz" && !d.isTuple)
-          return error(d.loc, fmt::format(FMT_STRING("{} holds a tuple; declare it as one, as in @{}:{{f32[2], f32[3]}}"),
-                                          path, path));
+          return error(
+              d.loc,
+              fmt::format(FMT_STRING("{} holds a tuple; declare it as one, as in @{}:{{f32[2], f32[3]}}"), path, path));
         if (ext == ".npy" && d.isTuple)
           return error(d.loc, fmt::format(FMT_STRING("{} holds one tensor; declare it as one, as in @{}:f32[2,3]"),
                                           path, path));

@@ -191,9 +191,10 @@ Result<Value> Tracer::unary(const Expr &e, Env &env) {
     }
     if (x.kind == Value::Float) return Value::real(-x.f, e.loc);
     if (inElixir() && x.kind == Value::Tensor)
-      return error(e.loc, fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: -{} "
-                                                 "(Elixir's - takes numbers; in a def or deftransform use Nx.negate/1)"),
-                                      describeValue(x)));
+      return error(e.loc,
+                   fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: -{} "
+                                          "(Elixir's - takes numbers; in a def or deftransform use Nx.negate/1)"),
+                               describeValue(x)));
     return callNx("negate", {x}, e.loc);
   }
   if (e.name == "not" || e.name == "!") {
@@ -298,9 +299,10 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
     auto numberLike = [](const Value &v) { return v.isNumber() || isNonFiniteAtom(v); };
     if (!inElixir() && !(numberLike(a) && numberLike(b))) {
       const Value &term = numberLike(a) ? b : a;
-      return error(e.loc, fmt::format(FMT_STRING("{} in defn is Nx.{}/2, which takes tensors and numbers, not {} "
-                                                 "(Nx raises Protocol.UndefinedError); compare terms in a deftransform"),
-                                      e.name, e.name == "==" ? "equal" : "not_equal", describeValue(term)));
+      return error(e.loc,
+                   fmt::format(FMT_STRING("{} in defn is Nx.{}/2, which takes tensors and numbers, not {} "
+                                          "(Nx raises Protocol.UndefinedError); compare terms in a deftransform"),
+                               e.name, e.name == "==" ? "equal" : "not_equal", describeValue(term)));
     }
     auto asNumber = [](const Value &v) {
       if (v.kind == Value::Atom && v.atom == "infinity") return HUGE_VAL;
@@ -468,7 +470,8 @@ Result<Value> Tracer::keywordValidate(const Value &list, const Value &spec, cons
   out.kind = Value::List;
   out.loc = loc;
   for (size_t k = 0; k < spec.elems.size(); ++k) {
-    std::string key = spec.keys[k].empty() ? (spec.elems[k].kind == Value::Atom ? spec.elems[k].atom : "") : spec.keys[k];
+    std::string key =
+        spec.keys[k].empty() ? (spec.elems[k].kind == Value::Atom ? spec.elems[k].atom : "") : spec.keys[k];
     if (key.empty()) return error(spec.loc, "keyword!/2 expects atoms or key: default pairs in its list of keys");
     known.push_back(key);
   }

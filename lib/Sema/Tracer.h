@@ -72,7 +72,9 @@ struct Value {
   std::shared_ptr<const Value> metadata;
   Loc loc;
 
-  bool isNumber() const { return kind == Int || kind == Float || (kind == Atom && (atom == "true" || atom == "false")); }
+  bool isNumber() const {
+    return kind == Int || kind == Float || (kind == Atom && (atom == "true" || atom == "false"));
+  }
   bool isNil() const { return kind == Atom && atom == "nil"; }
   double asDouble() const { return kind == Float ? f : (double)asInt(); }
   int64_t asInt() const { return kind == Atom ? (atom == "true" ? 1 : 0) : kind == Float ? (int64_t)f : i; }
@@ -84,8 +86,20 @@ struct Value {
   static Value number(int64_t v, Loc l) { Value x; x.kind = Int; x.i = v; x.loc = std::move(l); return x; }
   static Value real(double v, Loc l) { Value x; x.kind = Float; x.f = v; x.loc = std::move(l); return x; }
   static Value tensor(int n, Loc l) { Value x; x.kind = Tensor; x.node = n; x.loc = std::move(l); return x; }
-  static Value atomValue(std::string a, Loc l) { Value x; x.kind = Atom; x.atom = std::move(a); x.loc = std::move(l); return x; }
-  static Value tuple(std::vector<Value> e, Loc l) { Value x; x.kind = Tuple; x.elems = std::move(e); x.loc = std::move(l); return x; }
+  static Value atomValue(std::string a, Loc l) {
+    Value x;
+    x.kind = Atom;
+    x.atom = std::move(a);
+    x.loc = std::move(l);
+    return x;
+  }
+  static Value tuple(std::vector<Value> e, Loc l) {
+    Value x;
+    x.kind = Tuple;
+    x.elems = std::move(e);
+    x.loc = std::move(l);
+    return x;
+  }
   /// A keyword list, as `[axis: 0, type: :s64]` evaluates.
   static Value keywords(std::vector<std::pair<std::string, Value>> kv, const Loc &l) {
     Value x;
@@ -320,7 +334,8 @@ public:
                                                const Shape &shape, const std::vector<std::string> &names,
                                                const Loc &loc);
   std::optional<Value> scalarConstant(const Value &v);
-  Result<std::map<std::string, Value>> options(const Value &v, const std::vector<std::string> &allowed, const std::string &fn);
+  Result<std::map<std::string, Value>> options(const Value &v, const std::vector<std::string> &allowed,
+                                               const std::string &fn);
   Result<bool> boolOption(const Value &v, const std::string &key);
   Result<int64_t> normalizeAxis(const Value &v, int64_t rank, const Loc &loc, int node = -1);
   Result<std::vector<int64_t>> axesOption(const Value &v, int64_t rank, const Loc &loc, int node = -1);
@@ -355,7 +370,8 @@ public:
   Result<Value> nxCumulative(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxLogsumexp(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxWindow(const std::string &fn, std::vector<Value> &args, const Loc &loc);
-  Result<WindowSpec> windowSpec(const std::string &fn, int x, const Value &windowArg, const Value &opts, const Loc &loc);
+  Result<WindowSpec> windowSpec(const std::string &fn, int x, const Value &windowArg, const Value &opts,
+                                const Loc &loc);
   Result<Value> nxVariance(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxWeightedMean(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxMedian(const std::string &fn, std::vector<Value> &args, const Loc &loc);
@@ -434,7 +450,8 @@ public:
   int triangularSolve(int a, int b, bool lower, bool leftSide, bool transposeA, ElemType out, const Loc &loc);
   /// lu's {p, l, u} of a floating matrix, with Nx's gradient.
   Result<std::vector<int>> luFactors(int a, const Loc &loc);
-  Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what, int node);
+  Result<std::vector<int64_t>> axisList(const Value &v, int64_t rank, const Loc &loc, const std::string &what,
+                                        int node);
   Result<Value> dot(std::vector<Value> args, const Loc &loc);
   // Nx.Random (NxRandom.cpp)
   Result<Value> nxRandomKey(const std::string &fn, std::vector<Value> &args, const Loc &loc);

@@ -103,9 +103,9 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
     NXC_TRY(done, elixirCall(e.module, e.name, args, e.loc));
     if (done) return *done;
     if (e.module == "Kernel") return kernel(e.name, args, e.loc, qual); // Kernel.div/2 and the like
-    static const std::set<std::string> stdlib = {"Kernel", "Nx.Shape", "Keyword", "List", "Tuple", "Enum", "Map", "Integer",
-                                                 "Float", "String", "Atom", "IO", "Logger", "Access", "Range",
-                                                 ":math", ":erlang"};
+    static const std::set<std::string> stdlib = {"Kernel", "Nx.Shape", "Keyword", "List",   "Tuple",  "Enum",
+                                                 "Map",    "Integer",  "Float",   "String", "Atom",   "IO",
+                                                 "Logger", "Access",   "Range",   ":math",  ":erlang"};
     if (inElixir() && stdlib.count(e.module))
       return error(e.loc, fmt::format(FMT_STRING("{} is not in the part of Elixir that nxc runs at compile time "
                                                  "(docs/language.md lists it)"),
@@ -121,7 +121,8 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
                                   e.module));
 }
 
-Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc) {
+Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args,
+                                 const Loc &loc) {
   // As Nx: a defn may only call defns; a plain def runs as Elixir. (A def
   // compiled as an entry point is traced, as Nx.Defn.jit traces it, and may
   // call other defs whose bodies are in the defn subset.)
@@ -228,7 +229,8 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
   return r;
 }
 
-Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
+Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, const Loc &loc,
+                             const std::string &qual) {
   if (name == "raise" && (args.size() == 1 || args.size() == 2)) return raiseCall(args, loc);
   {
     // Kernel's guards and conversions on compile-time terms.
@@ -297,7 +299,10 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
       return Value::number(name == "abs" ? std::llabs(args[0].i) : args[0].i, loc);
     }
     double v = args[0].f;
-    double r = name == "abs" ? std::fabs(v) : name == "floor" ? std::floor(v) : name == "ceil" ? std::ceil(v) : std::round(v);
+    double r = name == "abs"     ? std::fabs(v)
+               : name == "floor" ? std::floor(v)
+               : name == "ceil"  ? std::ceil(v)
+                                 : std::round(v);
     if (name == "abs") return Value::real(r, loc);
     // Elixir's result is an integer of any size; nxc's compile-time integers are 64-bit.
     if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0))
@@ -307,7 +312,8 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
   return error(loc, fmt::format(FMT_STRING("undefined function {} (there is no such import)"), qual));
 }
 
-Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual) {
+Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &args, const Loc &loc,
+                                const std::string &qual) {
   // Nx.Constants.NAME() and NAME(type, opts \\ []); opts only choose a backend.
   static const std::set<std::string> floatOnly = {"nan", "infinity", "neg_infinity", "pi", "e", "euler_gamma",
                                                   "smallest_positive_normal", "epsilon"};
@@ -337,7 +343,9 @@ Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &arg
   bool bf = t.kind == TypeKind::BF;
   double maxFinite = t.bits == 64 ? 1.7976931348623157e308 : t.bits == 16 && !bf ? 65504.0
                      : bf ? 3.3895313892515355e38 : 3.4028234663852886e38;
-  double smallest = t.bits == 64 ? 2.2250738585072014e-308 : t.bits == 16 && !bf ? 6.103515625e-05 : 1.1754943508222875e-38;
+  double smallest = t.bits == 64          ? 2.2250738585072014e-308
+                    : t.bits == 16 && !bf ? 6.103515625e-05
+                                          : 1.1754943508222875e-38;
   double eps = t.bits == 64 ? 2.220446049250313e-16 : t.bits == 16 && !bf ? 0.0009765625 : bf ? 0.0078125
                                                                                        : 1.1920928955078125e-07;
   double v = name == "nan" ? NAN : name == "infinity" || name == "max" ? INFINITY

@@ -84,7 +84,8 @@ std::vector<std::string> outputNames(const Graph &g) {
     for (size_t i = 0; i < g.results.size(); ++i) names.push_back(fmt::format(FMT_STRING("result_{}"), i));
     return names;
   }
-  std::function<void(const ResultTree &, const std::string &)> walk = [&](const ResultTree &t, const std::string &path) {
+  std::function<void(const ResultTree &, const std::string &)> walk = [&](const ResultTree &t,
+                                                                          const std::string &path) {
     if (!t.isTuple) {
       names.push_back(cParameterName(path, names.size()));
       return;
@@ -294,9 +295,10 @@ std::string writeHeader(const std::string &module, const std::vector<EntryDescri
       " *    takes one the caller owns (FN_WORKSPACE_SIZE bytes, aligned to\n"
       " *    FN_WORKSPACE_ALIGN); FN(...) keeps it on the stack and exists only when\n"
       " *    it is small enough for the target.\n";
-  const char *globalState = threads > 1 ? " *  - The only global state is the thread pool: calls are re-entrant and may\n"
-                                          " *    run on several threads.\n"
-                                        : " *  - No global state: calls are re-entrant and may run on several threads.\n";
+  const char *globalState = threads > 1
+                                ? " *  - The only global state is the thread pool: calls are re-entrant and may\n"
+                                  " *    run on several threads.\n"
+                                : " *  - No global state: calls are re-entrant and may run on several threads.\n";
   static const char *cudaConvention =
       " *  - The return value is NXRT_OK (0) on success, NXRT_ERROR_NULL_ARGUMENT (1)\n"
       " *    if a tensor pointer is NULL, NXRT_ERROR_BAD_WORKSPACE (2) if a needed\n"
@@ -339,7 +341,9 @@ std::string writeManifest(const std::string &module, const std::vector<EntryDesc
       results.push_back({{"name", outs[i]}, {"type", t.elem.name()}, {"shape", t.shape}, {"c_type", t.elem.cType()}});
       if (!t.names.empty()) results.back()["axis_names"] = axisNames(t);
     }
-    json workspace = {{"size", e.workspaceSize}, {"alignment", abi::kBufferAlignment}, {"entry", abi::withWorkspaceSymbol(e.symbol)},
+    json workspace = {{"size", e.workspaceSize},
+                      {"alignment", abi::kBufferAlignment},
+                      {"entry", abi::withWorkspaceSymbol(e.symbol)},
                       {"query", abi::workspaceSizeSymbol(e.symbol)}};
     json fn = {{"symbol", e.symbol},
                {"function", e.function},

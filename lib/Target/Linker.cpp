@@ -149,7 +149,8 @@ std::vector<std::string> linkScratchFiles(const std::string &outputPath, const s
 }
 
 Status linkSharedObject(const std::vector<std::string> &objectPaths, const std::string &outputPath,
-                        const std::string &soname, const std::string &triple, const std::vector<NeededLibrary> &needed) {
+                        const std::string &soname, const std::string &triple,
+                        const std::vector<NeededLibrary> &needed) {
   std::vector<const char *> args = {"ld.lld",  "-shared", "--gc-sections", "-z", "noexecstack", "-z", "relro",
                                     "--build-id", "-soname", soname.c_str(), "-o", outputPath.c_str()};
   for (auto &path : objectPaths) args.push_back(path.c_str());

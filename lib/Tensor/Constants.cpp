@@ -41,11 +41,13 @@ Status loadSerialized(Template &t) {
   const std::string &path = t.constantPath;
   auto bytes = readFileBytes(path);
   if (!bytes) return error(t.loc, bytes.error().message);
-  bool safetensors = isSafetensors(*bytes) || (path.size() >= 12 && path.compare(path.size() - 12, 12, ".safetensors") == 0);
+  bool safetensors =
+      isSafetensors(*bytes) || (path.size() >= 12 && path.compare(path.size() - 12, 12, ".safetensors") == 0);
   if (!safetensors && !isNxSerialized(*bytes))
-    return error(t.loc, fmt::format(FMT_STRING("constant '{}' must be a .npy file (a tensor), a .npz archive (a tuple), "
-                                               "a file Nx.serialize/2 wrote or a .safetensors file (a map by name)"),
-                                    path));
+    return error(t.loc,
+                 fmt::format(FMT_STRING("constant '{}' must be a .npy file (a tensor), a .npz archive (a tuple), "
+                                        "a file Nx.serialize/2 wrote or a .safetensors file (a map by name)"),
+                             path));
   auto value = safetensors ? parseSafetensors(*bytes, path) : parseNxSerialized(*bytes, path);
   if (!value) return error(t.loc, value.error().message);
   Template found = templateOf(*value);
@@ -57,8 +59,8 @@ Status loadSerialized(Template &t) {
       return true;
     };
     if (!same(t, found))
-      return error(t.loc, fmt::format(FMT_STRING("{} holds {}, which does not have the structure of the template"), path,
-                                      found.str()));
+      return error(t.loc, fmt::format(FMT_STRING("{} holds {}, which does not have the structure of the template"),
+                                      path, found.str()));
   } else {
     std::string path = t.constantPath;
     Loc loc = t.loc;
@@ -106,7 +108,8 @@ Status load(Template &t) {
   for (size_t i = 0; i < ls.size(); ++i) {
     ls[i]->loc = t.loc;
     ls[i]->declared = t.declared;
-    NXC_CHECK(fill(*ls[i], (*arrays)[i].tensor, fmt::format(FMT_STRING("{}'s array {} ({})"), path, i, (*arrays)[i].name)));
+    NXC_CHECK(
+        fill(*ls[i], (*arrays)[i].tensor, fmt::format(FMT_STRING("{}'s array {} ({})"), path, i, (*arrays)[i].name)));
   }
   return okStatus();
 }

@@ -351,6 +351,8 @@ private:
 
 } // namespace
 
-Result<HostTensor> parseLiteral(std::shared_ptr<const SourceFile> source) { return LiteralParser(std::move(source)).parse(); }
+Result<HostTensor> parseLiteral(std::shared_ptr<const SourceFile> source) {
+  return LiteralParser(std::move(source)).parse();
+}
 
 } // namespace nxc

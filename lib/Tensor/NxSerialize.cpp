@@ -179,7 +179,8 @@ const char *const kTuple = "Elixir.Nx.Container.Tuple";
 const char *const kMap = "Elixir.Nx.Container.Map";
 
 /// The tensor or container a term describes, its bytes from `buffers`.
-Result<HostValue> fromTerm(const Term &t, const uint8_t *buffers, uint64_t size, bool bigEndian, const std::string &what) {
+Result<HostValue> fromTerm(const Term &t, const uint8_t *buffers, uint64_t size, bool bigEndian,
+                           const std::string &what) {
   auto bad = [&](const std::string &why) { return error(Loc{}, fmt::format(FMT_STRING("{}: {}"), what, why)); };
   if (t.kind != Term::Tuple) return bad("expected a tensor or a container term");
   if (t.elems.size() == 7 && t.elems[0].kind == Term::Atom && t.elems[0].text == "t") {
@@ -209,9 +210,11 @@ Result<HostValue> fromTerm(const Term &t, const uint8_t *buffers, uint64_t size,
         (uint64_t)bytes.i != h.data.size())
       return bad(fmt::format(FMT_STRING("a tensor of {} bytes ({}) lies outside the file's data or has the wrong size"),
                              bytes.i, h.type.str()));
-    if (!h.data.empty()) std::memcpy(h.data.data(), buffers + offset.i, h.data.size()); // (an empty tensor has no storage)
+    if (!h.data.empty())
+      std::memcpy(h.data.data(), buffers + offset.i, h.data.size()); // (an empty tensor has no storage)
     if (bigEndian && e.bytes() > 1)
-      for (size_t k = 0; k < h.data.size(); k += e.bytes()) std::reverse(h.data.begin() + k, h.data.begin() + k + e.bytes());
+      for (size_t k = 0; k < h.data.size(); k += e.bytes())
+        std::reverse(h.data.begin() + k, h.data.begin() + k + e.bytes());
     return HostValue::leaf(std::move(h));
   }
   if (t.elems.size() != 3 || t.elems[0].kind != Term::Atom || t.elems[1].kind != Term::List)
@@ -252,8 +255,8 @@ bool isNxSerialized(const std::vector<uint8_t> &bytes) {
 Result<HostValue> parseNxSerialized(const std::vector<uint8_t> &bytes, const std::string &name) {
   if (!isNxSerialized(bytes)) return error(Loc{}, fmt::format(FMT_STRING("{} is not a file Nx.serialize wrote"), name));
   if (bytes[2] != 1)
-    return error(Loc{}, fmt::format(FMT_STRING("{} is in Nx's serialization format v{}; nxc reads v1 (Nx 0.6 on)"), name,
-                                    bytes[2]));
+    return error(Loc{}, fmt::format(FMT_STRING("{} is in Nx's serialization format v{}; nxc reads v1 (Nx 0.6 on)"),
+                                    name, bytes[2]));
   if (bytes.size() < 12) return error(Loc{}, fmt::format(FMT_STRING("{} is truncated"), name));
   bool bigEndian = bytes[3] == 1;
   uint64_t termSize = 0;
@@ -262,7 +265,8 @@ Result<HostValue> parseNxSerialized(const std::vector<uint8_t> &bytes, const std
   const uint8_t *term = bytes.data() + 12;
   std::vector<uint8_t> inflated;
   size_t termLen = termSize;
-  if (termLen < 2 || term[0] != 131) return error(Loc{}, fmt::format(FMT_STRING("{}: the term is not in Erlang's external format"), name));
+  if (termLen < 2 || term[0] != 131)
+    return error(Loc{}, fmt::format(FMT_STRING("{}: the term is not in Erlang's external format"), name));
   if (term[1] == 80) { // COMPRESSED: the term zlib-compressed (Nx.serialize(x, compressed: N))
     if (termLen < 6) return error(Loc{}, fmt::format(FMT_STRING("{} is truncated"), name));
     uLongf size = (uLongf)term[2] << 24 | (uLongf)term[3] << 16 | (uLongf)term[4] << 8 | term[5];

@@ -76,7 +76,8 @@ Result<json> parseHeader(const std::string &text, const std::string &name) {
     header = json::parse(text, check);
   } catch (const json::exception &e) {
     std::string why = e.what(); // "[json.exception.parse_error.101] parse error at ..."
-    if (size_t close = why.find("] "); why.rfind("[json.", 0) == 0 && close != std::string::npos) why = why.substr(close + 2);
+    if (size_t close = why.find("] "); why.rfind("[json.", 0) == 0 && close != std::string::npos)
+      why = why.substr(close + 2);
     return error(Loc{}, fmt::format(FMT_STRING("{}: the safetensors header is not valid JSON ({})"), name, why));
   }
   if (!repeated.empty())
@@ -153,8 +154,8 @@ Result<HostValue> parseSafetensors(const std::vector<uint8_t> &bytes, const std:
     NXC_TRY(begin, nonNegative(offsets[0], what + ": data_offsets[0]"));
     NXC_TRY(end, nonNegative(offsets[1], what + ": data_offsets[1]"));
     if (begin > end || end > dataBytes)
-      return error(Loc{}, fmt::format(FMT_STRING("{}: data_offsets [{}, {}] lie outside the file's {} data bytes"), what,
-                                      begin, end, dataBytes));
+      return error(Loc{}, fmt::format(FMT_STRING("{}: data_offsets [{}, {}] lie outside the file's {} data bytes"),
+                                      what, begin, end, dataBytes));
     uint64_t want = (uint64_t)count * (uint64_t)elem->bytes();
     if (end - begin != want)
       return error(Loc{}, fmt::format(FMT_STRING("{} is {} ({} bytes) but data_offsets [{}, {}] hold {} bytes"), what,

@@ -47,7 +47,8 @@ uint32_t crc32Of(const uint8_t *data, uint64_t n) {
 }
 
 /// Inflates the raw deflate stream in[0, inLen) into exactly outLen bytes.
-Status inflateRaw(const uint8_t *in, uint64_t inLen, std::vector<uint8_t> &out, uint64_t outLen, const std::string &what) {
+Status inflateRaw(const uint8_t *in, uint64_t inLen, std::vector<uint8_t> &out, uint64_t outLen,
+                  const std::string &what) {
   z_stream zs{};
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
     return error(Loc{}, fmt::format(FMT_STRING("{}: cannot initialize zlib"), what));
@@ -204,8 +205,8 @@ Result<std::vector<ZipMember>> readZip(const uint8_t *p, size_t size, const std:
     std::string name, extra;
     if (!cd.u32(sig) || sig != kCentralSig || !cd.skip(4) || !cd.u16(flags) || !cd.u16(method) || !cd.skip(4) ||
         !cd.u32(crc) || !cd.u32(comp) || !cd.u32(uncomp) || !cd.u16(nameLen) || !cd.u16(extraLen) ||
-        !cd.u16(commentLen) || !cd.u16(startDisk) || !cd.skip(6) || !cd.u32(offset) || !cd.bytes(name, (size_t)nameLen) ||
-        !cd.bytes(extra, (size_t)extraLen) || !cd.skip((size_t)commentLen))
+        !cd.u16(commentLen) || !cd.u16(startDisk) || !cd.skip(6) || !cd.u32(offset) ||
+        !cd.bytes(name, (size_t)nameLen) || !cd.bytes(extra, (size_t)extraLen) || !cd.skip((size_t)commentLen))
       return fileError(archive, fmt::format(FMT_STRING("corrupt zip archive (bad central directory entry {})"), e));
     std::string what = fmt::format(FMT_STRING("{}:{}"), archive, name);
     if (!applyZip64Extra(extra, uncomp, comp, offset, startDisk))

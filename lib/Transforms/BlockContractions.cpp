@@ -282,7 +282,8 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
         // Fewer rows take more columns, so that enough independent
         // accumulators hide the latency of the multiply-adds (one row of 16
         // would wait on two dependent chains).
-        for (int64_t c = cols + step; rows * (c / lanes) <= (wide ? kMaxWideAccumulators : kMaxAccumulators) && c <= bounds[j]; c += step)
+        for (int64_t c = cols + step;
+             rows * (c / lanes) <= (wide ? kMaxWideAccumulators : kMaxAccumulators) && c <= bounds[j]; c += step)
           if (bounds[j] % c == 0) cols = c;
       } else {
         // Contraction innermost: each output is a dot product along k, a

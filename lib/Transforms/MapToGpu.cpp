@@ -303,8 +303,9 @@ struct MapToGpuPass : impl::MapToGpuPassBase<MapToGpuPass> {
       int64_t blocks = std::min(kMaxBlocks, ceilDiv(s.pn, kThreads));
       auto launch = makeLaunch(b, l, blocks, kThreads, 1, {});
       OpBuilder kb = bodyBuilder(launch);
-      Value first = arith::AddIOp::create(
-          kb, l, arith::MulIOp::create(kb, l, launch.getBlockIds().x, cIndex(kb, l, kThreads)), launch.getThreadIds().x);
+      Value first =
+          arith::AddIOp::create(kb, l, arith::MulIOp::create(kb, l, launch.getBlockIds().x, cIndex(kb, l, kThreads)),
+                                launch.getThreadIds().x);
       emit(kb, first, cIndex(kb, l, blocks * kThreads));
     };
     if (s.red.empty())

@@ -207,7 +207,8 @@ Value teamReduce(OpBuilder &b, Location l, const Threads &t, Operation *combiner
     gpu::BarrierOp::create(b, l);
     Value total = memref::LoadOp::create(b, l, t.tree, ValueRange{t.slice, cIndex(b, l, 0)});
     for (int64_t w = 1; w < t.lanes / 32; ++w)
-      total = combine(b, l, combiner, total, memref::LoadOp::create(b, l, t.tree, ValueRange{t.slice, cIndex(b, l, w)}));
+      total =
+          combine(b, l, combiner, total, memref::LoadOp::create(b, l, t.tree, ValueRange{t.slice, cIndex(b, l, w)}));
     gpu::BarrierOp::create(b, l); // the tree is reused next
     return total;
   }
@@ -234,7 +235,8 @@ Value teamReduce(OpBuilder &b, Location l, const Threads &t, Operation *combiner
   return result;
 }
 
-void forLoop(OpBuilder &b, Location l, Value start, Value end, Value step, function_ref<void(OpBuilder &, Value)> body) {
+void forLoop(OpBuilder &b, Location l, Value start, Value end, Value step,
+             function_ref<void(OpBuilder &, Value)> body) {
   auto loop = scf::ForOp::create(b, l, start, end, step);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());

@@ -45,7 +45,9 @@ inline Value cIndex(OpBuilder &b, Location l, int64_t v) { return arith::Constan
 int64_t product(ArrayRef<int64_t> xs);
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-inline int64_t pow2Ceil(int64_t v) { return std::max<int64_t>(1, (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(v, 1))); }
+inline int64_t pow2Ceil(int64_t v) {
+  return std::max<int64_t>(1, (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(v, 1)));
+}
 
 /// Row-major indices of `linear` over `ranges`.
 SmallVector<Value> delinearize(OpBuilder &b, Location l, Value linear, ArrayRef<int64_t> ranges);

@@ -300,8 +300,8 @@ struct OutlineParallelLoopsPass : impl::OutlineParallelLoopsPassBase<OutlinePara
       if (clonable(root, v)) continue;
       // The op's own outputs are split with it; any other buffer it writes
       // is shared by all iterations.
-      if (isa<MemRefType>(v.getType()) && (loop || !llvm::is_contained(cast<linalg::LinalgOp>(root).getDpsInits(), v)) &&
-          writtenDirectly(root, v))
+      if (isa<MemRefType>(v.getType()) &&
+          (loop || !llvm::is_contained(cast<linalg::LinalgOp>(root).getDpsInits(), v)) && writtenDirectly(root, v))
         return failure();
       Value base = bufferBase(v);
       if (!passableAsPointer(base.getType())) return failure();

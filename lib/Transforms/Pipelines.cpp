@@ -47,15 +47,16 @@ std::string gpuToLinalgPipeline() {
 /// bodies are marked for the thread pool last.
 std::string cpuBufferizePipeline(const CpuPipelineChoices &c) {
   return fmt::format(
-      FMT_STRING("func.func(nxc-distinct-results,nxc-separate-empty-tensors),"
-                 "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
-                 "allow-return-allocs-from-loops}},"
-                 "canonicalize,"
-                 "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},canonicalize,{}"
-                 "func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=256}}),"
-                 "cse,canonicalize,"  // equal subviews merge, so a tile's copy onto itself folds away
-                 "nxc-outline-parallel-loops{{threads={} min-work={}}},canonicalize,"
-                 "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize{},nxc-mark-parallel-bodies"),
+      FMT_STRING(
+          "func.func(nxc-distinct-results,nxc-separate-empty-tensors),"
+          "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
+          "allow-return-allocs-from-loops}},"
+          "canonicalize,"
+          "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},canonicalize,{}"
+          "func.func(promote-buffers-to-stack{{max-alloc-size-in-bytes=256}}),"
+          "cse,canonicalize," // equal subviews merge, so a tile's copy onto itself folds away
+          "nxc-outline-parallel-loops{{threads={} min-work={}}},canonicalize,"
+          "nxc-allocs-to-workspace,nxc-copies-to-linalg,canonicalize{},nxc-mark-parallel-bodies"),
       c.fastExtrema ? "func.func(nxc-fast-extrema)," : "", c.threads, c.minWork,
       c.streamStores ? ",nxc-stream-stores,canonicalize" : "");
 }
@@ -109,10 +110,13 @@ void registerNxcPipelines() {
     std::vector<Build> parts;
   };
   static const Stage stages[] = {
-      {"nxc-cpu-pipeline", "What nxc aot runs for a CPU: nx -> linalg -> buffers -> the LLVM dialect",
+      {"nxc-cpu-pipeline",
+       "What nxc aot runs for a CPU: nx -> linalg -> buffers -> the LLVM dialect",
        {cpuToLinalgPipeline, cpuBufferizePipeline, cpuToLLVMDialectPipeline}},
       {"nxc-cpu-to-linalg", "nx -> linalg on tensors, fused and blocked (--emit linalg)", {cpuToLinalgPipeline}},
-      {"nxc-cpu-bufferize", "linalg on tensors -> buffers in the workspace (--emit bufferized)", {cpuBufferizePipeline}},
+      {"nxc-cpu-bufferize",
+       "linalg on tensors -> buffers in the workspace (--emit bufferized)",
+       {cpuBufferizePipeline}},
       {"nxc-cpu-to-llvm-dialect", "buffers -> the LLVM dialect (--emit llvm-dialect)", {cpuToLLVMDialectPipeline}},
   };
   for (const Stage &s : stages)

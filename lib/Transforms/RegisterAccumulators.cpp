@@ -189,8 +189,9 @@ void lower(linalg::GenericOp g, unsigned red) {
       SmallVector<Value> ivs = ivsAt(zero, point);
       for (OpOperand *in : g.getDpsInputOperands())
         if (invariant(in) && isa<MemRefType>(in->get().getType()))
-          hoisted[p].map(g.getMatchingBlockArgument(in),
-                         memref::LoadOp::create(nb, nl, in->get(), indicesOf(nb, nl, g.getMatchingIndexingMap(in), ivs)));
+          hoisted[p].map(
+              g.getMatchingBlockArgument(in),
+              memref::LoadOp::create(nb, nl, in->get(), indicesOf(nb, nl, g.getMatchingIndexingMap(in), ivs)));
       for (OpOperand *acc : accumulators)
         initial.push_back(
             memref::LoadOp::create(nb, nl, acc->get(), indicesOf(nb, nl, g.getMatchingIndexingMap(acc), ivs)));

@@ -153,33 +153,34 @@ void vectorize(const DotBlock &d) {
       initial.push_back(vector::LoadOp::create(b, l, vectorOf(outElem), d.out->get(),
                                                indicesAt(outMap, zero, rowIndex[r], sliceIndex[s])));
   Block *body = g.getBody();
-  auto loop = scf::ForOp::create(b, l, zero, kEnd, one, initial, [&](OpBuilder &ib, Location il, Value k, ValueRange acc) {
-    Type rowElem = getElementTypeOrSelf(d.row->get().getType());
-    SmallVector<Value> rowSlices;
-    for (int64_t s = 0; s < slices; ++s)
-      rowSlices.push_back(vector::LoadOp::create(ib, il, vectorOf(rowElem), d.row->get(),
-                                                 indicesAt(rowMap, k, zero, sliceIndex[s])));
-    SmallVector<Value> next;
-    for (int64_t r = 0; r < d.rows; ++r) {
-      Value scalar = memref::LoadOp::create(ib, il, d.scalar->get(), indicesAt(scalarMap, k, rowIndex[r], zero));
-      Value broadcast = vector::BroadcastOp::create(ib, il, vectorOf(scalar.getType()), scalar);
-      for (int64_t s = 0; s < slices; ++s) {
-        // The body's own ops (extensions, the multiply, the add with their
-        // fast-math flags), on vectors.
-        IRMapping map;
-        map.map(g.getMatchingBlockArgument(d.row), rowSlices[s]);
-        map.map(g.getMatchingBlockArgument(d.scalar), broadcast);
-        map.map(g.getMatchingBlockArgument(d.out), acc[r * slices + s]);
-        for (Operation &op : body->without_terminator()) {
-          Operation *copy = ib.clone(op, map);
-          Value result = copy->getResult(0);
-          result.setType(vectorOf(result.getType()));
+  auto loop =
+      scf::ForOp::create(b, l, zero, kEnd, one, initial, [&](OpBuilder &ib, Location il, Value k, ValueRange acc) {
+        Type rowElem = getElementTypeOrSelf(d.row->get().getType());
+        SmallVector<Value> rowSlices;
+        for (int64_t s = 0; s < slices; ++s)
+          rowSlices.push_back(vector::LoadOp::create(ib, il, vectorOf(rowElem), d.row->get(),
+                                                     indicesAt(rowMap, k, zero, sliceIndex[s])));
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < d.rows; ++r) {
+          Value scalar = memref::LoadOp::create(ib, il, d.scalar->get(), indicesAt(scalarMap, k, rowIndex[r], zero));
+          Value broadcast = vector::BroadcastOp::create(ib, il, vectorOf(scalar.getType()), scalar);
+          for (int64_t s = 0; s < slices; ++s) {
+            // The body's own ops (extensions, the multiply, the add with their
+            // fast-math flags), on vectors.
+            IRMapping map;
+            map.map(g.getMatchingBlockArgument(d.row), rowSlices[s]);
+            map.map(g.getMatchingBlockArgument(d.scalar), broadcast);
+            map.map(g.getMatchingBlockArgument(d.out), acc[r * slices + s]);
+            for (Operation &op : body->without_terminator()) {
+              Operation *copy = ib.clone(op, map);
+              Value result = copy->getResult(0);
+              result.setType(vectorOf(result.getType()));
+            }
+            next.push_back(map.lookup(body->getTerminator()->getOperand(0)));
+          }
         }
-        next.push_back(map.lookup(body->getTerminator()->getOperand(0)));
-      }
-    }
-    scf::YieldOp::create(ib, il, next);
-  });
+        scf::YieldOp::create(ib, il, next);
+      });
   for (int64_t r = 0; r < d.rows; ++r)
     for (int64_t s = 0; s < slices; ++s)
       vector::StoreOp::create(b, l, loop.getResult(r * slices + s), d.out->get(),

@@ -5,6 +5,8 @@
    `.op` with a string that names an op of include/nxc/Sema/Ops.def belong
    nowhere but Ops.def (code compares with Op values or switches over them).
 2. No source file in lib/ grows past MAX_LINES lines.
+3. No line of C/C++ source (lib/, tools/, include/, runtime/) is longer than
+   MAX_COLUMNS, the .clang-format limit.
 """
 import os
 import re
@@ -12,6 +14,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_LINES = 800
+MAX_COLUMNS = 120
 # Files allowed above MAX_LINES, with the most lines each may have (none
 # today: a file that outgrows the limit is split by family instead).
 LONG_FILES = {}
@@ -33,10 +36,12 @@ def main():
     for sample in ('n.op == "exp"', 'if (op != "dot")', 'op->getName().stripDialect() == "sum"'):
         assert compare.search(sample), sample  # the check itself finds what it looks for
     problems = []
-    for path in sources("lib", "tools", "include"):
+    for path in sources("lib", "tools", "include", "runtime"):
         rel = os.path.relpath(path, ROOT)
         text = open(path, encoding="utf-8").read()
         for number, line in enumerate(text.splitlines(), 1):
+            if len(line) > MAX_COLUMNS:
+                problems.append(f"{rel}:{number}: {len(line)} columns, more than {MAX_COLUMNS} (clang-format it)")
             for m in compare.finditer(line):
                 if m.group(1) in names:
                     problems.append(f"{rel}:{number}: compares an op by its name \"{m.group(1)}\" (use Op::...)")

@@ -38,9 +38,11 @@ namespace {
 
 int bench(Engine &engine, const Prepared &p, const std::vector<const HostTensor *> &inputs, const JitOptions &o) {
   using clock = std::chrono::steady_clock;
-  for (auto [what, seconds] : {std::pair<const char *, double>{"--time", o.benchSeconds}, {"--warmup", o.warmupSeconds}})
+  for (auto [what, seconds] :
+       {std::pair<const char *, double>{"--time", o.benchSeconds}, {"--warmup", o.warmupSeconds}})
     if (!(seconds >= 0 && seconds <= 3600))
-      return report(error(Loc{}, fmt::format(FMT_STRING("{} {} is out of range: give 0 to 3600 seconds"), what, seconds)));
+      return report(
+          error(Loc{}, fmt::format(FMT_STRING("{} {} is out of range: give 0 to 3600 seconds"), what, seconds)));
   // Mean and deviation over every run (Welford); the median and the 99th
   // percentile from a uniform sample of at most kKept runs, so memory stays
   // bounded however fast the function and however long the measurement.
@@ -222,13 +224,15 @@ int runJit(const JitOptions &o) {
   } else if (!result->keys.empty()) {
     // A map: entries named by each leaf's path ("w", "layer.0").
     std::vector<NpzEntry> entries;
-    std::function<void(const HostValue &, const std::string &)> walk = [&](const HostValue &v, const std::string &path) {
+    std::function<void(const HostValue &, const std::string &)> walk = [&](const HostValue &v,
+                                                                           const std::string &path) {
       if (!v.isTuple) {
         entries.push_back(NpzEntry{path, v.tensor});
         return;
       }
       for (size_t i = 0; i < v.elems.size(); ++i)
-        walk(v.elems[i], (path.empty() ? "" : path + ".") + (v.keys.empty() ? std::to_string(i) : ast::keyText(v.keys[i])));
+        walk(v.elems[i],
+             (path.empty() ? "" : path + ".") + (v.keys.empty() ? std::to_string(i) : ast::keyText(v.keys[i])));
     };
     walk(*result, "");
     written = writeNpzEntries(o.output, entries);

@@ -35,7 +35,8 @@ int main(int argc, char **argv) {
   });
 
   AotOptions aot;
-  CLI::App *aotCmd = app.add_subcommand("aot", "Compile defn functions to a C header, a shared object and static libraries");
+  CLI::App *aotCmd =
+      app.add_subcommand("aot", "Compile defn functions to a C header, a shared object and static libraries");
   aotCmd->add_option("input", aot.input,
                      "A .nx/.ex file holding defmodule ... defn ... end, a directory of them (a library's lib/), or "
                      "a .json graph (docs/graph-format.md)")
@@ -43,12 +44,14 @@ int main(int argc, char **argv) {
   aotCmd->add_option("--with", aot.with,
                      "More source files or directories whose modules the input calls (a library's other files, "
                      "as Axon's activations.ex imports Axon.Shared from shared.ex). Repeatable");
-  aotCmd->add_option("--fn", aot.fns,
-                     "A function and its argument templates: 'softmax(f32[100])', 'predict({f32[784,128], f32[128]}, "
-                     "f32[30,784])' (a tuple), 'predict(%{w: f32[784,10], b: f32[10]}, f32[30,784])' (a map, its "
-                     "leaves in key order), 'fast=softmax(f32[100])' to choose the C name, 'celu(f32[4], alpha: 2.0)' "
-                     "with options (a trailing keyword list, the call's last argument, fixed at compile time). "
-                     "Repeatable. For a .json graph the name alone (the graph fixes the types), and every function when left out.")
+  aotCmd
+      ->add_option(
+          "--fn", aot.fns,
+          "A function and its argument templates: 'softmax(f32[100])', 'predict({f32[784,128], f32[128]}, "
+          "f32[30,784])' (a tuple), 'predict(%{w: f32[784,10], b: f32[10]}, f32[30,784])' (a map, its "
+          "leaves in key order), 'fast=softmax(f32[100])' to choose the C name, 'celu(f32[4], alpha: 2.0)' "
+          "with options (a trailing keyword list, the call's last argument, fixed at compile time). "
+          "Repeatable. For a .json graph the name alone (the graph fixes the types), and every function when left out.")
       ->allow_extra_args(false); // one value per --fn: a stray argument is not taken for a signature
   CLI::Option *outOption =
       aotCmd->add_option("-o,--output", aot.outDir, "Output directory (created if needed); with --emit json, the "
@@ -88,11 +91,12 @@ int main(int argc, char **argv) {
   aotCmd->add_flag("--packed-entries", aot.packedEntries,
                     "Also export FN_packed(void **args) per function: args holds FN_with_workspace's arguments in "
                     "order (inputs, outputs, workspace), for callers that cannot call a C prototype (a NIF, dlsym)");
-  aotCmd->add_option("--nif", aot.nifModule,
-                     "Make libMODULE.so also an Erlang NIF library for the Erlang module given ('Elixir.MNIST.Compiled'): "
-                     "the BEAM loads it with erlang:load_nif/2 from that module and calls __nxc_call__(Name, Inputs); "
-                     "no other native code is needed where it runs (the Elixir package's import_aot uses it). Implies "
-                     "--packed-entries; CPU code on targets with an OS");
+  aotCmd->add_option(
+      "--nif", aot.nifModule,
+      "Make libMODULE.so also an Erlang NIF library for the Erlang module given ('Elixir.MNIST.Compiled'): "
+      "the BEAM loads it with erlang:load_nif/2 from that module and calls __nxc_call__(Name, Inputs); "
+      "no other native code is needed where it runs (the Elixir package's import_aot uses it). Implies "
+      "--packed-entries; CPU code on targets with an OS");
   aotCmd->add_option("-O", aot.optLevel, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
   aotCmd->footer(
       "Writes OUTDIR/MODULE.h, OUTDIR/libMODULE.so, OUTDIR/libMODULE.a, OUTDIR/libnxrt.a, OUTDIR/MODULE.json\n"
@@ -110,7 +114,8 @@ int main(int argc, char **argv) {
       "generic'): every function is compiled once per --cpu entry, and the library\n"
       "runs the first variant the running CPU supports (checked once, at load time; MODULE_cpu_variant()\n"
       "names it; $NXC_CPU_VARIANT=NAME runs variant NAME instead, where the CPU supports it). A CPU\n"
-      "below every variant gets NXRT_ERROR_UNSUPPORTED_CPU (3), never an illegal instruction. Without --cpu a host build holds the build machine's CPU, x86-64-v3 and the x86-64\n"
+      "below every variant gets NXRT_ERROR_UNSUPPORTED_CPU (3), never an illegal instruction. Without --cpu a host "
+      "build holds the build machine's CPU, x86-64-v3 and the x86-64\n"
       "baseline, so it runs everywhere and stays fast where it was built; one --cpu gives one (checked)\n"
       "variant. Other architectures get one version for --cpu (default: the host CPU for the host,\n"
       "generic otherwise; riscv64 Linux: rv64gc). nxc jit always compiles for the running CPU.\n\n"
@@ -222,7 +227,8 @@ int main(int argc, char **argv) {
       jit.args.insert(jit.args.end(), verbatim.begin(), verbatim.end());
       for (auto &a : jit.args)
         if (a.size() > 1 && a[0] == '-' && !std::isdigit((unsigned char)a[1]) && a[1] != '.' && a != "-Inf") {
-          std::cerr << fmt::format(FMT_STRING("nxc: error: unknown option {} for nxc jit (put negative literals after --)\n"), a);
+          std::cerr << fmt::format(
+              FMT_STRING("nxc: error: unknown option {} for nxc jit (put negative literals after --)\n"), a);
           return kUserError;
         }
       return runJit(jit);

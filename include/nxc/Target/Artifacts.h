@@ -57,8 +57,8 @@ std::vector<std::string> linkScratchFiles(const std::string &outputPath, const s
 
 /// Links relocatable objects (the module's, the runtime's) into a shared
 /// object with lld (in process), recording DT_NEEDED for each of `needed`.
-Status linkSharedObject(const std::vector<std::string> &objectPaths, const std::string &outputPath, const std::string &soname,
-                        const std::string &triple, const std::vector<NeededLibrary> &needed);
+Status linkSharedObject(const std::vector<std::string> &objectPaths, const std::string &outputPath,
+                        const std::string &soname, const std::string &triple, const std::vector<NeededLibrary> &needed);
 
 /// Writes `bytes` to the file `path` (created or truncated).
 Status writeBytes(const std::string &path, const std::string &bytes);

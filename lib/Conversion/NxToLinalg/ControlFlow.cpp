@@ -121,7 +121,8 @@ struct PrintValueLowering : public OpConversionPattern<nx::PrintValueOp> {
                                /*alignment=*/IntegerAttr());
     }
     Value header = memref::GetGlobalOp::create(rw, l, bytesType, name);
-    Value address = arith::IndexCastOp::create(rw, l, i64, memref::ExtractAlignedPointerAsIndexOp::create(rw, l, header));
+    Value address =
+        arith::IndexCastOp::create(rw, l, i64, memref::ExtractAlignedPointerAsIndexOp::create(rw, l, header));
     func::CallOp::create(rw, l, "nxc_print_begin", TypeRange{}, ValueRange{address});
     for (Value t : adaptor.getInputs()) {
       auto type = llvm::cast<RankedTensorType>(t.getType());

@@ -79,7 +79,8 @@ Value SimpleLowering<nx::ConstantOp>::lower(nx::ConstantOp op, ValueRange, Conve
 }
 
 template <>
-Value SimpleLowering<nx::IotaOp>::lower(nx::IotaOp op, ValueRange, ConversionPatternRewriter &rw, RankedTensorType outType) {
+Value SimpleLowering<nx::IotaOp>::lower(nx::IotaOp op, ValueRange, ConversionPatternRewriter &rw,
+                                        RankedTensorType outType) {
   // Computed from the loop indices: no table in read-only data.
   ArrayRef<int64_t> axes = op.getAxes();
   Type et = outType.getElementType();
@@ -91,8 +92,8 @@ Value SimpleLowering<nx::IotaOp>::lower(nx::IotaOp op, ValueRange, ConversionPat
       // The row-major flat index.
       v = arith::ConstantIndexOp::create(b, nl, 0);
       for (int64_t d = 0; d < outType.getRank(); ++d)
-        v = arith::AddIOp::create(b, nl, arith::MulIOp::create(b, nl, v, arith::ConstantIndexOp::create(b, nl, outType.getDimSize(d))),
-                                  i[d]);
+        v = arith::AddIOp::create(
+            b, nl, arith::MulIOp::create(b, nl, v, arith::ConstantIndexOp::create(b, nl, outType.getDimSize(d))), i[d]);
     }
     Value n = arith::IndexCastUIOp::create(b, nl, b.getI64Type(), v);
     if (llvm::isa<FloatType>(et)) return arith::UIToFPOp::create(b, nl, et, n);

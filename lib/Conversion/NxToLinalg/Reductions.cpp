@@ -83,10 +83,11 @@ Value blockedReduction(OpBuilder &b, Location l, Op name, Type nxElem, Value in,
     SmallVector<AffineExpr> outExprs;
     for (unsigned d = 0; d + 1 < r; ++d) outExprs.push_back(b.getAffineDimExpr(d));
     auto t = RankedTensorType::get(shape, acc);
-    level = genericOp(b, l, t, level, {b.getMultiDimIdentityMap(r)}, filled(b, l, t, reductionInit(b, name, nxElem, acc)),
-                      AffineMap::get(r, 0, outExprs, ctx), iters, [&](OpBuilder &nb, Location nl, ValueRange a) {
-                        return reductionCombine(nb, nl, name, nxElem, widened(nb, nl, a[0], acc), a[1]);
-                      });
+    level =
+        genericOp(b, l, t, level, {b.getMultiDimIdentityMap(r)}, filled(b, l, t, reductionInit(b, name, nxElem, acc)),
+                  AffineMap::get(r, 0, outExprs, ctx), iters, [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    return reductionCombine(nb, nl, name, nxElem, widened(nb, nl, a[0], acc), a[1]);
+                  });
   }
   return narrowed(b, l, level, outType);
 }
@@ -183,7 +184,8 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
             auto pred = IsMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT;
             Value xNan = arith::CmpFOp::create(b, nl, arith::CmpFPredicate::UNO, x, x);
             Value accNan = arith::CmpFOp::create(b, nl, arith::CmpFPredicate::UNO, acc, acc);
-            Value notAccNan = arith::XOrIOp::create(b, nl, accNan, arith::ConstantOp::create(b, nl, b.getBoolAttr(true)));
+            Value notAccNan =
+                arith::XOrIOp::create(b, nl, accNan, arith::ConstantOp::create(b, nl, b.getBoolAttr(true)));
             better = arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, pred, x, acc),
                                           arith::AndIOp::create(b, nl, xNan, notAccNan));
             equal = arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OEQ, x, acc),
@@ -195,7 +197,8 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
             equal = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, x, acc);
           }
           Value i = linalg::IndexOp::create(b, nl, axis);
-          Value first = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, i, arith::ConstantIndexOp::create(b, nl, 0));
+          Value first =
+              arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, i, arith::ConstantIndexOp::create(b, nl, 0));
           Value take = arith::OrIOp::create(b, nl, better, first);
           if (high) take = arith::OrIOp::create(b, nl, take, equal);
           Value iv = arith::IndexCastOp::create(b, nl, it, i);
@@ -250,9 +253,10 @@ struct ScanLowering : public OpConversionPattern<OpTy> {
           Value prev = tensor::ExtractSliceOp::create(b, nl, sliceType, iter[0], po, ps, pst);
           auto [co, cs, cst] = sliceAt(b, iter[0], k);
           Value cur = tensor::ExtractSliceOp::create(b, nl, sliceType, iter[0], co, cs, cst);
-          Value next = elementwise(b, nl, sliceType, ValueRange{cur, prev}, [&](OpBuilder &bb, Location ll, ValueRange a) {
-            return reductionCombine(bb, ll, combine, nxElem, a[0], a[1]);
-          });
+          Value next =
+              elementwise(b, nl, sliceType, ValueRange{cur, prev}, [&](OpBuilder &bb, Location ll, ValueRange a) {
+                return reductionCombine(bb, ll, combine, nxElem, a[0], a[1]);
+              });
           Value updated = tensor::InsertSliceOp::create(b, nl, next, iter[0], co, cs, cst);
           scf::YieldOp::create(b, nl, updated);
         });
@@ -278,7 +282,8 @@ struct WindowLowering : public OpConversionPattern<OpTy> {
     SmallVector<AffineExpr> inExprs, outExprs;
     SmallVector<utils::IteratorType> iters;
     for (unsigned d = 0; d < rank; ++d) {
-      inExprs.push_back(rw.getAffineDimExpr(d) * op.getStrides()[d] + rw.getAffineDimExpr(rank + d) * op.getDilations()[d]);
+      inExprs.push_back(rw.getAffineDimExpr(d) * op.getStrides()[d] +
+                        rw.getAffineDimExpr(rank + d) * op.getDilations()[d]);
       outExprs.push_back(rw.getAffineDimExpr(d));
       iters.push_back(utils::IteratorType::parallel);
     }
@@ -293,11 +298,12 @@ struct WindowLowering : public OpConversionPattern<OpTy> {
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, reductionInit(rw, combine, nxElem, acc));
     Value win = emptyTensor(rw, l, winType);
-    Value r = genericOp(rw, l, accType, ValueRange{adaptor.getOperand(), win},
-                        {AffineMap::get(2 * rank, 0, inExprs, ctx), AffineMap::get(2 * rank, 0, winExprs, ctx)}, init,
-                        AffineMap::get(2 * rank, 0, outExprs, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
-                          return reductionCombine(b, nl, combine, nxElem, widened(b, nl, a[0], acc), a[2]);
-                        });
+    Value r =
+        genericOp(rw, l, accType, ValueRange{adaptor.getOperand(), win},
+                  {AffineMap::get(2 * rank, 0, inExprs, ctx), AffineMap::get(2 * rank, 0, winExprs, ctx)}, init,
+                  AffineMap::get(2 * rank, 0, outExprs, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
+                    return reductionCombine(b, nl, combine, nxElem, widened(b, nl, a[0], acc), a[2]);
+                  });
     rw.replaceOp(op, narrowed(rw, l, r, outType));
     return success();
   }
@@ -333,14 +339,14 @@ struct ConvLowering : public OpConversionPattern<nx::ConvOp> {
     Type acc = accumulatorType(rw, Op::Sum, outType.getElementType());
     auto accType = RankedTensorType::get(outType.getShape(), acc);
     Value init = filled(rw, l, accType, rw.getFloatAttr(acc, 0.0));
-    Value r = genericOp(rw, l, accType, ValueRange{adaptor.getInput(), adaptor.getKernel(), emptyTensor(rw, l, extType)},
-                        {AffineMap::get(nd, 0, xe, ctx), AffineMap::get(nd, 0, ke, ctx),
-                         AffineMap::get(nd, 0, {d(1), d(2)}, ctx)},
-                        init, AffineMap::get(nd, 0, oe, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
-                          Value x = widened(b, nl, a[0], acc);
-                          Value k = widened(b, nl, a[1], acc);
-                          return faddFast(b, nl, a[3], fmulFast(b, nl, x, k));
-                        });
+    Value r = genericOp(
+        rw, l, accType, ValueRange{adaptor.getInput(), adaptor.getKernel(), emptyTensor(rw, l, extType)},
+        {AffineMap::get(nd, 0, xe, ctx), AffineMap::get(nd, 0, ke, ctx), AffineMap::get(nd, 0, {d(1), d(2)}, ctx)},
+        init, AffineMap::get(nd, 0, oe, ctx), iters, [&](OpBuilder &b, Location nl, ValueRange a) {
+          Value x = widened(b, nl, a[0], acc);
+          Value k = widened(b, nl, a[1], acc);
+          return faddFast(b, nl, a[3], fmulFast(b, nl, x, k));
+        });
     rw.replaceOp(op, narrowed(rw, l, r, outType));
     return success();
   }

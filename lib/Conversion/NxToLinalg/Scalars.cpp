@@ -37,14 +37,16 @@ Value safeIntDivision(OpBuilder &b, Location l, Value x, Value y, bool uns, bool
   Value bad = isZero;
   if (!uns) {
     Value minusOne = iconst(b, l, t, -1);
-    Value min = arith::ConstantOp::create(b, l, t, b.getIntegerAttr(t, APInt::getSignedMinValue(t.getIntOrFloatBitWidth())));
+    Value min =
+        arith::ConstantOp::create(b, l, t, b.getIntegerAttr(t, APInt::getSignedMinValue(t.getIntOrFloatBitWidth())));
     Value overflow = arith::AndIOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, min),
                                            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, minusOne));
     bad = arith::OrIOp::create(b, l, isZero, overflow);
   }
   Value safeY = arith::SelectOp::create(b, l, bad, one, y);
-  Value r = remainder ? (uns ? (Value)arith::RemUIOp::create(b, l, x, safeY) : (Value)arith::RemSIOp::create(b, l, x, safeY))
-                      : (uns ? (Value)arith::DivUIOp::create(b, l, x, safeY) : (Value)arith::DivSIOp::create(b, l, x, safeY));
+  Value r = remainder
+                ? (uns ? (Value)arith::RemUIOp::create(b, l, x, safeY) : (Value)arith::RemSIOp::create(b, l, x, safeY))
+                : (uns ? (Value)arith::DivUIOp::create(b, l, x, safeY) : (Value)arith::DivSIOp::create(b, l, x, safeY));
   // With y replaced by 1: quotient is x (= MIN for MIN / -1), remainder 0.
   Value onZero = remainder ? x : iconst(b, l, t, -1);
   return arith::SelectOp::create(b, l, isZero, onZero, r);
@@ -58,8 +60,9 @@ Value shift(OpBuilder &b, Location l, Value x, Value y, bool uns, bool left) {
   Value width = iconst(b, l, t, w);
   Value inRange = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, y, width); // negative counts are huge unsigned
   Value count = arith::SelectOp::create(b, l, inRange, y, zeroOf(b, l, t));
-  Value shifted = left ? (Value)arith::ShLIOp::create(b, l, x, count)
-                       : uns ? (Value)arith::ShRUIOp::create(b, l, x, count) : (Value)arith::ShRSIOp::create(b, l, x, count);
+  Value shifted = left  ? (Value)arith::ShLIOp::create(b, l, x, count)
+                  : uns ? (Value)arith::ShRUIOp::create(b, l, x, count)
+                        : (Value)arith::ShRSIOp::create(b, l, x, count);
   Value fill = left || uns ? zeroOf(b, l, t) : (Value)arith::ShRSIOp::create(b, l, x, iconst(b, l, t, w - 1));
   return arith::SelectOp::create(b, l, inRange, shifted, fill);
 }
@@ -87,7 +90,8 @@ bool computedInF32(Op op) {
 /// Float comparisons are ordered, except not_equal (true on NaN).
 Value compare(OpBuilder &b, Location l, Value x, Value y, bool isF, bool uns, arith::CmpFPredicate f,
               arith::CmpIPredicate s, arith::CmpIPredicate u) {
-  return toU8(b, l, isF ? (Value)arith::CmpFOp::create(b, l, f, x, y) : (Value)arith::CmpIOp::create(b, l, uns ? u : s, x, y));
+  return toU8(
+      b, l, isF ? (Value)arith::CmpFOp::create(b, l, f, x, y) : (Value)arith::CmpIOp::create(b, l, uns ? u : s, x, y));
 }
 
 } // namespace
@@ -157,9 +161,11 @@ Value convertScalar(OpBuilder &b, Location l, Value x, Type from, Type to) {
     double lo = uns ? 0.0 : -std::ldexp(1.0, (int)w - 1);
     Value conv = uns ? (Value)arith::FPToUIOp::create(b, l, dst, x) : (Value)arith::FPToSIOp::create(b, l, dst, x);
     Value tooBig = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, x, fconst(b, l, ft, hi));
-    Value tooSmall = arith::CmpFOp::create(b, l, uns ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT, x, fconst(b, l, ft, lo));
+    Value tooSmall = arith::CmpFOp::create(b, l, uns ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT, x,
+                                           fconst(b, l, ft, lo));
     Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
-    Value r = arith::SelectOp::create(b, l, tooBig, arith::ConstantOp::create(b, l, dst, b.getIntegerAttr(dst, maxI)), conv);
+    Value r =
+        arith::SelectOp::create(b, l, tooBig, arith::ConstantOp::create(b, l, dst, b.getIntegerAttr(dst, maxI)), conv);
     r = arith::SelectOp::create(b, l, tooSmall, arith::ConstantOp::create(b, l, dst, b.getIntegerAttr(dst, minI)), r);
     return arith::SelectOp::create(b, l, isNan, iconst(b, l, dst, 0), r);
   }
@@ -176,7 +182,9 @@ Value convertScalar(OpBuilder &b, Location l, Value x, Type from, Type to) {
     Value big = arith::AddFOp::create(b, l, h, h);
     return arith::SelectOp::create(b, l, neg, big, arith::SIToFPOp::create(b, l, dst, x));
   }
-  if (toF) return isUnsigned(from) ? (Value)arith::UIToFPOp::create(b, l, dst, x) : (Value)arith::SIToFPOp::create(b, l, dst, x);
+  if (toF)
+    return isUnsigned(from) ? (Value)arith::UIToFPOp::create(b, l, dst, x)
+                            : (Value)arith::SIToFPOp::create(b, l, dst, x);
   unsigned a = from.getIntOrFloatBitWidth(), c = to.getIntOrFloatBitWidth();
   if (a == c) return x;
   if (a > c) return arith::TruncIOp::create(b, l, dst, x);
@@ -247,7 +255,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, Op op, ValueRange args, Type
 
   // Unary.
   case Op::LogicalNot:
-    return toU8(b, l, arith::XOrIOp::create(b, l, isNonZero(b, l, x), arith::ConstantOp::create(b, l, b.getBoolAttr(true))));
+    return toU8(b, l,
+                arith::XOrIOp::create(b, l, isNonZero(b, l, x), arith::ConstantOp::create(b, l, b.getBoolAttr(true))));
   case Op::IsNan:
     return isF ? toU8(b, l, arith::CmpFOp::create(b, l, P::UNO, x, x)) : iconst(b, l, b.getI8Type(), 0);
   case Op::IsInfinity: {
@@ -255,7 +264,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, Op op, ValueRange args, Type
     Value a = math::AbsFOp::create(b, l, x);
     return toU8(b, l, arith::CmpFOp::create(b, l, P::OEQ, a, fconst(b, l, t, INFINITY)));
   }
-  case Op::Negate: return isF ? (Value)arith::NegFOp::create(b, l, x) : (Value)arith::SubIOp::create(b, l, zeroOf(b, l, t), x);
+  case Op::Negate:
+    return isF ? (Value)arith::NegFOp::create(b, l, x) : (Value)arith::SubIOp::create(b, l, zeroOf(b, l, t), x);
   case Op::Abs: return isF ? (Value)math::AbsFOp::create(b, l, x) : uns ? x : (Value)math::AbsIOp::create(b, l, x);
   case Op::BitwiseNot: return (Value)arith::XOrIOp::create(b, l, x, iconst(b, l, t, -1));
   case Op::Sign: {

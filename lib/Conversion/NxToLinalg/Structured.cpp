@@ -101,8 +101,10 @@ TypedAttr reductionInit(OpBuilder &b, Op reduction, Type nxElem, Type t) {
   bool isF = llvm::isa<FloatType>(t);
   bool uns = isUnsigned(nxElem);
   unsigned w = t.getIntOrFloatBitWidth();
-  if (reduction == Op::Sum || reduction == Op::Any) return isF ? (TypedAttr)b.getFloatAttr(t, 0.0) : b.getIntegerAttr(t, 0);
-  if (reduction == Op::Product || reduction == Op::All) return isF ? (TypedAttr)b.getFloatAttr(t, 1.0) : b.getIntegerAttr(t, 1);
+  if (reduction == Op::Sum || reduction == Op::Any)
+    return isF ? (TypedAttr)b.getFloatAttr(t, 0.0) : b.getIntegerAttr(t, 0);
+  if (reduction == Op::Product || reduction == Op::All)
+    return isF ? (TypedAttr)b.getFloatAttr(t, 1.0) : b.getIntegerAttr(t, 1);
   if (reduction == Op::ReduceMax) {
     if (isF) return b.getFloatAttr(t, -INFINITY);
     return b.getIntegerAttr(t, uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
@@ -150,7 +152,8 @@ Value reshapeTensor(OpBuilder &b, Location l, Value in, RankedTensorType outType
     for (int64_t i = 0; i < inType.getRank(); ++i) all.push_back(i);
     flat = tensor::CollapseShapeOp::create(b, l, flatType, in, ArrayRef<ReassociationIndices>{all});
   }
-  if (outType.getRank() == 0) return tensor::CollapseShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{});
+  if (outType.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, l, outType, flat, ArrayRef<ReassociationIndices>{});
   if (outType.getRank() == 1) return flat;
   ReassociationIndices all;
   for (int64_t i = 0; i < outType.getRank(); ++i) all.push_back(i);
@@ -232,7 +235,8 @@ Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operan
   Type et = outType.getElementType();
   Type acc = nc == 0 ? et : accumulatorType(b, Op::Sum, et);
   auto accType = RankedTensorType::get(outType.getShape(), acc);
-  Value init = filled(b, l, accType, llvm::isa<FloatType>(acc) ? (TypedAttr)b.getFloatAttr(acc, 0.0) : b.getIntegerAttr(acc, 0));
+  Value init =
+      filled(b, l, accType, llvm::isa<FloatType>(acc) ? (TypedAttr)b.getFloatAttr(acc, 0.0) : b.getIntegerAttr(acc, 0));
   MLIRContext *ctx = b.getContext();
   Value r = genericOp(b, l, accType, ins,
                       {AffineMap::get(nLoops, 0, ea, ctx), AffineMap::get(nLoops, 0, eb, ctx)}, init,

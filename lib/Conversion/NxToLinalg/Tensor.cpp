@@ -36,8 +36,8 @@ struct SliceLowering : public OpConversionPattern<nx::SliceOp> {
     Location l = op.getLoc();
     auto inType = llvm::cast<RankedTensorType>(op.getOperand().getType());
     auto outType = llvm::cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    SmallVector<OpFoldResult> offsets =
-        sliceOffsets(rw, l, op.getStartIndices(), op.getStartTensors(), adaptor.getStartTensors(), inType, op.getLengths());
+    SmallVector<OpFoldResult> offsets = sliceOffsets(rw, l, op.getStartIndices(), op.getStartTensors(),
+                                                     adaptor.getStartTensors(), inType, op.getLengths());
     SmallVector<OpFoldResult> sizes, strides;
     for (int64_t d = 0; d < inType.getRank(); ++d) {
       sizes.push_back(rw.getIndexAttr(outType.getDimSize(d)));
@@ -63,7 +63,8 @@ struct PutSliceLowering : public OpConversionPattern<nx::PutSliceOp> {
       strides.push_back(rw.getIndexAttr(1));
     }
     Value base = freshCopy(rw, l, adaptor.getOperand());
-    rw.replaceOp(op, tensor::InsertSliceOp::create(rw, l, adaptor.getUpdate(), base, offsets, sizes, strides).getResult());
+    rw.replaceOp(op,
+                 tensor::InsertSliceOp::create(rw, l, adaptor.getUpdate(), base, offsets, sizes, strides).getResult());
     return success();
   }
 };
@@ -226,12 +227,15 @@ struct ArgsortLowering : public OpConversionPattern<nx::ArgsortOp> {
                               Value nj = arith::CmpFOp::create(b, nl, arith::CmpFPredicate::UNO, xj, xj);
                               Value t = arith::ConstantOp::create(b, nl, b.getBoolAttr(true));
                               // asc: j before i if xj < xi or (xi is NaN and xj is not); desc mirrors it.
-                              first = desc ? arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OGT, xj, xi),
-                                                                  arith::AndIOp::create(b, nl, nj, arith::XOrIOp::create(b, nl, ni, t)))
-                                           : arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OLT, xj, xi),
-                                                                  arith::AndIOp::create(b, nl, ni, arith::XOrIOp::create(b, nl, nj, t)));
-                              equal = arith::OrIOp::create(b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OEQ, xj, xi),
-                                                           arith::AndIOp::create(b, nl, ni, nj));
+                              first = desc ? arith::OrIOp::create(
+                                                 b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OGT, xj, xi),
+                                                 arith::AndIOp::create(b, nl, nj, arith::XOrIOp::create(b, nl, ni, t)))
+                                           : arith::OrIOp::create(
+                                                 b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OLT, xj, xi),
+                                                 arith::AndIOp::create(b, nl, ni, arith::XOrIOp::create(b, nl, nj, t)));
+                              equal = arith::OrIOp::create(
+                                  b, nl, arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OEQ, xj, xi),
+                                  arith::AndIOp::create(b, nl, ni, nj));
                             } else {
                               auto p = desc ? (uns ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
                                             : (uns ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
@@ -240,7 +244,8 @@ struct ArgsortLowering : public OpConversionPattern<nx::ArgsortOp> {
                             }
                             Value i = linalg::IndexOp::create(b, nl, axis), j = linalg::IndexOp::create(b, nl, extra);
                             Value earlier = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::ult, j, i);
-                            Value before = arith::OrIOp::create(b, nl, first, arith::AndIOp::create(b, nl, equal, earlier));
+                            Value before =
+                                arith::OrIOp::create(b, nl, first, arith::AndIOp::create(b, nl, equal, earlier));
                             return (Value)arith::AddIOp::create(b, nl, acc, arith::ExtUIOp::create(b, nl, i64, before));
                           });
     // result[k] = the i whose position is k (dims: the tensor's with axis = k, and i).
@@ -273,35 +278,38 @@ struct ScatterLowering : public OpConversionPattern<OpTy> {
     Type nxIdx = elemOf(op.getIndices());
     bool isF = llvm::isa<FloatType>(tType.getElementType());
     Value base = freshCopy(rw, l, adaptor.getOperand());
-    Value lb = arith::ConstantIndexOp::create(rw, l, 0), ub = arith::ConstantIndexOp::create(rw, l, iType.getDimSize(0)),
+    Value lb = arith::ConstantIndexOp::create(rw, l, 0),
+          ub = arith::ConstantIndexOp::create(rw, l, iType.getDimSize(0)),
           one = arith::ConstantIndexOp::create(rw, l, 1);
     ArrayRef<int64_t> axes = op.getAxes();
-    auto loop = scf::ForOp::create(rw, l, lb, ub, one, ValueRange{base}, [&](OpBuilder &b, Location nl, Value r, ValueRange it) {
-      SmallVector<Value> coords(tType.getRank());
-      Value ok = arith::ConstantOp::create(b, nl, b.getBoolAttr(true));
-      for (size_t c = 0; c < axes.size(); ++c) {
-        Value v = tensor::ExtractOp::create(b, nl, idx, ValueRange{r, arith::ConstantIndexOp::create(b, nl, c)});
-        Value i = isUnsigned(nxIdx) ? (Value)arith::IndexCastUIOp::create(b, nl, b.getIndexType(), v)
-                                    : (Value)arith::IndexCastOp::create(b, nl, b.getIndexType(), v);
-        Value inRange = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::ult, i,
-                                              arith::ConstantIndexOp::create(b, nl, tType.getDimSize(axes[c])));
-        ok = arith::AndIOp::create(b, nl, ok, inRange);
-        coords[axes[c]] = i;
-      }
-      Value u = tensor::ExtractOp::create(b, nl, upd, ValueRange{r});
-      auto ifOp = scf::IfOp::create(
-          b, nl, ok,
-          [&](OpBuilder &bb, Location ll) {
-            Value v = u;
-            if (Add) {
-              Value old = tensor::ExtractOp::create(bb, ll, it[0], coords);
-              v = isF ? fadd(bb, ll, old, u) : (Value)arith::AddIOp::create(bb, ll, old, u);
-            }
-            scf::YieldOp::create(bb, ll, ValueRange{tensor::InsertOp::create(bb, ll, v, it[0], coords).getResult()});
-          },
-          [&](OpBuilder &bb, Location ll) { scf::YieldOp::create(bb, ll, it[0]); });
-      scf::YieldOp::create(b, nl, ifOp.getResults());
-    });
+    auto loop = scf::ForOp::create(
+        rw, l, lb, ub, one, ValueRange{base}, [&](OpBuilder &b, Location nl, Value r, ValueRange it) {
+          SmallVector<Value> coords(tType.getRank());
+          Value ok = arith::ConstantOp::create(b, nl, b.getBoolAttr(true));
+          for (size_t c = 0; c < axes.size(); ++c) {
+            Value v = tensor::ExtractOp::create(b, nl, idx, ValueRange{r, arith::ConstantIndexOp::create(b, nl, c)});
+            Value i = isUnsigned(nxIdx) ? (Value)arith::IndexCastUIOp::create(b, nl, b.getIndexType(), v)
+                                        : (Value)arith::IndexCastOp::create(b, nl, b.getIndexType(), v);
+            Value inRange = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::ult, i,
+                                                  arith::ConstantIndexOp::create(b, nl, tType.getDimSize(axes[c])));
+            ok = arith::AndIOp::create(b, nl, ok, inRange);
+            coords[axes[c]] = i;
+          }
+          Value u = tensor::ExtractOp::create(b, nl, upd, ValueRange{r});
+          auto ifOp = scf::IfOp::create(
+              b, nl, ok,
+              [&](OpBuilder &bb, Location ll) {
+                Value v = u;
+                if (Add) {
+                  Value old = tensor::ExtractOp::create(bb, ll, it[0], coords);
+                  v = isF ? fadd(bb, ll, old, u) : (Value)arith::AddIOp::create(bb, ll, old, u);
+                }
+                scf::YieldOp::create(bb, ll,
+                                     ValueRange{tensor::InsertOp::create(bb, ll, v, it[0], coords).getResult()});
+              },
+              [&](OpBuilder &bb, Location ll) { scf::YieldOp::create(bb, ll, it[0]); });
+          scf::YieldOp::create(b, nl, ifOp.getResults());
+        });
     rw.replaceOp(op, loop.getResult(0));
     return success();
   }

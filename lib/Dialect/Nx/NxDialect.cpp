@@ -168,7 +168,8 @@ LogicalResult verifyScan(Operation *op, ArrayRef<int64_t> axes) {
 }
 
 /// Window reductions over an already padded operand.
-LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> window, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations) {
   Value in = op->getOperand(0);
   if (failed(verifyPerDim(op, "window_dims", window, in, 1)) || failed(verifyPerDim(op, "strides", strides, in, 1)) ||
       failed(verifyPerDim(op, "dilations", dilations, in, 1)))
@@ -206,7 +207,8 @@ LogicalResult verifyScatter(Operation *op, ArrayRef<int64_t> axes) {
 LogicalResult BitcastOp::verify() {
   Type from = tensorOf(getOperand()).getElementType(), to = tensorOf(getResult()).getElementType();
   if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
-    return emitOpError() << "expects types of the same width, got " << nxElementName(from) << " and " << nxElementName(to);
+    return emitOpError() << "expects types of the same width, got " << nxElementName(from) << " and "
+                         << nxElementName(to);
   return success();
 }
 
@@ -268,8 +270,8 @@ LogicalResult DotOp::verify() {
     return failure();
   for (size_t i = 0; i < lAll.size(); ++i)
     if (l.getDimSize(lAll[i]) != r.getDimSize(rAll[i]))
-      return emitOpError() << "cannot pair axis " << lAll[i] << " of " << nxTypeName(getLhs()) << " with axis " << rAll[i]
-                           << " of " << nxTypeName(getRhs());
+      return emitOpError() << "cannot pair axis " << lAll[i] << " of " << nxTypeName(getLhs()) << " with axis "
+                           << rAll[i] << " of " << nxTypeName(getRhs());
   SmallVector<int64_t> shape;
   for (int64_t a : lb) shape.push_back(l.getDimSize(a));
   for (int64_t d : withoutAxes(l.getShape(), lAll)) shape.push_back(d);
@@ -453,7 +455,8 @@ static LogicalResult verifyYield(Operation *op, Region &region, TypeRange types,
   auto yield = llvm::dyn_cast<YieldOp>(region.front().getTerminator());
   if (!yield) return op->emitOpError("expects its ") << what << " region to end in nx.yield";
   if (TypeRange(yield.getValues().getTypes()) != types)
-    return op->emitOpError("expects its ") << what << " region to yield " << types.size() << " values of the result types";
+    return op->emitOpError("expects its ")
+           << what << " region to yield " << types.size() << " values of the result types";
   return success();
 }
 
