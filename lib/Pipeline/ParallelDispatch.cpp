@@ -26,7 +26,6 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
 
@@ -115,25 +114,6 @@ void keepIterationsAlike(llvm::Function &body) {
   }
 }
 
-/// Gives the pool's nxc_spin_hint (runtime/thread_pool.c) its body for the
-/// module's target: x86's pause, Arm's yield (ARMv6K and later, AArch64),
-/// nothing elsewhere. Inlined into the spin loops.
-void defineSpinHint(llvm::Module &m) {
-  llvm::Function *hint = m.getFunction("nxc_spin_hint");
-  if (!hint || !hint->isDeclaration()) return;
-  const llvm::Triple &triple = m.getTargetTriple();
-  const char *instruction = triple.isX86()                          ? "pause"
-                            : triple.isAArch64() || triple.isARM() ? "yield"
-                                                                   : "";
-  hint->setLinkage(llvm::GlobalValue::InternalLinkage);
-  hint->addFnAttr(llvm::Attribute::AlwaysInline);
-  hint->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "entry", hint));
-  if (*instruction)
-    b.CreateCall(llvm::InlineAsm::get(hint->getFunctionType(), instruction, "~{memory}", /*hasSideEffects=*/true));
-  b.CreateRetVoid();
-}
-
 } // namespace
 
 Status addParallelDispatch(llvm::Module &m, int threads, const std::string &exportPrefix) {
@@ -142,7 +122,6 @@ Status addParallelDispatch(llvm::Module &m, int threads, const std::string &expo
   bool is64 = m.getDataLayout().getPointerSizeInBits() == 64;
   NXC_CHECK(linkInternalBitcode(m, is64 ? NXC_EMBEDDED(thread_pool64_bc) : NXC_EMBEDDED(thread_pool32_bc),
                                 "thread_pool.bc"));
-  defineSpinHint(m);
   llvm::Function *run = m.getFunction("nxc_pool_run");
   llvm::Function *setThreads = m.getFunction("nxc_pool_set_threads");
   llvm::Function *getThreads = m.getFunction("nxc_pool_threads");

@@ -12,16 +12,6 @@ void nxc_pool_run(void (*task)(void *, int64_t, int64_t, int32_t), void *context
 int nxc_pool_set_threads(int n, int most);
 void nxc_pool_stop(void);
 
-/* What lib/Pipeline/ParallelDispatch.cpp defines for the target where the
- * pool is linked into a module: x86's pause here. */
-void nxc_spin_hint(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ volatile("yield" ::: "memory");
-#endif
-}
-
 enum { MOST = 4, CALLERS = 4, JOBS = 300, MAXN = 1000 };
 
 typedef struct {

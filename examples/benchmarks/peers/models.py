@@ -53,8 +53,12 @@ def median_ms(f):
     # The library measured before may leave threads spinning (OpenBLAS's and
     # OpenMP's idle workers do, for a while): they would take the cores this
     # one's threads need. Wait until they sleep.
-    time.sleep(0.5)
-    f()
+    time.sleep(1.5)
+    # Then wake this one's workers: on a VM an idle virtual CPU can take
+    # milliseconds to be scheduled again.
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 0.05:
+        f()
     t0 = time.perf_counter()
     f()
     once = time.perf_counter() - t0

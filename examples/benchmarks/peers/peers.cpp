@@ -79,8 +79,10 @@ std::vector<double> medianRounds(const std::vector<std::function<void()>> &fs, b
   };
   if (threaded) {
     for (size_t c = 0; c < fs.size(); ++c) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      for (int i = 0; i < 3; ++i) fs[c](); // wake the pool's workers
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      // Wake the pool's workers: on a VM an idle virtual CPU can take
+      // milliseconds to be scheduled again.
+      for (auto w = Clock::now(); std::chrono::duration<double>(Clock::now() - w).count() < 0.05;) fs[c]();
       for (int r = 0; r < 15; ++r) round(c);
     }
   } else {
