@@ -285,6 +285,23 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
     return args[0];
   }
   if (args.size() == 2 && name == "keyword!") return keywordValidate(args[0], args[1], loc);
+  if (args.size() == 2 && name == "assert_keys") {
+    // Nx.Defn.Kernel.assert_keys/2: the keyword list when it has every key.
+    const Value &list = args[0], &keys = args[1];
+    if (list.kind != Value::List || (!list.elems.empty() && !list.isKeywordList()) || keys.kind != Value::List)
+      return error(loc,
+                   fmt::format(FMT_STRING("assert_keys/2 expects a keyword list and a list of keys, got {} and {}"),
+                               describeValue(list), describeValue(keys)));
+    for (const Value &key : keys.elems) {
+      if (key.kind != Value::Atom)
+        return error(key.loc.valid() ? key.loc : loc,
+                     fmt::format(FMT_STRING("assert_keys/2 expects atom keys, got {}"), describeValue(key)));
+      if (std::find(list.keys.begin(), list.keys.end(), key.atom) == list.keys.end())
+        return error(loc, fmt::format(FMT_STRING("** (ArgumentError) expected key {} in keyword list, got: {}"),
+                                      inspectValue(key), inspectValue(list)));
+    }
+    return list;
+  }
   if (args.size() == 2 && name == "assert_shape") {
     NXC_TRY(want, shapeArg(args[1], "assert_shape"));
     if (shapeOfValue(args[0]) != want)
