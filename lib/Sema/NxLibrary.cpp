@@ -36,6 +36,11 @@ Result<Value> Tracer::callNx(const std::string &fn, std::vector<Value> args, con
       "default_backend", "serialize", "deserialize", "from_pointer", "to_pointer"};
   if (forbidden.count(fn))
     return error(loc, fmt::format(FMT_STRING("Nx.{}/{} is not allowed inside defn"), fn, args.size()));
+  if (fn == "runtime_call")
+    return error(loc, fmt::format(FMT_STRING("Nx.runtime_call/{} runs an Elixir function on the BEAM while the "
+                                             "computation runs, and code nxc compiles has no BEAM to call: compute "
+                                             "it in defn, or call the function before or after the compiled one"),
+                                  args.size()));
   auto it = table().find(fn);
   if (it == table().end())
     return error(loc, fmt::format(FMT_STRING("Nx.{}/{} is unknown or not supported yet by nxc"), fn, args.size()));
