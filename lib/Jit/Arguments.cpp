@@ -108,7 +108,7 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
     // container as the file holds it, or a .safetensors file (a map of its
     // tensors by name); recognized by content, whatever the name.
     NXC_TRY(bytes, readFileBytes(file));
-    if (isSafetensors(bytes) || endsWith(file, ".safetensors")) return parseSafetensors(bytes, file);
+    if (readsAsSafetensors(bytes, file)) return parseSafetensors(bytes, file);
     if (!isNxSerialized(bytes))
       return error(Loc{}, fmt::format(FMT_STRING("{} is neither a .npy/.npz file nor one Nx.serialize/2 or safetensors "
                                                  "wrote"),

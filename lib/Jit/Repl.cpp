@@ -109,7 +109,8 @@ std::string ReplSession::describeBindings() const {
 
 Result<ast::File> ReplSession::buildProgram(const std::string &body, const std::vector<std::string> &params,
                                             const std::shared_ptr<const SourceFile> &inputSource,
-                                            std::vector<Segment> &segments, const std::string &prelude) {
+                                            std::vector<Segment> &segments, const std::string &prelude,
+                                            const std::set<size_t> &helpers) {
   std::vector<ast::Module> modules;
   for (auto &src : sources_) {
     NXC_TRY(f, parseFile(src));
@@ -125,8 +126,7 @@ Result<ast::File> ReplSession::buildProgram(const std::string &body, const std::
   }
   // The helpers of the function bindings the entry uses (named in its
   // prelude), each as a defnp of what it captured.
-  for (size_t k = 0; k < functions_.size(); ++k) {
-    if (prelude.find(helperName(k) + "(") == std::string::npos) continue;
+  for (size_t k : helpers) {
     const FunctionBinding &f = functions_[k];
     std::vector<std::string> names = f.capturedTensors;
     for (auto &c : f.capturedFunctions) names.push_back(c.first);
@@ -197,7 +197,7 @@ Result<HostValue> ReplSession::evaluate(const ast::Expr &expr, const std::string
   for (auto &name : usedFunctions)
     fmt::format_to(std::back_inserter(prelude), FMT_STRING("{} = {}\n"), name, valueName(functionNames_.at(name)));
   std::vector<Segment> segments;
-  auto program = buildProgram(text, params, inputSource, segments, prelude);
+  auto program = buildProgram(text, params, inputSource, segments, prelude, needed);
   if (!program) return relocate(program.error(), segments);
   auto prepared = engine_->prepare(*program, "Repl", kReplEntryName, args, useDiskCache_, Loc{inputSource, 1, 1});
   if (!prepared) return relocate(prepared.error(), segments);

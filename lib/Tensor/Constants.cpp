@@ -41,8 +41,7 @@ Status loadSerialized(Template &t) {
   const std::string &path = t.constantPath;
   auto bytes = readFileBytes(path);
   if (!bytes) return error(t.loc, bytes.error().message);
-  bool safetensors =
-      isSafetensors(*bytes) || (path.size() >= 12 && path.compare(path.size() - 12, 12, ".safetensors") == 0);
+  bool safetensors = readsAsSafetensors(*bytes, path);
   if (!safetensors && !isNxSerialized(*bytes))
     return error(t.loc,
                  fmt::format(FMT_STRING("constant '{}' must be a .npy file (a tensor), a .npz archive (a tuple), "

@@ -100,6 +100,12 @@ bool isSafetensors(const std::vector<uint8_t> &bytes) {
   return n >= 2 && n <= bytes.size() - 8 && n <= kMaxHeaderBytes && bytes[8] == '{';
 }
 
+bool readsAsSafetensors(const std::vector<uint8_t> &bytes, const std::string &name) {
+  const std::string suffix = ".safetensors";
+  return isSafetensors(bytes) ||
+         (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0);
+}
+
 Result<HostValue> parseSafetensors(const std::vector<uint8_t> &bytes, const std::string &name) {
   if (!isSafetensors(bytes))
     return error(Loc{}, fmt::format(FMT_STRING("{} is not a safetensors file (its first 8 bytes must give the size of "

@@ -14,6 +14,7 @@
 #include "nxc/Jit/Engine.h"
 
 #include <map>
+#include <set>
 
 namespace nxc {
 
@@ -60,7 +61,7 @@ private:
 
   Result<ast::File> buildProgram(const std::string &body, const std::vector<std::string> &params,
                                  const std::shared_ptr<const SourceFile> &inputSource, std::vector<Segment> &segments,
-                                 const std::string &prelude = "");
+                                 const std::string &prelude = "", const std::set<size_t> &helpers = {});
   Diag relocate(Diag d, const std::vector<Segment> &segments) const;
   Result<HostValue> evaluate(const ast::Expr &expr, const std::string &text,
                              const std::shared_ptr<const SourceFile> &inputSource);

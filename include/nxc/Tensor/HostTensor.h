@@ -91,6 +91,10 @@ Result<HostValue> readNxSerialized(const std::string &path);
 /// Whether `bytes` start as a safetensors file does (a u64 header size that
 /// fits the file, then '{'); files are recognized by content, not name.
 bool isSafetensors(const std::vector<uint8_t> &bytes);
+/// Whether a file of these bytes named `name` is read as safetensors: its
+/// content says so, or its name ends in .safetensors (then a malformed file
+/// gets the format's own errors, not a guess at another format).
+bool readsAsSafetensors(const std::vector<uint8_t> &bytes, const std::string &name);
 /// The file's tensors as a map by name (string keys, byte-wise sorted);
 /// `name` names the file in messages.
 Result<HostValue> parseSafetensors(const std::vector<uint8_t> &bytes, const std::string &name);
