@@ -18,6 +18,16 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
+namespace nxc {
+class Engine;
+struct Prepared;
+struct HostTensor;
+} // namespace nxc
+
 namespace nxc::cli {
 
 constexpr int kUserError = 1;
@@ -77,12 +87,20 @@ struct JitOptions {
   int threads = 1;
 };
 int runJit(const JitOptions &o);
+/// --bench: runs the prepared call repeatedly and prints a Benchee-style table.
+int runJitBench(Engine &engine, const Prepared &p, const std::vector<const HostTensor *> &inputs,
+                const JitOptions &o);
 
 struct ReplOptions {
   std::string input;
   bool noCache = false;
 };
 int runRepl(const ReplOptions &o);
+
+/// Declare each subcommand, its options and its help (CommandLine.cpp).
+CLI::App *addAotCommand(CLI::App &app, AotOptions &o);
+CLI::App *addJitCommand(CLI::App &app, JitOptions &o);
+CLI::App *addReplCommand(CLI::App &app, ReplOptions &o);
 
 } // namespace nxc::cli
 
