@@ -176,11 +176,34 @@ void reuseAsInit(RewriterBase &rw, Value v) {
 /// (copying a panel costs about what reading it from L2 once more does).
 constexpr int64_t kMinPackedRowBlocks = 16;
 
+/// The L1 data cache the panels are sized for: 64 sets of 64-byte lines
+/// (32 KiB 8-way on Zen 3 and Skylake, 48 KiB 12-way on Zen 5 and Ice
+/// Lake), of which a panel may fill half of the smallest associativity.
+constexpr int64_t kL1Sets = 64;
+constexpr int64_t kL1LineBytes = 64;
+constexpr int64_t kL1PanelWays = 4;
+
+/// Whether a panel of `rows` rows of `rowBytes` bytes each, `strideBytes`
+/// apart, stays in L1 in place: no L1 set holds more than kL1PanelWays of
+/// its lines. Rows 4 KiB apart (a 1024-column f32 rhs) all fall into the
+/// same sets and do not (nor, at up to 6 lines in a set, rows 4,000 bytes
+/// apart); W9's windows, rows of 3,136 f32 (12,544 bytes,
+/// 196 lines: 4 sets further each row), do, and copying them cost 5% of
+/// the convolution.
+bool panelStaysInL1(int64_t rows, int64_t rowBytes, int64_t strideBytes) {
+  SmallVector<int64_t> linesPerSet(kL1Sets, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t first = r * strideBytes / kL1LineBytes, last = (r * strideBytes + rowBytes - 1) / kL1LineBytes;
+    for (int64_t line = first; line <= last; ++line)
+      if (++linesPerSet[line % kL1Sets] > kL1PanelWays) return false;
+  }
+  return true;
+}
+
 /// A block's rhs panel (chunk x columns of the rhs, rows a full rhs row
 /// apart) copied once, in the chunk loop, to a contiguous buffer that every
-/// block of rows then reads. In place, the panel's rows can fall into the
-/// same few L1 sets (a 1024-column f32 rhs puts them 4 KiB apart, all in
-/// one set), so it does not stay in L1 between blocks of rows.
+/// block of rows then reads, unless it stays in L1 in place
+/// (panelStaysInL1).
 void packRhsPanel(RewriterBase &rw, linalg::GenericOp block, unsigned rowDim, LoopLikeOpInterface rowLoop) {
   for (OpOperand *in : block.getDpsInputOperands()) {
     AffineMap map = block.getMatchingIndexingMap(in);
@@ -192,6 +215,15 @@ void packRhsPanel(RewriterBase &rw, linalg::GenericOp block, unsigned rowDim, Lo
       if (rowLoop->isAncestor(v.getParentRegion()->getParentOp())) return;
     auto type = cast<RankedTensorType>(slice.getType());
     if (!type.hasStaticShape()) return;
+    // A 2-D panel of a contiguous rhs: its rows are a whole rhs row apart
+    // (of the rhs the slices were cut from, as a split's part).
+    Value whole = slice.getSource();
+    while (auto outer = whole.getDefiningOp<tensor::ExtractSliceOp>()) whole = outer.getSource();
+    auto source = cast<RankedTensorType>(whole.getType());
+    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+    if (type.getRank() == 2 && source.hasStaticShape() && source.getRank() >= 2 &&
+        panelStaysInL1(type.getDimSize(0), type.getDimSize(1) * elemBytes, source.getShape().back() * elemBytes))
+      return;
     rw.setInsertionPoint(rowLoop);
     Location loc = slice.getLoc();
     auto panel = tensor::ExtractSliceOp::create(rw, loc, type, slice.getSource(), slice.getMixedOffsets(),

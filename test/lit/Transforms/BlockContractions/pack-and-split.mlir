@@ -3,7 +3,8 @@
 // 64 and of 32 columns, and 8 left to LLVM), rows by their divisor 5; the rhs
 // panel each chunk of k reads, shared by 200 blocks of rows, is copied once
 // per chunk to a contiguous tensor (its rows are a whole rhs row apart in
-// place) and the blocks read the copy.
+// place, 4,000 bytes: up to 6 of their lines in one L1 set) and the blocks
+// read the copy.
 // RUN: nxc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(nxc-block-contractions{vector-bits=512}),canonicalize,cse)' | FileCheck %s
 
 // CHECK-LABEL: func.func @gemm
@@ -41,6 +42,39 @@ func.func @gemm(%x: tensor<1000x256xf32>, %w: tensor<256x1000xf32>) -> tensor<10
     linalg.yield %s : f32
   } -> tensor<1000x1000xf32>
   return %r : tensor<1000x1000xf32>
+}
+
+// -----
+
+#lhs = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// W9's product (a 3x3 convolution of 64 channels over 56x56 as im2col): 16
+// blocks of rows share each panel, but its rows, 12,544 bytes apart, fall
+// 4 L1 sets further each, at most 4 lines in a set: the blocks read it in
+// place (the copy cost 5% of the convolution).
+// CHECK-LABEL: func.func @spread_rows
+// CHECK-NOT: linalg.copy
+// CHECK: scf.for %{{.*}} = %c0 to %c3136 step %c64
+// CHECK-NOT: linalg.copy
+// CHECK: scf.for %{{.*}} = %c0 to %c576 step %c64
+// CHECK-NOT: linalg.copy
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c4
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @spread_rows(%x: tensor<64x576xf32>, %w: tensor<576x3136xf32>) -> tensor<64x3136xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x3136xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x3136xf32>) -> tensor<64x3136xf32>
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<64x576xf32>, tensor<576x3136xf32>) outs(%acc : tensor<64x3136xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
+    %s = arith.addf %o, %m fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  } -> tensor<64x3136xf32>
+  return %r : tensor<64x3136xf32>
 }
 
 // -----
