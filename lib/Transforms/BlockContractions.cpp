@@ -17,7 +17,8 @@
 // fits, and the tile loops run columns, chunks, rows: each chunk of the
 // panel is read from L2 once and then by every block of rows from L1 (the
 // MLP's [30,784] x [784,128]: 4 chunks of 196; 7% less time at 1 and at 2
-// threads).
+// threads). Of several contracted loops (a convolution on the padded grid:
+// channels, ky, kx), the first is cut, the others whole in each chunk.
 //
 // When many blocks of rows (16 or more) read each chunk of the panel, the
 // chunk is first copied to a contiguous buffer, once, and the blocks read
@@ -215,14 +216,17 @@ void packRhsPanel(RewriterBase &rw, linalg::GenericOp block, unsigned rowDim, Lo
       if (rowLoop->isAncestor(v.getParentRegion()->getParentOp())) return;
     auto type = cast<RankedTensorType>(slice.getType());
     if (!type.hasStaticShape()) return;
-    // A 2-D panel of a contiguous rhs: its rows are a whole rhs row apart
-    // (of the rhs the slices were cut from, as a split's part).
+    // A panel of rows of a contiguous rhs (leading unit dimensions aside):
+    // its rows are a whole rhs row apart (of the rhs the slices were cut
+    // from, as a split's part).
     Value whole = slice.getSource();
     while (auto outer = whole.getDefiningOp<tensor::ExtractSliceOp>()) whole = outer.getSource();
     auto source = cast<RankedTensorType>(whole.getType());
-    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
-    if (type.getRank() == 2 && source.hasStaticShape() && source.getRank() >= 2 &&
-        panelStaysInL1(type.getDimSize(0), type.getDimSize(1) * elemBytes, source.getShape().back() * elemBytes))
+    int64_t elemBytes = type.getElementTypeBitWidth() / 8, rank = type.getRank();
+    bool rowsOfRhs = rank >= 2 && source.hasStaticShape() && source.getRank() >= 2 &&
+                     llvm::all_of(type.getShape().drop_back(2), [](int64_t size) { return size == 1; });
+    if (rowsOfRhs && panelStaysInL1(type.getDimSize(rank - 2), type.getDimSize(rank - 1) * elemBytes,
+                                    source.getShape().back() * elemBytes))
       return;
     rw.setInsertionPoint(rowLoop);
     Location loc = slice.getLoc();
@@ -334,10 +338,14 @@ struct BlockContractionsPass : impl::BlockContractionsPassBase<BlockContractions
       // too: with a panel larger than that and several blocks of rows, the
       // contraction is cut into chunks (the largest divisor of k whose panel
       // fits), and the tile loops run columns, chunks, rows.
+      // Of several contracted loops (a convolution's channels and taps),
+      // the first is cut and the others stay whole in each chunk.
       int64_t chunk = 0;
-      int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
-      if (ikj && r0 == r1 && bounds[i] / rows > 1 && bounds[r0] * cols * elemBytes > kL1PanelBytes)
-        for (int64_t c = kL1PanelBytes / (cols * elemBytes); c > 1 && !chunk; --c)
+      int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8, inner = 1;
+      for (unsigned d = r0 + 1; d <= r1; ++d) inner *= bounds[d];
+      int64_t rowBytes = inner * cols * elemBytes;
+      if (ikj && bounds[i] / rows > 1 && bounds[r0] * rowBytes > kL1PanelBytes)
+        for (int64_t c = kL1PanelBytes / rowBytes; c > 1 && !chunk; --c)
           if (bounds[r0] % c == 0) chunk = c;
       // Tile every parallel loop: the outer ones and the column loops by one,
       // except i by `rows` and j by `cols`; the reductions stay whole, or in

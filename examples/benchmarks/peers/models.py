@@ -8,7 +8,10 @@ Run once per thread count, with OPENBLAS_NUM_THREADS and OMP_NUM_THREADS set
 to it (OpenBLAS fixes its pool when loaded, and its idle threads spin: a pool
 larger than the count measured takes cores from the others).
 
-Usage: OPENBLAS_NUM_THREADS=N OMP_NUM_THREADS=N /usr/bin/python3 models.py NXC WORKDIR N
+With PEAK, the measured multiply-add peak of the machine at N threads in
+GFLOP/s (fma_peak.c), each workload's arithmetic rate is quoted against it.
+
+Usage: OPENBLAS_NUM_THREADS=N OMP_NUM_THREADS=N /usr/bin/python3 models.py NXC WORKDIR N [PEAK]
 """
 import ctypes
 import os
@@ -19,6 +22,7 @@ import time
 import numpy as np
 
 nxc, work, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+peak = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
 here = os.path.dirname(os.path.abspath(__file__))
 try:
     import torch
@@ -137,13 +141,19 @@ for threads in (count,):
 
 print(f"W8-W10 at {count} thread(s): nxc variant {variant}, PyTorch {torch.__version__}, NumPy {np.__version__} "
       f"(BLAS: {os.path.realpath('/usr/lib/x86_64-linux-gnu/libblas.so.3')}); median ms per call")
-print("| workload | threads | nxc | PyTorch eager | NumPy | nxc / best peer |")
-print("|---|---|---|---|---|---|")
+print("| workload | threads | nxc | PyTorch eager | NumPy | nxc / best peer | nxc GFLOP/s | of peak |")
+print("|---|---|---|---|---|---|---|---|")
 names = {"W8": "W8 GEMM [1024,1024] x [1024,1024]", "W9": "W9 conv 3x3 64->64 56x56 + bias + relu",
          "W10": "W10 BERT-base encoder layer, seq 128"}
+# Multiply-adds count 2 FLOP; W10 counts its products only (Q, K, V, the
+# attention's two batched products, the output projection, the FFN's two).
+flop = {"W8": 2 * 1024 ** 3, "W9": 2 * 64 * 64 * 9 * 56 * 56,
+        "W10": 2 * 128 * 768 * 768 * 4 + 2 * 2 * 12 * 128 * 128 * 64 + 2 * 2 * 128 * 768 * 3072}
 for threads, w8, w9, w10 in rows:
     for key, (mine, torch_ms, *rest) in (("W8", w8), ("W9", w9), ("W10", w10)):
         np_ms = rest[0] if rest else None
         best = min(v for v in (torch_ms, np_ms) if v is not None)
+        rate = flop[key] / (mine * 1e-3) / 1e9
+        share = f"{100 * rate / peak:.0f}%" if peak > 0 else "-"
         print(f"| {names[key]} | {threads} | {mine:.2f} | {torch_ms:.2f} | {'' if np_ms is None else f'{np_ms:.2f}'} "
-              f"| {mine / best:.2f}x |")
+              f"| {mine / best:.2f}x | {rate:.0f} | {share} |")

@@ -27,7 +27,13 @@ c++ -std=c++17 -O3 -march=native -fopenmp -I"$work" -I/usr/include/eigen3 -I/usr
   "$work/libpbsm.a" "$work/libpbmm.a" "$work/libpbmnist.a" "$work/libpbln.a" "$work/libnxrt.a" \
   "$work"/halide_*.a -ldnnl -ldl -lpthread -lm -o "$work/peers"
 for threads in 1 2; do "$work/peers" "$threads"; done
+# The machine's multiply-add peak (widest vectors, independent chains) at 1 and 2 threads.
+cc -O2 "$here/fma_peak.c" -lpthread -o "$work/fma_peak"
+read -r isa peak1 peak2 < <("$work/fma_peak" 2)
+echo "Multiply-add peak ($isa, measured): $peak1 GFLOP/s at 1 thread, $peak2 GFLOP/s at 2"
 # W8-W10 against PyTorch and NumPy (python3-torch; libopenblas0-pthread for an optimized BLAS).
 for threads in 1 2; do
-  OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads /usr/bin/python3 "$here/models.py" "$nxc" "$work" "$threads"
+  peak=$([ "$threads" = 1 ] && echo "$peak1" || echo "$peak2")
+  OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads /usr/bin/python3 "$here/models.py" "$nxc" "$work" "$threads" \
+    "$peak"
 done

@@ -115,3 +115,42 @@ func.func @left_alone(%a: memref<6x8xf32>, %b: memref<8x10xf32>, %c: memref<6x10
   }
   return
 }
+
+// -----
+
+// W9's block on the padded grid: loops (n, c, ky, kx, o, p), n once, the
+// contraction over the channels and the 3x3 taps, the rhs row the padded
+// input at p + ky * 58 + kx. Three nested loops carry the 4 x 5
+// accumulators; the rhs index is computed from the taps.
+// CHECK-LABEL: func.func @conv_block
+// CHECK-NOT: linalg.generic
+// CHECK-COUNT-20: vector.load %{{.*}} : memref<1x4x80xf32, strided<[207872, 3248, 1], offset: ?>>, vector<16xf32>
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: scf.for %[[KY:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: scf.for %[[KX:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: %[[ROW:.*]] = arith.muli %[[KY]], %{{.*}} : index
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
+// CHECK: %[[TAP:.*]] = arith.addi %[[AT]], %[[KX]] : index
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[C]], %[[TAP]]] : memref<1x4x198xf32, strided<[215296, 3364, 1], offset: ?>>, vector<16xf32>
+// CHECK: memref.load %{{.*}}[%{{.*}}, %[[C]], %[[KY]], %[[KX]]] : memref<4x4x3x3xf32, strided<[576, 9, 3, 1], offset: ?>>
+// CHECK: scf.yield
+// CHECK: scf.yield
+// CHECK: scf.yield
+// CHECK-COUNT-20: vector.store
+#kernel = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d1, d2, d3)>
+#shifted = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5 + d2 * 58 + d3)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d4, d5)>
+func.func @conv_block(%k: memref<4x4x3x3xf32, strided<[576, 9, 3, 1], offset: ?>>,
+                      %x: memref<1x4x198xf32, strided<[215296, 3364, 1], offset: ?>>,
+                      %y: memref<1x4x80xf32, strided<[207872, 3248, 1], offset: ?>>) {
+  linalg.generic {indexing_maps = [#kernel, #shifted, #out],
+                  iterator_types = ["parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]}
+      ins(%k, %x : memref<4x4x3x3xf32, strided<[576, 9, 3, 1], offset: ?>>, memref<1x4x198xf32, strided<[215296, 3364, 1], offset: ?>>)
+      outs(%y : memref<1x4x80xf32, strided<[207872, 3248, 1], offset: ?>>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b fastmath<reassoc,contract> : f32
+    %s = arith.addf %acc, %p fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
