@@ -201,6 +201,27 @@ Result<ExprPtr> Parser::capture(ExprPtr e, const Loc &loc) {
 Result<ExprPtr> Parser::postfix() {
   NXC_TRY(e, primary());
   while (isPunct("[") || (isPunct(".") && (isPunct("(", 1) || peek(1).kind == Tok::Ident))) {
+    if (isPunct(".") && peek(1).kind == Tok::Ident && isPunct("(", 2)) {
+      // `module.fun(args)` on a module held in a variable (Scholar's
+      // `algorithm_module.fit(x, opts)`): apply(module, :fun, [args]).
+      Loc loc = take().loc;
+      Token fn = take();
+      Loc open = take().loc;
+      auto c = node(ExprKind::Call, loc);
+      c->name = fn.text;
+      NXC_CHECK(callArgs(*c, open));
+      auto args = node(ExprKind::List, open);
+      args->children = std::move(c->children);
+      auto name = node(ExprKind::Atom, fn.loc);
+      name->name = fn.text;
+      auto apply = node(ExprKind::Call, e->loc);
+      apply->name = "apply";
+      apply->children.push_back(std::move(e));
+      apply->children.push_back(std::move(name));
+      apply->children.push_back(std::move(args));
+      e = std::move(apply);
+      continue;
+    }
     if (isPunct(".") && peek(1).kind == Tok::Ident) {
       // `map.key` (and a tensor's struct fields): Map.fetch!(map, :key).
       Loc loc = take().loc;

@@ -716,6 +716,8 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
   if (module == "List") return elixirListCall(call);
   if (module == "Tuple") return elixirTupleCall(call);
   if (module == "Logger") return elixirLoggerCall(call);
+  if (module == "Function") return elixirFunctionCall(call);
+  if (module == "Code") return elixirCodeCall(call);
   if (module == ":math") return elixirMathCall(call);
   if (module == ":erlang") return elixirErlangCall(call);
   if (module == "Nx.Defn.Composite" && n >= 1) return elixirCompositeCall(call);

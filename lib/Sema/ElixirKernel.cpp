@@ -35,6 +35,19 @@ Result<std::optional<Value>> Tracer::elixirKernelCall(ElixirCall &call) {
     bool fits = args[0].kind == Value::Function && args[0].fn && args[0].fn->intValue == args[1].i;
     return Opt(boolean(fits, loc));
   }
+  if (n == 3 && name == "function_exported?") {
+    // A module of the program exports its def, defn and deftransform
+    // functions (Elixir's own modules are not the program's: false).
+    if (args[0].kind != Value::Atom || args[1].kind != Value::Atom || args[2].kind != Value::Int)
+      return Opt(boolean(false, loc));
+    const ast::Module *m = programModule(args[0].atom);
+    bool exported = false;
+    if (m)
+      for (auto &f : m->functions)
+        exported |= f.name == args[1].atom && (int64_t)f.params.size() == args[2].i &&
+                    (f.kind == "def" || f.kind == "defn" || f.kind == "deftransform");
+    return Opt(boolean(exported, loc));
+  }
   if (n == 1) {
     const Value &x = args[0];
     if (name == "is_nil") return Opt(boolean(x.isNil(), loc));
@@ -225,6 +238,32 @@ Result<std::optional<Value>> Tracer::elixirTupleCall(ElixirCall &call) {
 }
 
 /// Logger's functions.
+Result<std::optional<Value>> Tracer::elixirFunctionCall(ElixirCall &call) {
+  if (call.name == "identity" && call.n == 1) return std::optional<Value>(call.args[0]);
+  return std::optional<Value>();
+}
+
+Result<std::optional<Value>> Tracer::elixirCodeCall(ElixirCall &call) {
+  // Code.ensure_loaded/1 and ensure_loaded?/1: the modules of the program
+  // are loaded; any other (a dependency not given with --with) is not.
+  const std::string &name = call.name;
+  if (call.n != 1 || (name != "ensure_loaded" && name != "ensure_loaded?")) return std::optional<Value>();
+  const Value &mod = call.args[0];
+  bool loaded = mod.kind == Value::Atom && programModule(mod.atom);
+  if (name == "ensure_loaded?") return std::optional<Value>(boolean(loaded, call.loc));
+  return std::optional<Value>(loaded ? Value::tuple({Value::atomValue("module", call.loc), mod}, call.loc)
+                                     : Value::tuple({Value::atomValue("error", call.loc),
+                                                     Value::atomValue("nofile", call.loc)},
+                                                    call.loc));
+}
+
+const ast::Module *Tracer::programModule(const std::string &atom) const {
+  std::string name = atom.rfind("Elixir.", 0) == 0 ? atom.substr(7) : atom;
+  for (auto &m : file_.modules)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
 Result<std::optional<Value>> Tracer::elixirLoggerCall(ElixirCall &call) {
   using Opt = std::optional<Value>;
   const std::string &name = call.name;

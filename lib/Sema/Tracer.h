@@ -221,6 +221,10 @@ public:
   Result<Value> binaryExpr(const Expr &e, Env &env);
   Result<Value> range(const Expr &e, Env &env);
   Result<Value> call(const Expr &e, Env &env);
+  /// A call of `module.name` (`module` empty: a local or imported function,
+  /// or Kernel's) with its arguments' values; `apply/2,3` calls through it.
+  Result<Value> callNamed(const std::string &module, const std::string &name, std::vector<Value> args,
+                          const Loc &loc);
   Result<Value> inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc);
   Result<Value> kernel(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual);
   Result<Value> constants(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual);
@@ -267,6 +271,10 @@ public:
   Result<std::optional<Value>> elixirListCall(ElixirCall &call);
   Result<std::optional<Value>> elixirTupleCall(ElixirCall &call);
   Result<std::optional<Value>> elixirLoggerCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirFunctionCall(ElixirCall &call);
+  Result<std::optional<Value>> elixirCodeCall(ElixirCall &call);
+  /// The program's module named by a module atom (`Foo` or `Elixir.Foo`).
+  const ast::Module *programModule(const std::string &atom) const;
   Result<std::optional<Value>> elixirMathCall(ElixirCall &call);
   Result<std::optional<Value>> elixirErlangCall(ElixirCall &call);
   Result<std::optional<Value>> elixirCompositeCall(ElixirCall &call);

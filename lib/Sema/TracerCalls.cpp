@@ -24,101 +24,125 @@ Result<Value> Tracer::call(const Expr &e, Env &env) {
     NXC_TRY(v, eval(*c, env));
     args.push_back(v);
   }
-  std::string qual = fmt::format(FMT_STRING("{}{}{}/{}"), e.module, e.module.empty() ? "" : ".", e.name, args.size());
-  if (e.module.empty()) {
+  return callNamed(e.module, e.name, std::move(args), e.loc);
+}
+
+Result<Value> Tracer::callNamed(const std::string &module, const std::string &name, std::vector<Value> args,
+                                const Loc &loc) {
+  std::string qual = fmt::format(FMT_STRING("{}{}{}/{}"), module, module.empty() ? "" : ".", name, args.size());
+  if (module.empty() && name == "apply" && (args.size() == 2 || args.size() == 3)) {
+    // apply(fun, args) and apply(module, :fun, args): Kernel's, on a list
+    // of arguments known at compile time.
+    const Value &list = args.back();
+    if (list.kind != Value::List)
+      return error(loc, fmt::format(FMT_STRING("{} takes its arguments as a list, got {}"), qual,
+                                      describeValue(list)));
+    std::vector<Value> applied(list.elems.begin(), list.elems.end());
+    if (args.size() == 2) {
+      if (args[0].kind != Value::Function)
+        return error(loc, fmt::format(FMT_STRING("apply/2 takes a function, got {}"), describeValue(args[0])));
+      return applyFunction(args[0], applied, loc);
+    }
+    if (args[0].kind != Value::Atom || args[1].kind != Value::Atom)
+      return error(loc, fmt::format(FMT_STRING("apply/3 takes a module and a function name (atoms), got {} and {}"),
+                                      describeValue(args[0]), describeValue(args[1])));
+    std::string target = args[0].atom.rfind("Elixir.", 0) == 0 ? args[0].atom.substr(7) : args[0].atom;
+    return callNamed(target, args[1].atom, std::move(applied), loc);
+  }
+  if (module.empty()) {
     // A plain def is traced like Nx.Defn.jit traces any function.
-    if (const ast::Function *f = findFunction(*module_, e.name, args.size()))
-      return inlineCall(*f, *module_, args, e.loc);
+    if (const ast::Function *f = findFunction(*module_, name, args.size()))
+      return inlineCall(*f, *module_, args, loc);
     // Then the public functions of imported modules defined in this file.
     const ast::Module *from = nullptr;
     const ast::Function *imported = nullptr;
     for (auto &name : module_->imports)
       for (auto &m : file_.modules)
         if (m.name == name)
-          if (const ast::Function *f = findFunction(m, e.name, args.size()))
+          if (const ast::Function *f = findFunction(m, name, args.size()))
             if (f->kind == "defn" || f->kind == "def" || f->kind == "deftransform") {
               if (imported && from != &m)
-                return error(e.loc, fmt::format(FMT_STRING("function {} is imported from both {} and {}; call it as "
+                return error(loc, fmt::format(FMT_STRING("function {} is imported from both {} and {}; call it as "
                                                            "{}.{}(...) or {}.{}(...)"),
-                                                qual, from->name, m.name, from->name, e.name, m.name, e.name));
+                                                qual, from->name, m.name, from->name, name, m.name, name));
               from = &m;
               imported = f;
             }
-    if (imported) return inlineCall(*imported, *from, args, e.loc);
-    return kernel(e.name, args, e.loc, qual);
+    if (imported) return inlineCall(*imported, *from, args, loc);
+    return kernel(name, args, loc, qual);
   }
-  if (e.module == "Nx" && e.name == "is_tensor" && args.size() == 1) {
+  if (module == "Nx" && name == "is_tensor" && args.size() == 1) {
     // Nx's guard: a tensor, a number, or :infinity, :neg_infinity, :nan.
     const Value &v = args[0];
     bool tensorLike = v.kind == Value::Tensor || v.kind == Value::Int || v.kind == Value::Float || isNonFiniteAtom(v);
-    return Value::atomValue(tensorLike ? "true" : "false", e.loc);
+    return Value::atomValue(tensorLike ? "true" : "false", loc);
   }
-  if (e.module == "Nx" && args.size() == 1 && e.name != "pred" && ElemType::parse(e.name)) {
+  if (module == "Nx" && args.size() == 1 && name != "pred" && ElemType::parse(name)) {
     // Nx.u32(x) and the other short-hands: Nx.tensor(x, type: :u32).
-    std::vector<Value> withType = {args[0], Value::keywords({{"type", Value::atomValue(e.name, e.loc)}}, e.loc)};
-    return callNx("tensor", withType, e.loc);
+    std::vector<Value> withType = {args[0], Value::keywords({{"type", Value::atomValue(name, loc)}}, loc)};
+    return callNx("tensor", withType, loc);
   }
-  if (e.module == "Nx") return callNx(e.name, args, e.loc);
-  if (e.module == "Nx.Random") return callNx("Random." + e.name, args, e.loc);
-  if (e.module == "Nx.LinAlg") return callNx("LinAlg." + e.name, args, e.loc);
-  if (e.module == "Nx.Defn.Kernel") return kernel(e.name, args, e.loc, qual);
-  if (e.module == "Nx.Constants") return constants(e.name, args, e.loc, qual);
-  if (e.module == "Access") {
-    if (e.name != "get" || args.size() != 2)
-      return error(e.loc, fmt::format(FMT_STRING("undefined function {} (nxc knows Access.get/2, which t[i] calls)"),
+  if (module == "Nx") return callNx(name, args, loc);
+  if (module == "Nx.Random") return callNx("Random." + name, args, loc);
+  if (module == "Nx.LinAlg") return callNx("LinAlg." + name, args, loc);
+  if (module == "Nx.Defn.Kernel") return kernel(name, args, loc, qual);
+  if (module == "Nx.Constants") return constants(name, args, loc, qual);
+  if (module == "Access") {
+    if (name != "get" || args.size() != 2)
+      return error(loc, fmt::format(FMT_STRING("undefined function {} (nxc knows Access.get/2, which t[i] calls)"),
                                       qual));
-    if (args[0].kind == Value::List) return keywordGet(args[0], args[1], e.loc);
+    if (args[0].kind == Value::List) return keywordGet(args[0], args[1], loc);
     if (args[0].kind == Value::Map) {
       std::vector<Value> getArgs = {args[0], args[1]};
-      NXC_TRY(got, elixirCall("Map", "get", getArgs, e.loc));
+      NXC_TRY(got, elixirCall("Map", "get", getArgs, loc));
       if (got) return *got;
     }
-    return access(args[0], args[1], e.loc);
+    return access(args[0], args[1], loc);
   }
   for (auto &m : file_.modules)
-    if (m.name == e.module) {
-      const ast::Function *f = findFunction(m, e.name, args.size());
+    if (m.name == module) {
+      const ast::Function *f = findFunction(m, name, args.size());
       if (!f)
-        return error(e.loc,
-                     fmt::format(FMT_STRING("undefined function {} (module {} has no such defn)"), qual, e.module));
+        return error(loc,
+                     fmt::format(FMT_STRING("undefined function {} (module {} has no such defn)"), qual, module));
       if (f->kind == "defnp" || f->kind == "defp" || f->kind == "deftransformp")
-        return error(e.loc, fmt::format(FMT_STRING("function {} is private to {}"), qual, e.module));
+        return error(loc, fmt::format(FMT_STRING("function {} is private to {}"), qual, module));
       const ast::Module *saved = module_;
-      auto r = inlineCall(*f, m, args, e.loc);
+      auto r = inlineCall(*f, m, args, loc);
       module_ = saved;
       return r;
     }
-  if (e.module == "Nx.Defn.Expr" && e.name == "metadata" && args.size() == 2 && !inElixir())
-    return error(e.loc, "cannot invoke Nx.Defn.Expr.metadata/2 inside defn because it was not defined with defn (call "
+  if (module == "Nx.Defn.Expr" && name == "metadata" && args.size() == 2 && !inElixir())
+    return error(loc, "cannot invoke Nx.Defn.Expr.metadata/2 inside defn because it was not defined with defn (call "
                         "it from a deftransform, as Axon does)");
-  if (e.module == "Nx.Defn.Expr" && e.name == "metadata" && args.size() == 2) {
+  if (module == "Nx.Defn.Expr" && name == "metadata" && args.size() == 2) {
     // Axon's logits cache: the tensor, with the map for patterns on its data.
-    NXC_TRY(t, toTensor(args[0], e.loc));
-    Value tagged = Value::tensor(t, e.loc);
+    NXC_TRY(t, toTensor(args[0], loc));
+    Value tagged = Value::tensor(t, loc);
     if (args[1].kind == Value::Map) tagged.metadata = std::make_shared<const Value>(args[1]);
     return tagged;
   }
-  if (e.module == "Nx.Type") return nxTypeCall(e.name, args, e.loc);
-  if (inElixir() || e.module == "Kernel" || (e.module == "Map" && e.name == "fetch!")) {
-    NXC_TRY(done, elixirCall(e.module, e.name, args, e.loc));
+  if (module == "Nx.Type") return nxTypeCall(name, args, loc);
+  if (inElixir() || module == "Kernel" || (module == "Map" && name == "fetch!")) {
+    NXC_TRY(done, elixirCall(module, name, args, loc));
     if (done) return *done;
-    if (e.module == "Kernel") return kernel(e.name, args, e.loc, qual); // Kernel.div/2 and the like
+    if (module == "Kernel") return kernel(name, args, loc, qual); // Kernel.div/2 and the like
     static const std::set<std::string> stdlib = {"Kernel", "Nx.Shape", "Keyword", "List",   "Tuple",  "Enum",
                                                  "Map",    "Integer",  "Float",   "String", "Atom",   "IO",
-                                                 "Logger", "Access",   "Range",   ":math",  ":erlang"};
-    if (inElixir() && stdlib.count(e.module))
-      return error(e.loc, fmt::format(FMT_STRING("{} is not in the part of Elixir that nxc runs at compile time "
+                                                 "Logger", "Access",   "Range",   ":math",  ":erlang", "Function", "Code"};
+    if (inElixir() && stdlib.count(module))
+      return error(loc, fmt::format(FMT_STRING("{} is not in the part of Elixir that nxc runs at compile time "
                                                  "(docs/language.md lists it)"),
                                       qual));
   }
-  if (e.module == "IO" || e.module == "Enum" || e.module == "Kernel" || e.module == "String" || e.module == "List" ||
-      e.module == "Keyword" || e.module == "Map" || e.module == "Tuple" || e.module[0] == ':')
-    return error(e.loc, fmt::format(FMT_STRING("cannot invoke {} inside defn because it was not defined with defn{}"),
-                                    qual, e.module == "IO" ? "; use print_value/print_expr instead" : ""));
-  if (e.module.rfind("Nx.", 0) == 0)
-    return error(e.loc, fmt::format(FMT_STRING("{} is not supported yet by nxc"), qual));
-  return error(e.loc, fmt::format(FMT_STRING("undefined function {} (module {} is not defined in this file)"), qual,
-                                  e.module));
+  if (module == "IO" || module == "Enum" || module == "Kernel" || module == "String" || module == "List" ||
+      module == "Keyword" || module == "Map" || module == "Tuple" || module[0] == ':')
+    return error(loc, fmt::format(FMT_STRING("cannot invoke {} inside defn because it was not defined with defn{}"),
+                                    qual, module == "IO" ? "; use print_value/print_expr instead" : ""));
+  if (module.rfind("Nx.", 0) == 0)
+    return error(loc, fmt::format(FMT_STRING("{} is not supported yet by nxc"), qual));
+  return error(loc, fmt::format(FMT_STRING("undefined function {} (module {} is not defined in this file)"), qual,
+                                  module));
 }
 
 Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args,
