@@ -147,29 +147,32 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
   std::vector<Value> la, lb;
   flattenLeaves(branches[0], la);
   flattenLeaves(branches[1], lb);
-  // Per leaf: the merged type (float literals take the merged float type)
-  // and the broadcast shape.
+  // Per leaf: the merged type and the broadcast shape. As Nx merges the
+  // branches (Nx.Shared.binary_type/2), a number takes the other branch's
+  // type where it fits (`cond do p -> 1; true -> u8_flag end` is u8, 300
+  // with a u8 makes it u16, a float literal takes a float type as it is).
   std::vector<TensorType> types;
   for (size_t i = 0; i < la.size(); ++i) {
     const Value *leaves[2] = {&la[i], &lb[i]};
     std::optional<ElemType> t;
-    bool floatLiteral = false;
     Shape shape;
+    std::vector<const Value *> numbers;
     for (const Value *v : leaves) {
       if (v->kind == Value::Tensor) {
         t = t ? mergeTypes(*t, g_.typeOf(v->node).elem) : g_.typeOf(v->node).elem;
         NXC_TRY(s, broadcastShapes(shape, g_.typeOf(v->node).shape, "cond", loc));
         shape = s;
-      } else if (v->kind == Value::Float) {
-        floatLiteral = true;
-      } else if (v->isNumber()) {
-        ElemType lt = v->kind == Value::Atom ? ElemType::u8() : ElemType::s32();
-        t = t ? mergeTypes(*t, lt) : lt;
+      } else if (v->kind == Value::Atom && v->isNumber()) {
+        t = t ? mergeTypes(*t, ElemType::u8()) : ElemType::u8();
+      } else if (v->kind == Value::Int || v->kind == Value::Float) {
+        numbers.push_back(v);
       } else {
         return error(v->loc.valid() ? v->loc : loc, kIncompatible);
       }
     }
-    if (floatLiteral) t = t ? (t->isFloat() ? *t : mergeTypes(*t, ElemType::f32())) : ElemType::f32();
+    if (!t && numbers.size() == 2) t = binaryType(*numbers[0], *numbers[1]);
+    else
+      for (const Value *v : numbers) t = t ? mergeNumber(*t, *v) : typeOfValue(*v);
     std::vector<std::string> names;
     for (const Value *v : leaves)
       if (v->kind == Value::Tensor) {

@@ -141,7 +141,12 @@ Result<Value> Tracer::tensorLiteral(std::vector<Value> args, const Loc &loc) {
   bool anyFloat = false;
   for (auto *l : leaves)
     anyFloat |= l->kind == Value::Float || (l->kind == Value::Atom && l->atom != "true" && l->atom != "false");
+  // As Nx infers: booleans are u8 (Nx.tensor(false), Scholar's `finished? =
+  // Nx.tensor(false)` in a while), merged with any integer to s32.
+  bool allBooleans = !leaves.empty();
+  for (auto *l : leaves) allBooleans &= l->kind == Value::Atom && (l->atom == "true" || l->atom == "false");
   if (anyFloat) t = ElemType::f32();
+  else if (allBooleans) t = ElemType::u8();
   if (o.count("type")) { NXC_TRY(tt, parseType(o["type"])); t = tt; }
   else if (!anyFloat)
     for (auto *l : leaves) NXC_CHECK(checkLiteralInteger(*l));

@@ -56,9 +56,9 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
     // Then the public functions of imported modules defined in this file.
     const ast::Module *from = nullptr;
     const ast::Function *imported = nullptr;
-    for (auto &name : module_->imports)
+    for (auto &importedName : module_->imports)
       for (auto &m : file_.modules)
-        if (m.name == name)
+        if (m.name == importedName)
           if (const ast::Function *f = findFunction(m, name, args.size()))
             if (f->kind == "defn" || f->kind == "def" || f->kind == "deftransform") {
               if (imported && from != &m)
