@@ -48,7 +48,11 @@ Result<std::optional<Value>> Tracer::elixirMapCall(ElixirCall &call) {
       NXC_TRY(v, callNx(field, one, loc));
       return Opt(v);
     }
-    return error(loc, fmt::format(FMT_STRING("nxc knows a tensor's fields shape, type and names, not :{}"), field));
+    // nxc's tensors have no vectorized axes (Nx.vectorize is not supported).
+    if (field == "vectorized_axes") return Opt(Value::list({}, loc));
+    return error(loc, fmt::format(FMT_STRING("nxc knows a tensor's fields shape, type, names and vectorized_axes, "
+                                             "not :{}"),
+                                  field));
   }
   NXC_CHECK(needMap(0));
   const Value &map = args[0];

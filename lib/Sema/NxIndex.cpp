@@ -386,6 +386,10 @@ Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc)
     return error(loc, fmt::format(FMT_STRING("access (t[...]) expects a tensor, got {}"), describeValue(t)));
   NXC_TRY(x, toTensor(t, loc));
   Shape s = g_.typeOf(x).shape;
+  // t[indices] with a tensor of indices (not a scalar, not in a list) is
+  // Nx.take(t, indices), as Nx's Access does.
+  if (index.kind == Value::Tensor && g_.typeOf(index.node).rank() != 0 && !s.empty())
+    return callNx("take", {Value::tensor(x, loc), index}, loc);
   std::vector<Value> items;
   if (index.kind == Value::List) {
     if (index.isKeywordList()) {
@@ -437,7 +441,8 @@ Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc)
         return error(at, fmt::format(FMT_STRING("access expects integer indices, got a tensor of type {}"),
                                      it.elem.name()));
       if (it.rank() != 0)
-        return error(at, "access with a tensor of indices (Nx.take) is not supported yet by nxc");
+        return error(at, "tensor must be a scalar when accessing a list/keyword of dimensions (a tensor of "
+                         "indices alone, t[indices], takes along the first axis)");
       starts.push_back(i);
       lengths.push_back(std::min<int64_t>(1, s[d]));
       strides.push_back(1);
