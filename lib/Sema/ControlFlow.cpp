@@ -9,6 +9,7 @@
 // `unroll:` traces the body inline instead. `case` is compile-time only.
 //
 //===----------------------------------------------------------------------===//
+#include "ElixirCall.h"
 #include "Tracer.h"
 
 #include <fmt/format.h>
@@ -232,6 +233,18 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
     return matchCase(*p.children[1], v, env);
   }
   case ExprKind::String: return v.kind == Value::String && v.atom == p.name;
+  case ExprKind::Unary: {
+    // ^x: the value bound to x, matched strictly (1 does not match 1.0).
+    // A tensor matches only itself, the same traced expression, as Nx's
+    // case compares the expressions' structs at trace time (two equal
+    // inputs do not match: Scholar's KNN imputer pins a row this way).
+    if (p.name != "^" || p.children.size() != 1 || p.children[0]->kind != ExprKind::Var)
+      return error(p.loc, "unsupported pattern in case: only variables, numbers, atoms and tuples can be matched");
+    const Value *pinned = env.find(p.children[0]->name);
+    if (!pinned)
+      return error(p.loc, fmt::format(FMT_STRING("undefined variable ^{}"), p.children[0]->name));
+    return pinned->kind == v.kind && sameTerm(*pinned, v);
+  }
   case ExprKind::List: {
     // [a, b] and [h | t]; keyword pairs match as {key, value} tuples.
     if (v.kind != Value::List) return false;
