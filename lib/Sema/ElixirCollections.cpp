@@ -237,20 +237,21 @@ Result<std::optional<Value>> Tracer::elixirKeywordCall(ElixirCall &call) {
     out.keyLocs.insert(out.keyLocs.end(), args[1].keyLocs.begin(), args[1].keyLocs.end());
     return Opt(out);
   }
-  if ((name == "take" || name == "drop") && n == 2) {
+  if ((name == "take" || name == "drop" || name == "split") && n == 2) {
+    // split/2: {take, drop}, each in the list's order.
     NXC_CHECK(call.needKeywords(0));
     NXC_CHECK(call.needList(1, name.c_str()));
-    Value out = call.listOf({});
+    Value taken = call.listOf({}), rest = call.listOf({});
     for (size_t k = 0; k < args[0].elems.size(); ++k) {
       bool listed = false;
       for (auto &key : args[1].elems) listed |= key.kind == Value::Atom && key.atom == args[0].keys[k];
-      if (listed == (name == "take")) {
-        out.elems.push_back(args[0].elems[k]);
-        out.keys.push_back(args[0].keys[k]);
-        out.keyLocs.push_back(args[0].keyLocs[k]);
-      }
+      Value &out = listed ? taken : rest;
+      out.elems.push_back(args[0].elems[k]);
+      out.keys.push_back(args[0].keys[k]);
+      out.keyLocs.push_back(args[0].keyLocs[k]);
     }
-    return Opt(out);
+    if (name == "split") return Opt(Value::tuple({taken, rest}, loc));
+    return Opt(name == "take" ? taken : rest);
   }
   if (name == "keys" && n == 1) {
     NXC_CHECK(call.needKeywords(0));
