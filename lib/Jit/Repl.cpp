@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <cstring>
@@ -39,6 +40,42 @@ void collectVariables(const ast::Expr &e, const Bound &bound, std::set<std::stri
 std::string helperName(size_t k) { return fmt::format(FMT_STRING("__repl_fn_{}"), k); }
 std::string valueName(size_t k) { return fmt::format(FMT_STRING("__repl_fv_{}"), k); }
 std::string captureName(size_t k, size_t i) { return fmt::format(FMT_STRING("__repl_cap_{}_{}"), k, i); }
+
+bool holdsTerm(const HostValue &v) {
+  if (!v.term.empty()) return true;
+  return std::any_of(v.elems.begin(), v.elems.end(), holdsTerm);
+}
+
+/// Elixir that rebuilds a binding holding terms (a transform's number, a
+/// struct's keep fields) from `expr`, the parameter that passed it with u8
+/// scalars in their place: the term itself, or a map updated with them.
+/// (Terms inside tuples stay placeholders.)
+std::string rebuilt(const HostValue &v, const std::string &expr) {
+  if (!v.term.empty()) return v.term[0] == '#' ? expr : v.term;
+  if (!v.isTuple || v.keys.empty() || !holdsTerm(v)) return expr;
+  std::vector<std::string> updates;
+  for (size_t k = 0; k < v.elems.size(); ++k) {
+    if (!holdsTerm(v.elems[k])) continue;
+    const std::string &key = v.keys[k];
+    std::string literal = ast::isStringKey(key) ? "\"" + ast::keyText(key) + "\"" : ":" + key;
+    updates.push_back(literal + " => " +
+                      rebuilt(v.elems[k], fmt::format(FMT_STRING("Map.fetch!({}, {})"), expr, literal)));
+  }
+  return fmt::format(FMT_STRING("%{{{} | {}}}"), expr, fmt::join(updates, ", "));
+}
+
+/// A binding as :vars lists it: tensors by their type, terms as Elixir
+/// prints them.
+std::string describeValue(const HostValue &v) {
+  if (!holdsTerm(v)) return templateOf(v).str();
+  if (!v.term.empty()) return v.term;
+  std::vector<std::string> items;
+  for (size_t k = 0; k < v.elems.size(); ++k)
+    items.push_back(v.keys.empty() ? describeValue(v.elems[k])
+                                   : ast::mapKeyPrefix(v.keys[k], true) + describeValue(v.elems[k]));
+  return v.keys.empty() ? fmt::format(FMT_STRING("{{{}}}"), fmt::join(items, ", "))
+                        : fmt::format(FMT_STRING("%{}{{{}}}"), v.structName, fmt::join(items, ", "));
+}
 
 bool isDefinition(const std::string &input) {
   size_t i = input.find_first_not_of(" \t\r\n");
@@ -100,7 +137,7 @@ bool ReplSession::needsMoreInput(const std::string &text) {
 std::string ReplSession::describeBindings() const {
   std::string s;
   std::map<std::string, std::string> lines;
-  for (auto &[name, v] : bindings_) lines[name] = templateOf(v).str();
+  for (auto &[name, v] : bindings_) lines[name] = describeValue(v);
   for (auto &[name, k] : functionNames_)
     lines[name] = fmt::format(FMT_STRING("#Function<{}/{}>"), functions_[k].source->name, functions_[k].arity);
   for (auto &[name, text] : lines) fmt::format_to(std::back_inserter(s), FMT_STRING("{}: {}\n"), name, text);
@@ -196,6 +233,10 @@ Result<HostValue> ReplSession::evaluate(const ast::Expr &expr, const std::string
   }
   for (auto &name : usedFunctions)
     fmt::format_to(std::back_inserter(prelude), FMT_STRING("{} = {}\n"), name, valueName(functionNames_.at(name)));
+  // Bindings that hold terms get them back.
+  for (auto &name : used)
+    if (holdsTerm(bindings_.at(name)))
+      fmt::format_to(std::back_inserter(prelude), FMT_STRING("{} = {}\n"), name, rebuilt(bindings_.at(name), name));
   std::vector<Segment> segments;
   auto program = buildProgram(text, params, inputSource, segments, prelude, needed);
   if (!program) return relocate(program.error(), segments);

@@ -213,7 +213,10 @@ public:
   Result<std::pair<const ast::Module *, const ast::Function *>> findEntry(const Signature &sig);
   static void collectNames(const Expr &p, std::vector<std::string> &out);
   Value makeParams(const Template &t, const std::vector<std::string> &names, size_t &nameIdx);
-  Result<ResultTree> flattenResult(const Value &v, const Loc &loc);
+  /// The entry's result as a tree of result tensors; with `terms` (the
+  /// repl), values that are not tensors and a struct's keep fields stay
+  /// Elixir terms, as iex shows them.
+  Result<ResultTree> flattenResult(const Value &v, const Loc &loc, bool terms = false);
   Status bindPattern(const Expr &p, const Value &v, Env &env, std::set<std::string> *params);
   Result<Value> eval(const Expr &e, Env &env);
   Result<Value> attribute(const Expr &e);
@@ -226,6 +229,10 @@ public:
   Result<Value> callNamed(const std::string &module, const std::string &name, std::vector<Value> args,
                           const Loc &loc);
   Result<Value> inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc);
+  Result<Value> inlineCallBody(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc);
+  /// A container's numbers as tensors (what a defn called from outside
+  /// defn returns: Nx.Defn.jit makes them tensors).
+  Result<Value> numbersAsTensors(const Value &v, const Loc &loc);
   Result<Value> kernel(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual);
   Result<Value> constants(const std::string &name, std::vector<Value> &args, const Loc &loc, const std::string &qual);
   Result<Value> makeFunction(const Expr &e, Env &env);

@@ -147,6 +147,35 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
 
 Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args,
                                  const Loc &loc) {
+  // The repl's input calls a defn as iex does: from outside defn, so its
+  // numbers come back as tensors (a transform's stay Elixir terms).
+  bool fromRepl = !stack_.empty() && stack_.back() && stack_.back()->name == kReplEntryName;
+  NXC_TRY(r, inlineCallBody(f, m, std::move(args), loc));
+  if (fromRepl && (f.kind == "defn" || f.kind == "defnp")) return numbersAsTensors(r, loc);
+  return r;
+}
+
+Result<Value> Tracer::numbersAsTensors(const Value &v, const Loc &loc) {
+  if (v.kind == Value::Int || v.kind == Value::Float) {
+    NXC_TRY(t, toTensor(v, v.loc.valid() ? v.loc : loc));
+    return Value::tensor(t, v.loc.valid() ? v.loc : loc);
+  }
+  if (v.kind != Value::Tuple && v.kind != Value::Map) return v;
+  // A struct's keep fields are not traversed (Nx.Container's keep:).
+  const std::vector<std::string> *containers = nullptr;
+  if (v.kind == Value::Map && !v.atom.empty())
+    if (const ast::Module *m = programModule(v.atom); m && !m->containerFields.empty()) containers = &m->containerFields;
+  Value out = v;
+  for (size_t k = 0; k < out.elems.size(); ++k) {
+    if (containers && std::find(containers->begin(), containers->end(), out.keys[k]) == containers->end()) continue;
+    NXC_TRY(converted, numbersAsTensors(out.elems[k], loc));
+    out.elems[k] = converted;
+  }
+  return out;
+}
+
+Result<Value> Tracer::inlineCallBody(const ast::Function &f, const ast::Module &m, std::vector<Value> args,
+                                     const Loc &loc) {
   // As Nx: a defn may only call defns; a plain def runs as Elixir. (A def
   // compiled as an entry point is traced, as Nx.Defn.jit traces it, and may
   // call other defs whose bodies are in the defn subset.)

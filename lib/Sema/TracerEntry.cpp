@@ -100,7 +100,7 @@ Result<Graph> Tracer::run(const Signature &sig) {
     stack_.pop_back();
     result = r;
   }
-  NXC_TRY(tree, flattenResult(result, fn->loc));
+  NXC_TRY(tree, flattenResult(result, fn->loc, fn->name == kReplEntryName));
   g_.resultTree = tree;
   // Every value the program computes is a tensor nxc can hold (shapes built
   // in code are checked where they are written; this catches the products).
@@ -252,12 +252,12 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
   return Value::tensor(id, t.loc);
 }
 
-Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc) {
+Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool terms) {
   ResultTree t;
   if (v.kind == Value::Tuple) {
     t.isTuple = true;
     for (auto &e : v.elems) {
-      NXC_TRY(sub, flattenResult(e, loc));
+      NXC_TRY(sub, flattenResult(e, loc, terms));
       t.elems.push_back(std::move(sub));
     }
     return t;
@@ -265,13 +265,16 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc) {
   if (v.kind == Value::Map) {
     // Leaves in Nx's order: a map's sorted by key; a struct's as its
     // @derive {Nx.Container, containers: [...]} lists them (only those), or
-    // in defstruct order.
+    // in defstruct order. With terms, a struct's every field in defstruct
+    // order, the keep fields as terms.
     std::vector<size_t> order(v.keys.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ast::mapKeyLess(v.keys[a], v.keys[b]); });
+    const std::vector<std::string> *containers = nullptr;
     for (auto &m : file_.modules)
       if (!v.atom.empty() && m.name == v.atom) {
-        const std::vector<std::string> &fields = !m.containerFields.empty() ? m.containerFields : m.structFields;
+        containers = m.containerFields.empty() ? nullptr : &m.containerFields;
+        const std::vector<std::string> &fields = terms || !containers ? m.structFields : *containers;
         if (fields.empty()) break;
         order.clear();
         for (auto &f : fields) {
@@ -282,10 +285,23 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc) {
     t.isTuple = true;
     t.structName = v.atom;
     for (size_t k : order) {
-      NXC_TRY(sub, flattenResult(v.elems[k], loc));
+      bool kept = containers && std::find(containers->begin(), containers->end(), v.keys[k]) == containers->end();
+      ResultTree sub;
+      if (kept) {
+        sub.term = inspectValue(v.elems[k]);
+      } else {
+        NXC_TRY(leaf, flattenResult(v.elems[k], loc, terms));
+        sub = std::move(leaf);
+      }
       t.elems.push_back(std::move(sub));
       t.keys.push_back(v.keys[k]);
     }
+    return t;
+  }
+  if (terms && v.kind != Value::Tensor &&
+      (v.kind == Value::Int || v.kind == Value::Float || v.kind == Value::Atom || v.kind == Value::String ||
+       v.kind == Value::List || v.kind == Value::Range)) {
+    t.term = inspectValue(v);
     return t;
   }
   NXC_TRY(node, toTensor(v, v.loc.valid() ? v.loc : loc));

@@ -126,7 +126,8 @@ void formatTensor(const HostTensor &t, Limit limit, int64_t indent, std::string 
 
 void formatValue(const HostValue &v, Limit limit, bool pretty, int64_t indent, std::string &out) {
   if (!v.isTuple) {
-    formatTensor(v.tensor, limit, indent, out);
+    if (!v.term.empty()) out += v.term;
+    else formatTensor(v.tensor, limit, indent, out);
     return;
   }
   if (!v.keys.empty()) {

@@ -1618,6 +1618,45 @@ def case_repl_functions(ctx):
           f"the error should be located in repl(1), where h was written:\n{res.describe()}")
 
 
+def case_repl_terms(ctx):
+    """What is not a tensor stays an Elixir term at the repl, as iex shows it: a transform's number
+    or atom (a defn's numbers are tensors, as Nx.Defn.jit makes them), a struct's keep fields
+    (Scholar's imputer keeps :missing_values so); later inputs get them back."""
+    res = repl(ctx, [source("repl_terms.nx")], [
+        "Imp.root()",
+        "Imp.name()",
+        "r = Imp.root()",
+        "r + 1",
+        "m = Imp.fit(Nx.tensor([[1.0, 2.0], [3.0, 4.0]]))",
+        "Imp.transform(m, Nx.tensor([[:nan, 5.0]]))",
+        "m2 = Imp.fit(Nx.tensor([[1.0, 2.0], [3.0, 4.0]]), missing_values: 5.0)",
+        "Imp.transform(m2, Nx.tensor([[:nan, 5.0]]))",
+        "Imp.twice(3)",
+        ":vars",
+    ])
+    statistics = "\n".join(["%Imp{", "  statistics: " + tensor_text("f32[2]", "[2.0, 3.0]", indent=2) + ","])
+    expected = "\n".join([
+        "0",
+        ":tree",
+        "0",
+        "1",
+        statistics,
+        "  missing_values: :nan",
+        "}",
+        tensor_text("f32[1][2]", "[\n  [2.0, 5.0]\n]"),
+        statistics,
+        "  missing_values: 5.0",
+        "}",
+        tensor_text("f32[1][2]", "[\n  [NaN, 3.0]\n]"),
+        tensor_text("s32", "6"),
+        "m: %Imp{statistics: f32[2], missing_values: :nan}",
+        "m2: %Imp{statistics: f32[2], missing_values: 5.0}",
+        "r: 0",
+    ]) + "\n"
+    expect_stdout(res, expected, what="repl stdout")
+    check(res.stderr == "", f"stderr should be empty:\n{res.describe()}")
+
+
 def case_repl_no_file(ctx):
     """`nxc repl` without FILE evaluates Nx expressions and definitions; EOF ends it with 0."""
     res = repl(ctx, [], ["Nx.iota({2, 3})", "defn sq(t), do: t * t", "sq(Nx.tensor([1.5, -2.0]))"])

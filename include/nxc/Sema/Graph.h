@@ -75,6 +75,10 @@ struct ResultTree {
   /// order (sorted), with isTuple set.
   std::vector<std::string> keys;
   std::string structName;         ///< the struct's module, for a struct
+  /// A value that is not a tensor, as Elixir prints it (`0`, `:nan`): the
+  /// repl's results keep what iex would show (a transform's number, a
+  /// struct's keep fields); not a result of the compiled function.
+  std::string term;
 };
 
 struct Graph {

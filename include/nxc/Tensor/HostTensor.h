@@ -62,6 +62,10 @@ struct HostValue {
   std::vector<HostValue> elems; ///< the elements, when isTuple
   std::vector<std::string> keys; ///< a map's keys (one per element), with isTuple
   std::string structName;        ///< a struct's module
+  /// A leaf that is an Elixir term, not a tensor, as Elixir prints it (the
+  /// repl's `0` from a transform, a struct's keep field `:nan`); `tensor` is
+  /// then a u8 scalar standing in for it where a tensor must be passed.
+  std::string term;
 
   static HostValue leaf(HostTensor t) { HostValue v; v.tensor = std::move(t); return v; }
   static HostValue tuple(std::vector<HostValue> elems) {
