@@ -127,13 +127,13 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
     NXC_TRY(done, elixirCall(module, name, args, loc));
     if (done) return *done;
     if (module == "Kernel") return kernel(name, args, loc, qual); // Kernel.div/2 and the like
-    static const std::set<std::string> stdlib = {"Kernel", "Nx.Shape", "Keyword", "List",   "Tuple",  "Enum",
-                                                 "Map",    "Integer",  "Float",   "String", "Atom",   "IO",
-                                                 "Logger", "Access",   "Range",   ":math",  ":erlang", "Function", "Code"};
+    static const std::set<std::string> stdlib = {
+        "Kernel", "Nx.Shape", "Keyword", "List",   "Tuple", "Enum",  "Map",     "Integer",  "Float", "String",
+        "Atom",   "IO",       "Logger",  "Access", "Range", ":math", ":erlang", "Function", "Code"};
     if (inElixir() && stdlib.count(module))
       return error(loc, fmt::format(FMT_STRING("{} is not in the part of Elixir that nxc runs at compile time "
-                                                 "(docs/language.md lists it)"),
-                                      qual));
+                                               "(docs/language.md lists it)"),
+                                    qual));
   }
   if (module == "IO" || module == "Enum" || module == "Kernel" || module == "String" || module == "List" ||
       module == "Keyword" || module == "Map" || module == "Tuple" || module[0] == ':')
@@ -164,7 +164,8 @@ Result<Value> Tracer::numbersAsTensors(const Value &v, const Loc &loc) {
   // A struct's keep fields are not traversed (Nx.Container's keep:).
   const std::vector<std::string> *containers = nullptr;
   if (v.kind == Value::Map && !v.atom.empty())
-    if (const ast::Module *m = programModule(v.atom); m && !m->containerFields.empty()) containers = &m->containerFields;
+    if (const ast::Module *m = programModule(v.atom); m && !m->containerFields.empty())
+      containers = &m->containerFields;
   Value out = v;
   for (size_t k = 0; k < out.elems.size(); ++k) {
     if (containers && std::find(containers->begin(), containers->end(), out.keys[k]) == containers->end()) continue;
