@@ -56,7 +56,10 @@ Result<std::optional<Value>> Tracer::elixirMapCall(ElixirCall &call) {
   }
   NXC_CHECK(needMap(0));
   const Value &map = args[0];
+  // A struct's :__struct__ is its module (`model.__struct__.predict(...)`).
+  Value structModule = Value::atomValue(map.atom, loc);
   auto find = [&](const Value &key) -> const Value * {
+    if (key.kind == Value::Atom && key.atom == "__struct__" && !map.atom.empty()) return &structModule;
     if (key.kind != Value::Atom && key.kind != Value::String) return nullptr;
     std::string k = key.kind == Value::String ? ast::kStringKeyMark + key.atom : key.atom;
     auto it = std::find(map.keys.begin(), map.keys.end(), k);
