@@ -110,6 +110,10 @@ Result<int> Tracer::toTensor(const Value &v, const Loc &loc) {
   if (v.kind == Value::Int) return numberConstant(v, ElemType::s32());
   if (v.kind == Value::Float) return numberConstant(v, ElemType::f32());
   if (v.isNumber()) return numberConstant(v, ElemType::u8());
+  // :infinity, :neg_infinity and :nan are f32 tensors, as Nx.tensor makes them.
+  if (isNonFiniteAtom(v))
+    return constant(ElemType::f32(), {},
+                    {v.atom == "nan" ? NAN : v.atom == "infinity" ? INFINITY : -INFINITY}, {}, v.loc.valid() ? v.loc : loc);
   return error(loc, fmt::format(FMT_STRING("expected a tensor or a number, got {}"), describeValue(v)));
 }
 
@@ -499,7 +503,7 @@ Status Tracer::arity(const std::string &fn, const std::vector<Value> &args, size
 }
 
 Result<int> Tracer::tensorArg(const std::string &fn, const Value &v, const Loc &loc) {
-  if (v.kind == Value::Tensor || v.isNumber()) return toTensor(v, loc);
+  if (v.kind == Value::Tensor || v.isNumber() || isNonFiniteAtom(v)) return toTensor(v, loc);
   return error(v.loc.valid() ? v.loc : loc,
                fmt::format(FMT_STRING("Nx.{} expects a tensor, got {}"), fn, describeValue(v)));
 }
