@@ -113,7 +113,10 @@ Result<int> Tracer::toTensor(const Value &v, const Loc &loc) {
   // :infinity, :neg_infinity and :nan are f32 tensors, as Nx.tensor makes them.
   if (isNonFiniteAtom(v))
     return constant(ElemType::f32(), {},
-                    {v.atom == "nan" ? NAN : v.atom == "infinity" ? INFINITY : -INFINITY}, {}, v.loc.valid() ? v.loc : loc);
+                    {v.atom == "nan"        ? NAN
+                     : v.atom == "infinity" ? INFINITY
+                                            : -INFINITY},
+                    {}, v.loc.valid() ? v.loc : loc);
   return error(loc, fmt::format(FMT_STRING("expected a tensor or a number, got {}"), describeValue(v)));
 }
 
