@@ -171,7 +171,8 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
         return error(v->loc.valid() ? v->loc : loc, kIncompatible);
       }
     }
-    if (!t && numbers.size() == 2) t = binaryType(*numbers[0], *numbers[1]);
+    if (!t && numbers.size() == 2)
+      t = binaryType(*numbers[0], *numbers[1]);
     else
       for (const Value *v : numbers) t = t ? mergeNumber(*t, *v) : typeOfValue(*v);
     std::vector<std::string> names;
@@ -241,8 +242,7 @@ Result<bool> Tracer::matchCase(const Expr &p, const Value &v, Env &env) {
     if (p.name != "^" || p.children.size() != 1 || p.children[0]->kind != ExprKind::Var)
       return error(p.loc, "unsupported pattern in case: only variables, numbers, atoms and tuples can be matched");
     const Value *pinned = env.find(p.children[0]->name);
-    if (!pinned)
-      return error(p.loc, fmt::format(FMT_STRING("undefined variable ^{}"), p.children[0]->name));
+    if (!pinned) return error(p.loc, fmt::format(FMT_STRING("undefined variable ^{}"), p.children[0]->name));
     return pinned->kind == v.kind && sameTerm(*pinned, v);
   }
   case ExprKind::List: {

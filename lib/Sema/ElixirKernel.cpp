@@ -251,10 +251,9 @@ Result<std::optional<Value>> Tracer::elixirCodeCall(ElixirCall &call) {
   const Value &mod = call.args[0];
   bool loaded = mod.kind == Value::Atom && programModule(mod.atom);
   if (name == "ensure_loaded?") return std::optional<Value>(boolean(loaded, call.loc));
-  return std::optional<Value>(loaded ? Value::tuple({Value::atomValue("module", call.loc), mod}, call.loc)
-                                     : Value::tuple({Value::atomValue("error", call.loc),
-                                                     Value::atomValue("nofile", call.loc)},
-                                                    call.loc));
+  return std::optional<Value>(
+      loaded ? Value::tuple({Value::atomValue("module", call.loc), mod}, call.loc)
+             : Value::tuple({Value::atomValue("error", call.loc), Value::atomValue("nofile", call.loc)}, call.loc));
 }
 
 const ast::Module *Tracer::programModule(const std::string &atom) const {

@@ -35,8 +35,7 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
     // of arguments known at compile time.
     const Value &list = args.back();
     if (list.kind != Value::List)
-      return error(loc, fmt::format(FMT_STRING("{} takes its arguments as a list, got {}"), qual,
-                                      describeValue(list)));
+      return error(loc, fmt::format(FMT_STRING("{} takes its arguments as a list, got {}"), qual, describeValue(list)));
     std::vector<Value> applied(list.elems.begin(), list.elems.end());
     if (args.size() == 2) {
       if (args[0].kind != Value::Function)
@@ -45,14 +44,13 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
     }
     if (args[0].kind != Value::Atom || args[1].kind != Value::Atom)
       return error(loc, fmt::format(FMT_STRING("apply/3 takes a module and a function name (atoms), got {} and {}"),
-                                      describeValue(args[0]), describeValue(args[1])));
+                                    describeValue(args[0]), describeValue(args[1])));
     std::string target = args[0].atom.rfind("Elixir.", 0) == 0 ? args[0].atom.substr(7) : args[0].atom;
     return callNamed(target, args[1].atom, std::move(applied), loc);
   }
   if (module.empty()) {
     // A plain def is traced like Nx.Defn.jit traces any function.
-    if (const ast::Function *f = findFunction(*module_, name, args.size()))
-      return inlineCall(*f, *module_, args, loc);
+    if (const ast::Function *f = findFunction(*module_, name, args.size())) return inlineCall(*f, *module_, args, loc);
     // Then the public functions of imported modules defined in this file.
     const ast::Module *from = nullptr;
     const ast::Function *imported = nullptr;
@@ -63,8 +61,8 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
             if (f->kind == "defn" || f->kind == "def" || f->kind == "deftransform") {
               if (imported && from != &m)
                 return error(loc, fmt::format(FMT_STRING("function {} is imported from both {} and {}; call it as "
-                                                           "{}.{}(...) or {}.{}(...)"),
-                                                qual, from->name, m.name, from->name, name, m.name, name));
+                                                         "{}.{}(...) or {}.{}(...)"),
+                                              qual, from->name, m.name, from->name, name, m.name, name));
               from = &m;
               imported = f;
             }
@@ -89,8 +87,8 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
   if (module == "Nx.Constants") return constants(name, args, loc, qual);
   if (module == "Access") {
     if (name != "get" || args.size() != 2)
-      return error(loc, fmt::format(FMT_STRING("undefined function {} (nxc knows Access.get/2, which t[i] calls)"),
-                                      qual));
+      return error(loc,
+                   fmt::format(FMT_STRING("undefined function {} (nxc knows Access.get/2, which t[i] calls)"), qual));
     if (args[0].kind == Value::List) return keywordGet(args[0], args[1], loc);
     if (args[0].kind == Value::Map) {
       std::vector<Value> getArgs = {args[0], args[1]};
@@ -103,8 +101,7 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
     if (m.name == module) {
       const ast::Function *f = findFunction(m, name, args.size());
       if (!f)
-        return error(loc,
-                     fmt::format(FMT_STRING("undefined function {} (module {} has no such defn)"), qual, module));
+        return error(loc, fmt::format(FMT_STRING("undefined function {} (module {} has no such defn)"), qual, module));
       if (f->kind == "defnp" || f->kind == "defp" || f->kind == "deftransformp")
         return error(loc, fmt::format(FMT_STRING("function {} is private to {}"), qual, module));
       const ast::Module *saved = module_;
@@ -114,7 +111,7 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
     }
   if (module == "Nx.Defn.Expr" && name == "metadata" && args.size() == 2 && !inElixir())
     return error(loc, "cannot invoke Nx.Defn.Expr.metadata/2 inside defn because it was not defined with defn (call "
-                        "it from a deftransform, as Axon does)");
+                      "it from a deftransform, as Axon does)");
   if (module == "Nx.Defn.Expr" && name == "metadata" && args.size() == 2) {
     // Axon's logits cache: the tensor, with the map for patterns on its data.
     NXC_TRY(t, toTensor(args[0], loc));
@@ -138,11 +135,10 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
   if (module == "IO" || module == "Enum" || module == "Kernel" || module == "String" || module == "List" ||
       module == "Keyword" || module == "Map" || module == "Tuple" || module[0] == ':')
     return error(loc, fmt::format(FMT_STRING("cannot invoke {} inside defn because it was not defined with defn{}"),
-                                    qual, module == "IO" ? "; use print_value/print_expr instead" : ""));
-  if (module.rfind("Nx.", 0) == 0)
-    return error(loc, fmt::format(FMT_STRING("{} is not supported yet by nxc"), qual));
-  return error(loc, fmt::format(FMT_STRING("undefined function {} (module {} is not defined in this file)"), qual,
-                                  module));
+                                  qual, module == "IO" ? "; use print_value/print_expr instead" : ""));
+  if (module.rfind("Nx.", 0) == 0) return error(loc, fmt::format(FMT_STRING("{} is not supported yet by nxc"), qual));
+  return error(loc,
+               fmt::format(FMT_STRING("undefined function {} (module {} is not defined in this file)"), qual, module));
 }
 
 Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args,
