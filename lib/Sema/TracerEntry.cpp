@@ -254,6 +254,11 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
 
 Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool terms) {
   ResultTree t;
+  // Values holding tensors are results, never terms (a list of tensors is
+  // refused below, as before).
+  std::function<bool(const Value &)> holdsTensor = [&](const Value &x) {
+    return x.kind == Value::Tensor || std::any_of(x.elems.begin(), x.elems.end(), holdsTensor);
+  };
   if (v.kind == Value::Tuple) {
     t.isTuple = true;
     for (auto &e : v.elems) {
@@ -285,7 +290,8 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool te
     t.isTuple = true;
     t.structName = v.atom;
     for (size_t k : order) {
-      bool kept = containers && std::find(containers->begin(), containers->end(), v.keys[k]) == containers->end();
+      bool kept = containers && std::find(containers->begin(), containers->end(), v.keys[k]) == containers->end() &&
+                  !holdsTensor(v.elems[k]);
       ResultTree sub;
       if (kept) {
         sub.term = inspectValue(v.elems[k]);
@@ -298,7 +304,7 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool te
     }
     return t;
   }
-  if (terms && v.kind != Value::Tensor &&
+  if (terms && !holdsTensor(v) &&
       (v.kind == Value::Int || v.kind == Value::Float || v.kind == Value::Atom || v.kind == Value::String ||
        v.kind == Value::List || v.kind == Value::Range)) {
     t.term = inspectValue(v);
