@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "ParserImpl.h"
 
+#include "llvm/Support/Compiler.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -198,28 +200,36 @@ Result<ExprPtr> Parser::capture(ExprPtr e, const Loc &loc) {
   return std::move(fn);
 }
 
+// Out of line: postfix() is on the recursion of every nested expression,
+// and this call's locals would grow each of its frames (a deep nesting
+// must reach the nesting limit, not the stack's end, with sanitizers too).
+LLVM_ATTRIBUTE_NOINLINE Result<ExprPtr> Parser::dynamicCall(ExprPtr receiver) {
+  // `module.fun(args)` on a module held in a variable (Scholar's
+  // `algorithm_module.fit(x, opts)`): apply(module, :fun, [args]).
+  Loc loc = take().loc;
+  Token fn = take();
+  Loc open = take().loc;
+  auto c = node(ExprKind::Call, loc);
+  c->name = fn.text;
+  NXC_CHECK(callArgs(*c, open));
+  auto args = node(ExprKind::List, open);
+  args->children = std::move(c->children);
+  auto name = node(ExprKind::Atom, fn.loc);
+  name->name = fn.text;
+  auto apply = node(ExprKind::Call, receiver->loc);
+  apply->name = "apply";
+  apply->children.push_back(std::move(receiver));
+  apply->children.push_back(std::move(name));
+  apply->children.push_back(std::move(args));
+  return std::move(apply);
+}
+
 Result<ExprPtr> Parser::postfix() {
   NXC_TRY(e, primary());
   while (isPunct("[") || (isPunct(".") && (isPunct("(", 1) || peek(1).kind == Tok::Ident))) {
     if (isPunct(".") && peek(1).kind == Tok::Ident && isPunct("(", 2)) {
-      // `module.fun(args)` on a module held in a variable (Scholar's
-      // `algorithm_module.fit(x, opts)`): apply(module, :fun, [args]).
-      Loc loc = take().loc;
-      Token fn = take();
-      Loc open = take().loc;
-      auto c = node(ExprKind::Call, loc);
-      c->name = fn.text;
-      NXC_CHECK(callArgs(*c, open));
-      auto args = node(ExprKind::List, open);
-      args->children = std::move(c->children);
-      auto name = node(ExprKind::Atom, fn.loc);
-      name->name = fn.text;
-      auto apply = node(ExprKind::Call, e->loc);
-      apply->name = "apply";
-      apply->children.push_back(std::move(e));
-      apply->children.push_back(std::move(name));
-      apply->children.push_back(std::move(args));
-      e = std::move(apply);
+      NXC_TRY(call, dynamicCall(std::move(e)));
+      e = std::move(call);
       continue;
     }
     if (isPunct(".") && peek(1).kind == Tok::Ident) {

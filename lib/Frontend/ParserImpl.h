@@ -165,6 +165,7 @@ private:
   Result<ExprPtr> capture(ExprPtr e, const Loc &loc);
 
   Result<ExprPtr> postfix();
+  Result<ExprPtr> dynamicCall(ExprPtr receiver);
 
   /// Call arguments after '(' : expressions, then optional trailing `key: value`
   /// pairs collected into one keyword list.
