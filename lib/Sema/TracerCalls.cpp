@@ -143,9 +143,14 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
 
 Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args,
                                  const Loc &loc) {
-  // The repl's input calls a defn as iex does: from outside defn, so its
-  // numbers come back as tensors (a transform's stay Elixir terms).
-  bool fromRepl = !stack_.empty() && stack_.back() && stack_.back()->name == kReplEntryName;
+  // The repl's input runs as iex does: a defn called where no defn is being
+  // traced (from the input, or from a transform or def it calls) is
+  // compiled by Nx and returns its numbers as tensors; inside a trace, and
+  // from transforms, numbers stay Elixir terms.
+  bool fromRepl = !stack_.empty() && stack_.front() && stack_.front()->name == kReplEntryName &&
+                  std::none_of(stack_.begin() + 1, stack_.end(), [](const ast::Function *active) {
+                    return active && (active->kind == "defn" || active->kind == "defnp");
+                  });
   NXC_TRY(r, inlineCallBody(f, m, std::move(args), loc));
   if (fromRepl && (f.kind == "defn" || f.kind == "defnp")) return numbersAsTensors(r, loc);
   return r;

@@ -1632,6 +1632,8 @@ def case_repl_terms(ctx):
         "m2 = Imp.fit(Nx.tensor([[1.0, 2.0], [3.0, 4.0]]), missing_values: 5.0)",
         "Imp.transform(m2, Nx.tensor([[:nan, 5.0]]))",
         "Imp.twice(3)",
+        "Scaler.fit(Nx.tensor([3, 1]))",
+        "Scaler.inner(Nx.tensor(1))",
         ":vars",
     ])
     statistics = "\n".join(["%Imp{", "  statistics: " + tensor_text("f32[2]", "[2.0, 3.0]", indent=2) + ","])
@@ -1649,6 +1651,14 @@ def case_repl_terms(ctx):
         "}",
         tensor_text("f32[1][2]", "[\n  [NaN, 3.0]\n]"),
         tensor_text("s32", "6"),
+        # A defn a transform calls from the repl is compiled, as Nx does from iex: its numbers
+        # are tensors; a transform's number inside a trace stays a number (Nx 0.13.1's output).
+        "%Scaler{",
+        "  lo: " + tensor_text("s32", "1", indent=2) + ",",
+        "  bound: " + tensor_text("s32", "0", indent=2),
+        "}",
+        "{" + tensor_text("s32", "1", indent=1) + ",",
+        " " + tensor_text("s32", "5", indent=1) + "}",
         "m: %Imp{statistics: f32[2], missing_values: :nan}",
         "m2: %Imp{statistics: f32[2], missing_values: 5.0}",
         "r: 0",
