@@ -28,9 +28,9 @@ Result<JitCall> resolveJitCall(const std::optional<ast::File> &source, const std
       return error(parsed->args.empty() ? call.where : parsed->args[0].loc,
                    "nxc jit takes the arguments' values after the function; --fn gives the function and, in "
                    "parentheses, only its options, as in 'Mod.fun(alpha: 2.0)'");
-    call.options = std::move(*parsed);
-    call.module = call.options.module;
-    call.name = call.options.function;
+    call.signature = std::move(*parsed);
+    call.module = call.signature.module;
+    call.name = call.signature.function;
   } else if (auto dot = fnText.rfind('.'); !graph && dot != std::string::npos) {
     call.module = fnText.substr(0, dot);
     call.name = fnText.substr(dot + 1);
@@ -57,7 +57,7 @@ Result<JitCall> resolveJitCall(const std::optional<ast::File> &source, const std
     call.arguments = std::move(args);
     return call;
   }
-  size_t trailing = call.options.options ? 1 : 0;
+  size_t trailing = call.signature.options ? 1 : 0;
   // Of several arities, the one the arguments fit.
   auto takes = [&](const ast::Function &f) { return (bool)groupArguments(f, args, call.where, trailing); };
   auto found = findFunction(*source, call.module, call.name, call.where, takes);

@@ -263,6 +263,16 @@ const ast::Module *Tracer::programModule(const std::string &atom) const {
   return nullptr;
 }
 
+const std::vector<std::string> *Tracer::containerFieldsOf(const Value &v) const {
+  if (v.kind != Value::Map || v.atom.empty()) return nullptr;
+  const ast::Module *m = programModule(v.atom);
+  return m && !m->containerFields.empty() ? &m->containerFields : nullptr;
+}
+
+bool isKeepField(const std::vector<std::string> *containers, const std::string &key) {
+  return containers && std::find(containers->begin(), containers->end(), key) == containers->end();
+}
+
 Result<std::optional<Value>> Tracer::elixirLoggerCall(ElixirCall &call) {
   using Opt = std::optional<Value>;
   const std::string &name = call.name;

@@ -184,6 +184,9 @@ using NxHandler = Result<Value> (Tracer::*)(const std::string &fn, std::vector<V
 /// :infinity, :neg_infinity and :nan: numbers to Nx (its is_tensor guard,
 /// and Nx.equal in defn).
 bool isNonFiniteAtom(const Value &v);
+/// Whether `key` is a keep field (not among `containers`, when there is
+/// such a list): Nx does not traverse it.
+bool isKeepField(const std::vector<std::string> *containers, const std::string &key);
 
 struct NxEntry {
   const char *name;
@@ -282,6 +285,9 @@ public:
   Result<std::optional<Value>> elixirCodeCall(ElixirCall &call);
   /// The program's module named by a module atom (`Foo` or `Elixir.Foo`).
   const ast::Module *programModule(const std::string &atom) const;
+  /// A struct's @derive {Nx.Container, containers: [...]} fields, or null
+  /// (not a struct of the program, or no such list).
+  const std::vector<std::string> *containerFieldsOf(const Value &v) const;
   Result<std::optional<Value>> elixirMathCall(ElixirCall &call);
   Result<std::optional<Value>> elixirErlangCall(ElixirCall &call);
   Result<std::optional<Value>> elixirCompositeCall(ElixirCall &call);

@@ -147,12 +147,11 @@ Result<Value> Tracer::inlineCall(const ast::Function &f, const ast::Module &m, s
   // traced (from the input, or from a transform or def it calls) is
   // compiled by Nx and returns its numbers as tensors; inside a trace, and
   // from transforms, numbers stay Elixir terms.
-  bool fromRepl = !stack_.empty() && stack_.front() && stack_.front()->name == kReplEntryName &&
-                  std::none_of(stack_.begin() + 1, stack_.end(), [](const ast::Function *active) {
-                    return active && (active->kind == "defn" || active->kind == "defnp");
-                  });
+  auto isDefn = [](const ast::Function *g) { return g && (g->kind == "defn" || g->kind == "defnp"); };
+  bool fromRepl = isDefn(&f) && !stack_.empty() && stack_.front() && stack_.front()->name == kReplEntryName &&
+                  std::none_of(stack_.begin() + 1, stack_.end(), isDefn);
   NXC_TRY(r, inlineCallBody(f, m, std::move(args), loc));
-  if (fromRepl && (f.kind == "defn" || f.kind == "defnp")) return numbersAsTensors(r, loc);
+  if (fromRepl) return numbersAsTensors(r, loc);
   return r;
 }
 
@@ -163,13 +162,10 @@ Result<Value> Tracer::numbersAsTensors(const Value &v, const Loc &loc) {
   }
   if (v.kind != Value::Tuple && v.kind != Value::Map) return v;
   // A struct's keep fields are not traversed (Nx.Container's keep:).
-  const std::vector<std::string> *containers = nullptr;
-  if (v.kind == Value::Map && !v.atom.empty())
-    if (const ast::Module *m = programModule(v.atom); m && !m->containerFields.empty())
-      containers = &m->containerFields;
+  const std::vector<std::string> *containers = containerFieldsOf(v);
   Value out = v;
   for (size_t k = 0; k < out.elems.size(); ++k) {
-    if (containers && std::find(containers->begin(), containers->end(), out.keys[k]) == containers->end()) continue;
+    if (isKeepField(containers, out.keys[k])) continue;
     NXC_TRY(converted, numbersAsTensors(out.elems[k], loc));
     out.elems[k] = converted;
   }

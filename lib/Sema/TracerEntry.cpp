@@ -252,13 +252,18 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
   return Value::tensor(id, t.loc);
 }
 
+namespace {
+
+/// Whether `v` is or contains a tensor: a result, never a term (a list of
+/// tensors is refused as a result).
+bool holdsTensor(const Value &v) {
+  return v.kind == Value::Tensor || std::any_of(v.elems.begin(), v.elems.end(), holdsTensor);
+}
+
+} // namespace
+
 Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool terms) {
   ResultTree t;
-  // Values holding tensors are results, never terms (a list of tensors is
-  // refused below, as before).
-  std::function<bool(const Value &)> holdsTensor = [&](const Value &x) {
-    return x.kind == Value::Tensor || std::any_of(x.elems.begin(), x.elems.end(), holdsTensor);
-  };
   if (v.kind == Value::Tuple) {
     t.isTuple = true;
     for (auto &e : v.elems) {
@@ -275,23 +280,22 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool te
     std::vector<size_t> order(v.keys.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ast::mapKeyLess(v.keys[a], v.keys[b]); });
-    const std::vector<std::string> *containers = nullptr;
-    for (auto &m : file_.modules)
-      if (!v.atom.empty() && m.name == v.atom) {
-        containers = m.containerFields.empty() ? nullptr : &m.containerFields;
-        const std::vector<std::string> &fields = terms || !containers ? m.structFields : *containers;
-        if (fields.empty()) break;
+    const ast::Module *m = v.atom.empty() ? nullptr : programModule(v.atom);
+    const std::vector<std::string> *containers = containerFieldsOf(v);
+    if (m) {
+      const std::vector<std::string> &fields = terms || !containers ? m->structFields : *containers;
+      if (!fields.empty()) {
         order.clear();
         for (auto &f : fields) {
           auto it = std::find(v.keys.begin(), v.keys.end(), f);
           if (it != v.keys.end()) order.push_back(it - v.keys.begin());
         }
       }
+    }
     t.isTuple = true;
     t.structName = v.atom;
     for (size_t k : order) {
-      bool kept = containers && std::find(containers->begin(), containers->end(), v.keys[k]) == containers->end() &&
-                  !holdsTensor(v.elems[k]);
+      bool kept = isKeepField(containers, v.keys[k]) && !holdsTensor(v.elems[k]);
       ResultTree sub;
       if (kept) {
         sub.term = inspectValue(v.elems[k]);

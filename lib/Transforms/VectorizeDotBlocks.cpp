@@ -235,7 +235,6 @@ void vectorize(const DotBlock &d) {
     return SmallVector<Value>(loop.getResults());
   };
   SmallVector<Value> results = nest(b, l, 0, initial);
-  for (unsigned r = 0; r < d.firstReduction + d.reductions.size(); ++r) loops[r] = zero;
   for (int64_t r = 0; r < d.rows; ++r)
     for (int64_t s = 0; s < slices; ++s)
       vector::StoreOp::create(b, l, results[r * slices + s], d.out->get(),

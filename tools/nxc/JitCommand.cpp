@@ -60,7 +60,7 @@ int runJit(const JitOptions &o) {
   auto prepared = call->graph
                       ? (*engine)->prepareGraph(*call->graph, graphSignature(*call->graph), input->contents, !o.noCache)
                       : (*engine)->prepare(*input->source, call->module, call->name, call->arguments, !o.noCache,
-                                           call->where, &call->options);
+                                           call->where, &call->signature);
   if (!prepared) return report(prepared.error());
   if (o.verbose) sayHowCompiled(*prepared, o.noCache);
 

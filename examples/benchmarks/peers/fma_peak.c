@@ -2,7 +2,6 @@
 // (enough of them to cover the FMA units' latency) in the widest ISA the CPU
 // has, on 1 and on N threads. The peers benchmark quotes W8-W10's GFLOP/s as
 // a share of it. Usage: fma_peak [threads]   (prints "ISA GFLOPS1 GFLOPSN")
-#include <immintrin.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,44 +19,26 @@ static double now(void) {
 // FMA pipes of 4 cycles' latency need 8 independent chains.
 #define CHAINS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
-// Each returns the FLOP it did; the sum keeps the chains alive.
-__attribute__((target("avx512f"))) static double fma512(float *sink) {
-  __m512 a = _mm512_set1_ps(0.9999f), b = _mm512_set1_ps(1e-7f);
-#define INIT(i) __m512 acc##i = _mm512_set1_ps((float)i);
-#define STEP(i) acc##i = _mm512_fmadd_ps(acc##i, a, b);
-#define SUM(i) sum = _mm512_add_ps(sum, acc##i);
-  CHAINS(INIT)
-  for (long s = 0; s < kSteps; ++s) {
-    CHAINS(STEP)
+// One kernel per vector width, from GCC's vector extensions: `acc * a + b`
+// contracts to one FMA where the target has it. Each returns the FLOP it
+// did; the sum keeps the chains alive.
+#define FMA_KERNEL(name, isa_target, lanes)                                                                  \
+  typedef float name##_vector __attribute__((vector_size(4 * (lanes))));                                     \
+  __attribute__((target(isa_target))) static double name(float *sink) {                                      \
+    name##_vector zero = {0}, a = zero + 0.9999f, b = zero + 1e-7f, sum = zero;                                \
+    CHAINS(INIT)                                                                                              \
+    for (long s = 0; s < kSteps; ++s) {                                                                       \
+      CHAINS(STEP)                                                                                            \
+    }                                                                                                         \
+    CHAINS(SUM)                                                                                               \
+    *sink = sum[0];                                                                                           \
+    return 2.0 * (lanes) * kChains * (double)kSteps;                                                          \
   }
-  __m512 sum = _mm512_setzero_ps();
-  CHAINS(SUM)
-  *sink = _mm512_reduce_add_ps(sum);
-  return 2.0 * 16 * kChains * (double)kSteps;
-#undef INIT
-#undef STEP
-#undef SUM
-}
-
-__attribute__((target("avx2,fma"))) static double fma256(float *sink) {
-  __m256 a = _mm256_set1_ps(0.9999f), b = _mm256_set1_ps(1e-7f);
-#define INIT(i) __m256 acc##i = _mm256_set1_ps((float)i);
-#define STEP(i) acc##i = _mm256_fmadd_ps(acc##i, a, b);
-#define SUM(i) sum = _mm256_add_ps(sum, acc##i);
-  CHAINS(INIT)
-  for (long s = 0; s < kSteps; ++s) {
-    CHAINS(STEP)
-  }
-  __m256 sum = _mm256_setzero_ps();
-  CHAINS(SUM)
-  float out[8];
-  _mm256_storeu_ps(out, sum);
-  *sink = out[0];
-  return 2.0 * 8 * kChains * (double)kSteps;
-#undef INIT
-#undef STEP
-#undef SUM
-}
+#define INIT(i) __typeof__(zero) acc##i = zero + (float)(i);
+#define STEP(i) acc##i = acc##i * a + b;
+#define SUM(i) sum += acc##i;
+FMA_KERNEL(fma512, "avx512f", 16)
+FMA_KERNEL(fma256, "avx2,fma", 8)
 
 static const char *isa;
 static double (*kernel)(float *);

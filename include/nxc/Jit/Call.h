@@ -24,7 +24,7 @@ namespace nxc {
 struct JitCall {
   std::string module; ///< the --fn's `Mod.` qualifier, or empty
   std::string name;   ///< the function's name
-  Signature options;  ///< `Mod.fun(alpha: 2.0)`: the options (else empty)
+  Signature signature; ///< the --fn as parsed: `Mod.fun(alpha: 2.0)` holds the options
   const ast::Function *function = nullptr;
   const Graph *graph = nullptr;
   std::vector<HostValue> arguments; ///< one value per parameter (a tuple for a tuple pattern)

@@ -201,7 +201,7 @@ Value dotGeneric(OpBuilder &b, Location l, Operation *op, ArrayRef<Value> operan
   if (contractInner) perm.append(cb.begin(), cb.end());
   bool identity = true;
   for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == (int64_t)i;
-  bool copyPays = contractInner || (nc > 0 && (rhsConstant || outRows >= kCopyPaysRows));
+  bool copyPays = contractInner || rhsConstant || outRows >= kCopyPaysRows;
   if (!identity && copyPays && !cb.empty()) {
     SmallVector<int64_t> shape;
     for (int64_t d : perm) shape.push_back(tb.getDimSize(d));
