@@ -1634,6 +1634,8 @@ def case_repl_terms(ctx):
         "Imp.twice(3)",
         "Scaler.fit(Nx.tensor([3, 1]))",
         "Scaler.inner(Nx.tensor(1))",
+        "Imp.made(Nx.tensor([1.0]))",
+        "Imp.loaded?()",
         ":vars",
     ])
     statistics = "\n".join(["%Imp{", "  statistics: " + tensor_text("f32[2]", "[2.0, 3.0]", indent=2) + ","])
@@ -1659,6 +1661,13 @@ def case_repl_terms(ctx):
         "}",
         "{" + tensor_text("s32", "1", indent=1) + ",",
         " " + tensor_text("s32", "5", indent=1) + "}",
+        # A defn's struct keeps its keep field's number (Nx does not traverse it); only the
+        # program's modules are loaded.
+        "%Imp{",
+        "  statistics: " + tensor_text("f32[1]", "[1.0]", indent=2) + ",",
+        "  missing_values: 0",
+        "}",
+        "true",
         "m: %Imp{statistics: f32[2], missing_values: :nan}",
         "m2: %Imp{statistics: f32[2], missing_values: 5.0}",
         "r: 0",
