@@ -308,6 +308,7 @@ std::optional<Value> Tracer::scalarConstant(const Value &v) {
 ///   0 + x, x + 0, 1 * x, x * 1, x - 0, x / 1, x ** 1  ->  x (in the result type)
 ///   c2 + (c1 + x)  ->  (c1 + c2) + x    (c1 + c2 added as Elixir numbers)
 ///   (c + x) + y, y + (c + x)  ->  c + (y + x)
+///   x * (1 / y)  ->  x / y
 /// and the same for *: constants of + and * move to the left and merge. nxc
 /// traces the same expressions, so that its sums and products round as Nx's.
 Result<std::optional<Value>> Tracer::constantAlgebra(Op op, const Value &a, const Value &b, ElemType t,
@@ -327,6 +328,17 @@ Result<std::optional<Value>> Tracer::constantAlgebra(Op op, const Value &a, cons
   if ((isAdd || isMul) && equals(c1, identity)) return same(b);
   if (equals(c2, isAdd || op == Op::Subtract ? 0.0 : 1.0)) return same(a);
   if (!isAdd && !isMul) return std::optional<Value>();
+  // x * (1 / y)  ->  x / y
+  if (isMul && !c2 && b.kind == Value::Tensor && g_.nodes[b.node].op == Op::Divide) {
+    const Node &d = g_.nodes[b.node];
+    int one = d.operands[0];
+    if (g_.nodes[one].op == Op::Broadcast) one = g_.nodes[one].operands[0];
+    if (equals(scalarConstant(Value::tensor(one, loc)), 1.0)) {
+      NXC_TRY(r, binary(Op::Divide, a, Value::tensor(d.operands[1], loc), BinaryRule::Float, loc));
+      if (g_.typeOf(r.node).elem == t && g_.typeOf(r.node).shape == shape)
+        return std::optional<Value>(Value::tensor(named(r.node, names), loc));
+    }
+  }
   // `x` as (c + rest) with a scalar constant c on the left, as this rewrite leaves it.
   auto split = [&](const Value &x) -> std::optional<std::pair<Value, int>> {
     if (x.kind != Value::Tensor || g_.nodes[x.node].op != op) return std::nullopt;

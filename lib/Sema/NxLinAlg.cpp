@@ -70,7 +70,7 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
   NXC_TRY(absX, nxSameUnary("abs", a1, loc));
   bool vector = axes.size() == 1;
   std::string ordName = ord.kind == Value::Atom ? ord.atom : "";
-  if (ord.isNil() || ordName == "frobenius" || (vector && ord.kind == Value::Int && ord.i == 2)) {
+  if (ord.isNil() || ordName == "frobenius" || (ord.kind == Value::Int && ord.i == 2)) {
     if (ordName == "frobenius" && vector) return error(ord.loc, "Nx.LinAlg.norm: :frobenius expects a matrix");
     NXC_TRY(sq, binary(Op::Multiply, absX, absX, BinaryRule::Arith, loc));
     NXC_TRY(s, reduceOver("sum", sq, axes, keep));
@@ -79,7 +79,7 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
   }
   if (vector) {
     if (ordName == "inf") return reduceOver("reduce_max", absX, axes, keep);
-    if (ordName == "neg_infinity") return reduceOver("reduce_min", absX, axes, keep);
+    if (ordName == "neg_inf") return reduceOver("reduce_min", absX, axes, keep);
     if (ord.kind == Value::Int && ord.i == 0) {
       NXC_TRY(nz, binary(Op::NotEqual, x, Value::number(0, loc), BinaryRule::Compare, loc));
       NXC_TRY(s, reduceOver("sum", Value::tensor(cast(nz.node, t, loc), loc), axes, keep));
@@ -94,23 +94,28 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
     return error(ord.loc.valid() ? ord.loc : loc,
                  fmt::format(FMT_STRING("Nx.LinAlg.norm: invalid :ord for a vector, got {}"), describeValue(ord)));
   }
-  // Matrices: 1 / -1 are max/min column sums, :inf / :neg_infinity max/min row sums.
+  // Matrices: 1 / -1 are max/min column sums, :inf / :neg_inf max/min row
+  // sums, 2 is the elementwise 2-norm (as nil), -2 the smallest singular
+  // value and :nuclear their sum.
   int64_t rows = axes[0], cols = axes[1];
   bool colSums = ord.kind == Value::Int && (ord.i == 1 || ord.i == -1);
-  bool rowSums = ordName == "inf" || ordName == "neg_infinity";
-  if (!colSums && !rowSums) {
-    std::string shown = ord.kind == Value::Int ? std::to_string(ord.i) : ord.kind == Value::Atom ? ":" + ordName
-                                                                                                  : describeValue(ord);
-    if ((ord.kind == Value::Int && (ord.i == 2 || ord.i == -2)) || ordName == "nuclear")
-      return error(ord.loc.valid() ? ord.loc : loc,
-                   fmt::format(FMT_STRING("Nx.LinAlg.norm: ord: {} of a matrix needs a singular value decomposition, "
-                                          "which nxc does not support yet"),
-                               shown));
+  bool rowSums = ordName == "inf" || ordName == "neg_inf";
+  std::string shown = ord.kind == Value::Int    ? std::to_string(ord.i)
+                      : ord.kind == Value::Atom ? ":" + ordName
+                                                : describeValue(ord);
+  bool singular = (ord.kind == Value::Int && ord.i == -2) || ordName == "nuclear";
+  if (singular && rank != 2)
+    return error(ord.loc.valid() ? ord.loc : loc,
+                 fmt::format(FMT_STRING("Nx.LinAlg.norm: ord: {} needs a 2-D tensor, got a {}-D tensor"), shown, rank));
+  if (singular) {
+    Value kw = Value::keywords({{"keep_axes", Value::atomValue(keep ? "true" : "false", loc)}}, loc);
+    return singularValueNorm(x.node, ordName == "nuclear", kw, loc);
+  }
+  if (!colSums && !rowSums)
     return error(ord.loc.valid() ? ord.loc : loc,
                  fmt::format(FMT_STRING("Nx.LinAlg.norm: ord: {} is not a matrix norm (expected 1, -1, 2, -2, :inf, "
-                                        ":neg_infinity, :frobenius or :nuclear)"),
+                                        ":neg_inf, :frobenius or :nuclear)"),
                              shown));
-  }
   NXC_TRY(sums, reduceOver("sum", absX, {colSums ? rows : cols}, true));
   bool max = colSums ? ord.i == 1 : ordName == "inf";
   return reduceOver(max ? "reduce_max" : "reduce_min", sums, axes, keep);

@@ -23,13 +23,17 @@ const char kLinAlg[] =
 const char kNx[] =
 #include "PreludeNx.inc"
     ;
+const char kSpectral[] =
+#include "PreludeSpectral.inc"
+    ;
 
 /// Every prelude module, parsed once.
 const std::vector<ast::File> &preludeFiles() {
   static const std::vector<ast::File> files = [] {
     std::vector<ast::File> out;
-    for (auto [name, text] :
-         {std::pair<const char *, const char *>{"<nxc>/LinAlg.exs", kLinAlg}, {"<nxc>/Nx.exs", kNx}}) {
+    for (auto [name, text] : {std::pair<const char *, const char *>{"<nxc>/LinAlg.exs", kLinAlg},
+                              {"<nxc>/Nx.exs", kNx},
+                              {"<nxc>/Spectral.exs", kSpectral}}) {
       auto source = std::make_shared<SourceFile>();
       source->name = name;
       source->text = text;

@@ -199,6 +199,7 @@ std::vector<NxEntry> nxShapeFunctions();
 std::vector<NxEntry> nxIndexFunctions();
 std::vector<NxEntry> nxCreationFunctions();
 std::vector<NxEntry> nxLinAlgFunctions();
+std::vector<NxEntry> nxSpectralFunctions();
 std::vector<NxEntry> nxRandomFunctions();
 std::vector<NxEntry> nxConvenienceFunctions();
 std::vector<NxEntry> nxGenericReductionFunctions();
@@ -445,6 +446,20 @@ public:
   Result<Value> nxInvert(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxDecomposition(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxQr(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  // eigh, svd and what is built on svd (NxSpectral.cpp)
+  Result<Value> nxEigh(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxSvd(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxPinv(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxMatrixRank(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxLeastSquares(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<int64_t> iterationsOption(std::map<std::string, Value> &o, int64_t fallback, const std::string &fn,
+                                   const Loc &loc);
+  Result<double> toleranceOption(std::map<std::string, Value> &o, double fallback, const std::string &fn,
+                                 const Loc &loc);
+  Result<int> matrixArg(const std::string &fn, const Value &v, bool square, const Loc &loc);
+  Result<std::vector<int>> singularValues(int a, bool full, int64_t maxIter, ElemType out, const Loc &loc);
+  Result<int> pseudoInverse(int a, double eps, const Loc &loc);
+  Result<Value> singularValueNorm(int x, bool nuclear, const Value &keepOptions, const Loc &loc);
   // Nx functions composed of others (NxConveniences.cpp)
   Result<Value> nxQuery(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxComposite(const std::string &fn, std::vector<Value> &args, const Loc &loc);
