@@ -35,7 +35,7 @@ Result<int64_t> Tracer::iterationsOption(std::map<std::string, Value> &o, int64_
   if (v.isNil()) return error(at(v, loc), "missing option :max_iter");
   if (v.kind != Value::Int || v.i < 1)
     return error(at(v, loc),
-                 fmt::format(FMT_STRING("{}: :max_iter must be a positive integer, got: {}"), fn, describeValue(v)));
+                 fmt::format(FMT_STRING("{}: :max_iter must be a positive integer, got {}"), fn, describeValue(v)));
   return v.i;
 }
 
@@ -45,7 +45,7 @@ Result<double> Tracer::toleranceOption(std::map<std::string, Value> &o, double f
   if (!o.count("eps")) return fallback;
   const Value &v = o["eps"];
   if (v.kind != Value::Int && v.kind != Value::Float)
-    return error(at(v, loc), fmt::format(FMT_STRING("{}: :eps must be a number, got: {}"), fn, describeValue(v)));
+    return error(at(v, loc), fmt::format(FMT_STRING("{}: :eps must be a number, got {}"), fn, describeValue(v)));
   return v.asDouble();
 }
 
@@ -200,7 +200,13 @@ Result<Value> Tracer::nxLeastSquares(const std::string &fn, std::vector<Value> &
                                              "argument shape {} and 2nd argument shape {}"),
                                   shapeString(sa), shapeString(sb)));
   NXC_TRY(p, pseudoInverse(a, eps, loc));
-  return callNx("dot", {Value::tensor(p, loc), Value::tensor(b, loc)}, loc);
+  // pinv(a) . b, accumulated in f64 as Nx.BinaryBackend does.
+  ElemType out = g_.typeOf(p).elem, tb = g_.typeOf(b).elem;
+  if (tb.isFloat() && tb.bits > out.bits) out = tb;
+  ElemType wide = out.bits < 64 ? ElemType{TypeKind::F, 64} : out;
+  NXC_TRY(x,
+          prelude("wide_dot", {Value::tensor(cast(p, wide, loc), loc), Value::tensor(cast(b, wide, loc), loc)}, loc));
+  return Value::tensor(cast(x.node, out, loc), loc);
 }
 
 /// Nx.LinAlg.norm's ord: -2 (the smallest singular value) and :nuclear

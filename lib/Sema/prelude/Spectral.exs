@@ -318,12 +318,12 @@ defmodule Nxc.Prelude.Spectral do
       {u, s, vt} = svd(a, false, max_iter)
       small = Nx.abs(s) < eps
       s_inv = Nx.select(small, 0, 1 / Nx.select(small, 1, s))
-      Nx.dot(Nx.transpose(vt), Nx.new_axis(s_inv, 1) * Nx.transpose(u))
+      wide_dot(Nx.transpose(vt), Nx.new_axis(s_inv, 1) * Nx.transpose(u))
     end
   end
 
   # x . y and x^T . y accumulated in f64, rounded once to x's type.
-  defnp wide_dot(x, y), do: Nx.as_type(Nx.dot(Nx.as_type(x, :f64), Nx.as_type(y, :f64)), Nx.type(x))
+  defn wide_dot(x, y), do: Nx.as_type(Nx.dot(Nx.as_type(x, :f64), Nx.as_type(y, :f64)), Nx.type(x))
 
   defnp wide_dot_t(x, y),
     do: Nx.as_type(Nx.dot(Nx.as_type(x, :f64), [0], Nx.as_type(y, :f64), [0]), Nx.type(x))
