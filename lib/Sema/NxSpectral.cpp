@@ -1,7 +1,8 @@
 //===- NxSpectral.cpp - Nx.LinAlg eigh, svd and what is built on svd ------===//
 //
 // eigh, svd, pinv, matrix_rank and least_squares, and the matrix norms that
-// need singular values (ord: -2 and :nuclear). The handlers check arguments
+// need singular values (ord: -2 and :nuclear), and Nx.Random.multivariate_normal
+// (a normal sample through a factor of the covariance). The handlers check arguments
 // and options with Nx's messages, make the input floating and split batches
 // into single matrices; the algorithms are defn code in
 // lib/Sema/prelude/Spectral.exs, traced like the user's own defns.
@@ -18,7 +19,9 @@ std::vector<NxEntry> nxSpectralFunctions() {
           {"LinAlg.svd", &Tracer::nxSvd},
           {"LinAlg.pinv", &Tracer::nxPinv},
           {"LinAlg.matrix_rank", &Tracer::nxMatrixRank},
-          {"LinAlg.least_squares", &Tracer::nxLeastSquares}};
+          {"LinAlg.least_squares", &Tracer::nxLeastSquares},
+          {"Random.multivariate_normal", &Tracer::nxMultivariateNormal},
+          {"Random.multivariate_normal_split", &Tracer::nxMultivariateNormal}};
 }
 
 namespace {
@@ -216,6 +219,96 @@ Result<Value> Tracer::singularValueNorm(int x, bool nuclear, const Value &keepOp
   Value sv = Value::tensor(usv[1], loc);
   if (nuclear) return callNx("sum", {sv}, loc);
   return callNx("reduce_min", {sv, keepOptions}, loc);
+}
+
+/// Nx.Random.multivariate_normal(_split)(key, mean, covariance, opts): mean +
+/// z a^T with z a standard normal sample of shape [..., n] and a a factor of
+/// the covariance (cholesky, or u sqrt(s) from svd or eigh), as Nx samples it.
+Result<Value> Tracer::nxMultivariateNormal(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  bool split = fn == "Random.multivariate_normal_split";
+  std::string qual = "Nx." + fn;
+  Value opts = takeOptions(args, 3);
+  NXC_CHECK(arity(fn, args, 3, 3, loc));
+  NXC_TRY(o, options(opts, {"names", "type", "shape", "method"}, qual));
+  std::string method = "cholesky";
+  if (o.count("method")) {
+    const Value &m = o["method"];
+    if (m.kind != Value::Atom || (m.atom != "svd" && m.atom != "eigh" && m.atom != "cholesky"))
+      return error(at(m, loc), "method must be one of :svd, :eigh, and :cholesky");
+    method = m.atom;
+  }
+  NXC_TRY(key, checkKey(args[0], fn, loc));
+  NXC_TRY(mean0, tensorArg(fn, args[1], loc));
+  NXC_TRY(cov0, tensorArg(fn, args[2], loc));
+  const TensorType tm = g_.typeOf(mean0), tc = g_.typeOf(cov0);
+  ElemType type = toFloating(mergeTypes(tm.elem, tc.elem));
+  if (o.count("type")) {
+    NXC_TRY(t, parseType(o["type"]));
+    type = t;
+  }
+  if (!type.isFloat())
+    return error(loc, fmt::format(FMT_STRING("expected float or complex type, got type {}"), type.name()));
+  if (tm.rank() != 1)
+    return error(loc, fmt::format(FMT_STRING("expected mean to have rank 1, got tensor with rank {}"), tm.rank()));
+  int64_t n = tm.shape[0];
+  if (tc.rank() != 2)
+    return error(loc,
+                 fmt::format(FMT_STRING("expected covariance to have rank 2, got tensor with rank {}"), tc.rank()));
+  if (tc.shape[0] != tc.shape[1])
+    return error(loc, "expected covariance to be a square matrix, got tensor with shape " + shapeString(tc.shape));
+  if (tc.shape[0] != n)
+    return error(loc, fmt::format(FMT_STRING("expected mean and covariance to have the same dimensions, got {} and {}"),
+                                  n, tc.shape[0]));
+  Shape shape;
+  if (o.count("shape")) {
+    if (o["shape"].kind != Value::Tuple) return error(at(o["shape"], loc), "shape must be a tuple of integers");
+    NXC_TRY(s, shapeArg(o["shape"], qual));
+    shape = s;
+  }
+  shape.push_back(n);
+  std::vector<std::string> names;
+  if (o.count("names")) {
+    NXC_TRY(nn, namesOption(o["names"], shape.size(), loc));
+    names = nn;
+  }
+  // The sampling key, and the key returned beside the sample.
+  Value sampleKey = Value::tensor(key, loc), nextKey;
+  if (!split) {
+    NXC_TRY(keys, callNx("Random.split", {sampleKey}, loc));
+    NXC_TRY(k0, slice(keys.node, {Value::number(0, loc), Value::number(0, loc)}, {1, 2}, {1, 1}, loc));
+    NXC_TRY(k1, slice(keys.node, {Value::number(1, loc), Value::number(0, loc)}, {1, 2}, {1, 1}, loc));
+    nextKey = Value::tensor(reshape(k0, {2}, loc), loc);
+    sampleKey = Value::tensor(reshape(k1, {2}, loc), loc);
+  }
+  Value mean = Value::tensor(cast(mean0, type, loc), loc), cov = Value::tensor(cast(cov0, type, loc), loc);
+  Value factor;
+  if (method == "cholesky") {
+    NXC_TRY(l, callNx("LinAlg.cholesky", {cov}, loc));
+    factor = l;
+  } else {
+    NXC_TRY(d, callNx(method == "svd" ? "LinAlg.svd" : "LinAlg.eigh", {cov}, loc));
+    Value u = method == "svd" ? d.elems[0] : d.elems[1], s = method == "svd" ? d.elems[1] : d.elems[0];
+    NXC_TRY(root, callNx("sqrt", {s}, loc));
+    NXC_TRY(us, callNx("multiply", {u, root}, loc));
+    factor = us;
+  }
+  std::vector<Value> shapeItems;
+  for (auto d : shape) shapeItems.push_back(Value::number(d, loc));
+  Value sampleOpts =
+      Value::keywords({{"shape", Value::tuple(shapeItems, loc)}, {"type", Value::atomValue(type.name(), loc)}}, loc);
+  NXC_TRY(z, callNx("Random.normal_split", {sampleKey, Value::real(0.0, loc), Value::real(1.0, loc), sampleOpts}, loc));
+  int64_t count = 1;
+  for (auto d : shape) count *= d;
+  // z a^T, accumulated in f64 as Nx.BinaryBackend does.
+  ElemType f64{TypeKind::F, 64};
+  int zw = cast(reshape(z.node, {count / n, n}, loc), f64, loc);
+  NXC_TRY(factorT, callNx("transpose", {Value::tensor(cast(factor.node, f64, loc), loc)}, loc));
+  NXC_TRY(za, prelude("wide_dot", {Value::tensor(zw, loc), factorT}, loc));
+  NXC_TRY(x, callNx("add", {mean, Value::tensor(cast(za.node, type, loc), loc)}, loc));
+  int result = named(reshape(x.node, shape, loc), names);
+  NXC_TRY(stopped, stopGrad(Value::tensor(result, loc), loc));
+  if (split) return stopped;
+  return Value::tuple({stopped, nextKey}, loc);
 }
 
 } // namespace nxc::sema

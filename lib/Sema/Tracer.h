@@ -452,6 +452,7 @@ public:
   Result<Value> nxPinv(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxMatrixRank(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxLeastSquares(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxMultivariateNormal(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<int64_t> iterationsOption(std::map<std::string, Value> &o, int64_t fallback, const std::string &fn,
                                    const Loc &loc);
   Result<double> toleranceOption(std::map<std::string, Value> &o, double fallback, const std::string &fn,

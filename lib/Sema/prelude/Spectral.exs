@@ -212,7 +212,11 @@ defmodule Nxc.Prelude.Spectral do
   # QR factorization while wc is large and a Cholesky one after. It stops
   # when l and u settle, or after max_iter steps.
   defnp polar(x, max_iter) do
-    alpha = Nx.sqrt(Nx.LinAlg.norm(x, ord: 1)) * Nx.sqrt(Nx.LinAlg.norm(x, ord: :inf))
+    # (the norms' sums in f64, rounded once, as Nx.BinaryBackend adds)
+    wide = Nx.as_type(x, :f64)
+    norm_1 = Nx.as_type(Nx.LinAlg.norm(wide, ord: 1), Nx.type(x))
+    norm_inf = Nx.as_type(Nx.LinAlg.norm(wide, ord: :inf), Nx.type(x))
+    alpha = Nx.sqrt(norm_1) * Nx.sqrt(norm_inf)
     tol_l = 5 * @f32_eps
     tol_u = Nx.cbrt(tol_l)
     one = Nx.tensor(1, type: :u8)
