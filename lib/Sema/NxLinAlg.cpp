@@ -79,8 +79,9 @@ Result<Value> Tracer::nxNorm(const std::string &fn, std::vector<Value> &args, co
   }
   if (vector) {
     if (ordName == "nuclear")
-      return error(ord.loc.valid() ? ord.loc : loc,
-                   fmt::format(FMT_STRING("Nx.LinAlg.norm: ord: :nuclear needs a 2-D tensor, got a {}-D tensor"), rank));
+      return error(
+          ord.loc.valid() ? ord.loc : loc,
+          fmt::format(FMT_STRING("Nx.LinAlg.norm: ord: :nuclear needs a 2-D tensor, got a {}-D tensor"), rank));
     if (ordName == "inf") return reduceOver("reduce_max", absX, axes, keep);
     if (ordName == "neg_inf") return reduceOver("reduce_min", absX, axes, keep);
     if (ord.kind == Value::Int && ord.i == 0) {
