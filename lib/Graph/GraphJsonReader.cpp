@@ -212,6 +212,10 @@ Result<ResultTree> Reader::resultTree(const json &v, const std::string &ptr, Gra
     }
     return t;
   }
+  if (v.is_null() && depth > 0) {
+    t.term = "nil"; // a container field holding nil: no tensor
+    return t;
+  }
   if (v.is_array()) {
     if (depth > kMaxRegionDepth) return err(ptr, "the result's tuples nest too deeply");
     t.isTuple = true;

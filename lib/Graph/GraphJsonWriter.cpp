@@ -100,6 +100,7 @@ HostTensor constantTensor(const Node &n) {
 }
 
 ojson resultJson(const ResultTree &t) {
+  if (!t.term.empty()) return nullptr; // nil in a container field
   if (!t.isTuple) return t.node;
   ojson a = ojson::array();
   for (auto &e : t.elems) a.push_back(resultJson(e));

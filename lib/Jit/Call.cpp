@@ -87,7 +87,7 @@ Status writeJitResult(const std::string &path, const HostValue &result) {
     std::vector<NpzEntry> entries;
     std::function<void(const HostValue &, const std::string &)> walk = [&](const HostValue &v, const std::string &at) {
       if (!v.isTuple) {
-        entries.push_back(NpzEntry{at, v.tensor});
+        if (v.term.empty()) entries.push_back(NpzEntry{at, v.tensor}); // terms (kept fields) are not arrays
         return;
       }
       for (size_t i = 0; i < v.elems.size(); ++i)

@@ -295,7 +295,8 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool te
     t.isTuple = true;
     t.structName = v.atom;
     for (size_t k : order) {
-      bool kept = isKeepField(containers, v.keys[k]) && !holdsTensor(v.elems[k]);
+      // (nil in a container field, as a plain function may return it, is kept too)
+      bool kept = (isKeepField(containers, v.keys[k]) && !holdsTensor(v.elems[k])) || v.elems[k].isNil();
       ResultTree sub;
       if (kept) {
         sub.term = inspectValue(v.elems[k]);

@@ -86,6 +86,7 @@ std::vector<std::string> outputNames(const Graph &g) {
   }
   std::function<void(const ResultTree &, const std::string &)> walk = [&](const ResultTree &t,
                                                                           const std::string &path) {
+    if (!t.term.empty()) return; // nil in a container field: no output
     if (!t.isTuple) {
       names.push_back(cParameterName(path, names.size()));
       return;
@@ -102,6 +103,7 @@ std::vector<std::string> outputNames(const Graph &g) {
 }
 
 std::string resultTreeString(const Graph &g, const ResultTree &t) {
+  if (!t.term.empty()) return t.term;
   if (!t.isTuple) return g.typeOf(t.node).str();
   std::string s = t.keys.empty() ? "{" : "%" + t.structName + "{";
   bool allAtoms = std::none_of(t.keys.begin(), t.keys.end(), ast::isStringKey);

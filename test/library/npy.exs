@@ -17,9 +17,14 @@ defmodule Npy do
   # leaves by path, as nxc names npz entries
   def leaves(%Nx.Tensor{} = t, prefix), do: [{prefix, t}]
   def leaves(n, prefix) when is_number(n), do: [{prefix, Nx.tensor(n)}]
-  # A struct's tensor fields (its containers; the rest are kept, not leaves).
+  # nil (a plain function's struct may hold it in a container field): no array
+  def leaves(nil, _prefix), do: []
+  # A struct's container fields (those Nx.Container traverses, numbers too;
+  # the rest are kept, not leaves).
   def leaves(%_{} = s, prefix) do
-    s |> Map.from_struct() |> Enum.filter(fn {_, v} -> is_map(v) or is_tuple(v) end) |> Map.new() |> leaves(prefix)
+    {marked, _} = Nx.Container.traverse(s, nil, fn _, acc -> {:__leaf__, acc} end)
+    fields = for {k, v} <- Map.from_struct(s), Map.get(marked, k) != v, into: %{}, do: {k, v}
+    leaves(fields, prefix)
   end
   def leaves(m, prefix) when is_map(m), do: m |> Enum.sort() |> Enum.flat_map(fn {k, v} -> leaves(v, join(prefix, k)) end)
   def leaves(t, prefix) when is_tuple(t), do: t |> Tuple.to_list() |> Enum.with_index() |> Enum.flat_map(fn {v, i} -> leaves(v, join(prefix, i)) end)

@@ -3,7 +3,8 @@
 # through `nxc jit` and compares the results.
 #
 # oracle_setup CHECKOUT [NXC] [TOOLCHAIN]
-#   sets checkout, nxc, toolchain, work (removed at exit), PATH for the
+#   sets checkout, nxc, toolchain, work (removed at exit unless KEEP_WORK is
+#   set, when its path is printed), PATH for the
 #   toolchain's Elixir, and paths (the -pa flags of Nx, Complex, Telemetry
 #   and NimbleOptions, compiled into $work).
 oracle_setup() {
@@ -11,7 +12,7 @@ oracle_setup() {
   nxc=$(realpath "${2:-$here/../../build/tools/nxc/nxc}")
   toolchain=$(realpath "${3:-$here/../../../shared/nx-toolchain}")
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
+  if [ -n "${KEEP_WORK:-}" ]; then echo "work: $work"; else trap 'rm -rf "$work"' EXIT; fi
   export PATH="$toolchain/elixir/bin:$PATH" MIX_ENV=prod
   mkdir -p "$work/ebin"
   cp -r "$toolchain/deps" "$work/deps" && chmod -R u+w "$work/deps"
