@@ -263,6 +263,8 @@ Result<Value> Tracer::binary(Op op, const Value &a, const Value &b, BinaryRule r
   std::vector<std::string> na = a.kind == Value::Tensor ? namesOf(a.node) : std::vector<std::string>{},
                            nb = b.kind == Value::Tensor ? namesOf(b.node) : std::vector<std::string>{};
   NXC_TRY(names, mergeNames(na, nb, shape.size(), loc));
+  if (std::optional<int> folded = foldedPredicate(op, a, b); folded && shape.empty())
+    return Value::tensor(constant(ElemType::u8(), {}, {}, {*folded}, loc), loc);
   if (rule != BinaryRule::Compare) {
     NXC_TRY(rewritten, constantAlgebra(op, a, b, t, shape, names, loc));
     if (rewritten) return *rewritten;
@@ -292,6 +294,36 @@ Result<int> Tracer::truthOf(const Value &v, const Loc &loc) {
   if (v.kind != Value::Tensor) return numberConstant(Value::number(v.asDouble() != 0, v.loc), ElemType::u8());
   NXC_TRY(ne, binary(Op::NotEqual, v, Value::number(0, v.loc), BinaryRule::Compare, loc));
   return ne.node;
+}
+
+/// A comparison or logical operator on two scalar constants, as
+/// Nx.Defn.Expr folds it (so that `if Nx.equal(flag, 1)` on a compile-time
+/// flag picks its branch while tracing, the other never traced); nullopt
+/// for other operators or operands.
+std::optional<int> Tracer::foldedPredicate(Op op, const Value &a, const Value &b) {
+  auto known = [&](const Value &v) -> std::optional<Value> {
+    if (v.kind == Value::Atom && (v.atom == "true" || v.atom == "false"))
+      return Value::number(v.atom == "true", v.loc);
+    return scalarConstant(v);
+  };
+  std::optional<Value> x = known(a), y = known(b);
+  if (!x || !y) return std::nullopt;
+  bool ints = x->kind == Value::Int && y->kind == Value::Int;
+  auto cmp = [&](auto l, auto r) -> std::optional<int> {
+    switch (op) {
+    case Op::Equal: return l == r;
+    case Op::NotEqual: return l != r;
+    case Op::Less: return l < r;
+    case Op::LessEqual: return l <= r;
+    case Op::Greater: return l > r;
+    case Op::GreaterEqual: return l >= r;
+    case Op::LogicalAnd: return l != 0 && r != 0;
+    case Op::LogicalOr: return l != 0 || r != 0;
+    case Op::LogicalXor: return (l != 0) != (r != 0);
+    default: return std::nullopt;
+    }
+  };
+  return ints ? cmp(x->i, y->i) : cmp(x->asDouble(), y->asDouble());
 }
 
 std::optional<Value> Tracer::scalarConstant(const Value &v) {

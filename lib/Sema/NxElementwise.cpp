@@ -104,6 +104,10 @@ Result<Value> Tracer::nxIntUnary(const std::string &fn, std::vector<Value> &args
 
 Result<Value> Tracer::nxPredUnary(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   NXC_CHECK(arity(fn, args, 1, 1, loc));
+  // logical_not of a scalar constant folds, as Nx.Defn.Expr folds it.
+  if (opOf(fn) == Op::LogicalNot)
+    if (std::optional<int> f = foldedPredicate(Op::Equal, args[0], Value::number(0, loc)))
+      return Value::tensor(constant(ElemType::u8(), {}, {}, {*f}, loc), loc);
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   return Value::tensor(unaryNode(opOf(fn), x, ElemType::u8(), loc), loc);
 }

@@ -164,9 +164,22 @@ Result<Value> Tracer::nxWeightedMean(const std::string &fn, std::vector<Value> &
   NXC_TRY(o, options(opts, {"axes", "keep_axes"}, "Nx.weighted_mean"));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(w, tensorArg(fn, args[1], loc));
-  if (g_.typeOf(w).shape != g_.typeOf(x).shape)
-    return error(loc, "Nx.weighted_mean expects weights of the tensor's shape " + shapeString(g_.typeOf(x).shape) +
-                          ", got " + shapeString(g_.typeOf(w).shape));
+  const Shape xs = g_.typeOf(x).shape, ws = g_.typeOf(w).shape;
+  if (ws != xs) {
+    // Weights over the aggregation axes only, placed as Nx places them: the
+    // shape [1, ..., 1, weights...], then the first axis swapped with the last.
+    if (!o.count("axes")) return error(loc, "axes must be specified when shapes of input and weights differ");
+    NXC_TRY(axes, axesOption(o["axes"], (int64_t)xs.size(), loc, x));
+    if (ws.size() != axes.size())
+      return error(loc, "weights tensor must have rank equal to the number of aggregation axes when input shapes "
+                        "differ");
+    Shape placed(xs.size() - axes.size(), 1);
+    placed.insert(placed.end(), ws.begin(), ws.end());
+    std::vector<int64_t> perm(placed.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = (int64_t)i;
+    std::swap(perm[axes[0]], perm.back());
+    w = transpose(reshape(w, placed, loc), perm, loc);
+  }
   Value kw;
   kw.kind = Value::List;
   kw.loc = loc;

@@ -356,6 +356,7 @@ public:
                                                const Shape &shape, const std::vector<std::string> &names,
                                                const Loc &loc);
   std::optional<Value> scalarConstant(const Value &v);
+  std::optional<int> foldedPredicate(Op op, const Value &a, const Value &b);
   Result<std::map<std::string, Value>> options(const Value &v, const std::vector<std::string> &allowed,
                                                const std::string &fn);
   Result<bool> boolOption(const Value &v, const std::string &key);
