@@ -134,6 +134,54 @@ Result<Value> Tracer::printValue(std::vector<Value> &args, const Loc &loc) {
   return args[0];
 }
 
+/// hook(expr, name), hook(expr, fun), hook(expr, name, fun): expr. A named
+/// hook without a function runs nothing (as Nx, unless its caller's :hooks
+/// option gives one). A function runs where the value is computed, as far as
+/// compiled code can run Elixir: its IO.inspect calls print (as
+/// print_value), and anything else it does is an error naming the hook.
+Result<Value> Tracer::hook(std::vector<Value> &args, const Loc &loc) {
+  const Value *fun = args.back().kind == Value::Function && args.size() >= 2 ? &args.back() : nullptr;
+  if (args.size() == 3 && !fun)
+    return error(args[2].loc.valid() ? args[2].loc : loc,
+                 fmt::format(FMT_STRING("hook/3 expects a function as its third argument, got {}"),
+                             describeValue(args[2])));
+  if (!fun) return args[0];
+  ++hookCallbackDepth_;
+  auto ran = applyFunction(*fun, {args[0]}, loc);
+  --hookCallbackDepth_;
+  if (!ran) {
+    Diag d = ran.error();
+    d.message = "this hook's function cannot run in compiled code (nxc runs IO.inspect calls in it, printing the "
+                "value): " + d.message;
+    return d;
+  }
+  return args[0];
+}
+
+/// create_token(): the token hook_token/attach_token thread through code
+/// (hooks run in the order the code computes their values; nxc keeps the
+/// token only to check it).
+Value Tracer::token(const Loc &loc) {
+  Value t;
+  t.kind = Value::Map;
+  t.atom = "Nx.Defn.Token";
+  t.loc = loc;
+  t.keys = {"hooks"};
+  t.keyLocs = {loc};
+  Value hooks;
+  hooks.kind = Value::List;
+  hooks.loc = loc;
+  t.elems = {hooks};
+  return t;
+}
+
+Status Tracer::checkToken(const Value &v, const std::string &fn, const Loc &loc) {
+  if (v.kind == Value::Map && v.atom == "Nx.Defn.Token") return okStatus();
+  return error(v.loc.valid() ? v.loc : loc,
+               fmt::format(FMT_STRING("{} expects a token from create_token/0 as its first argument, got {}"), fn,
+                           describeValue(v)));
+}
+
 Result<Value> Tracer::printExpr(std::vector<Value> &args, const Loc &loc) {
   std::vector<Value> leaves;
   flattenLeaves(args[0], leaves);

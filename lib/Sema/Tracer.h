@@ -452,6 +452,9 @@ public:
   Result<Value> nxSvd(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxPinv(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxMatrixRank(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> hook(std::vector<Value> &args, const Loc &loc);
+  Value token(const Loc &loc);
+  Status checkToken(const Value &v, const std::string &fn, const Loc &loc);
   Result<Value> nxLeastSquares(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxMultivariateNormal(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<int64_t> iterationsOption(std::map<std::string, Value> &o, int64_t fallback, const std::string &fn,
@@ -528,6 +531,8 @@ private:
   const ast::File &file_;
   const ast::Module *module_ = nullptr;
   Graph g_;
+  /// Nonzero while a hook's function runs (its IO.inspect calls print).
+  int hookCallbackDepth_ = 0;
   /// The --fn's options, parsed (values may point into them).
   ast::ExprPtr options_;
   std::vector<const ast::Function *> stack_;

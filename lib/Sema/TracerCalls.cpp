@@ -120,6 +120,11 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
     return tagged;
   }
   if (module == "Nx.Type") return nxTypeCall(name, args, loc);
+  // A hook's callback: IO.inspect prints the value when the code runs.
+  if (hookCallbackDepth_ > 0 && module == "IO" && name == "inspect" && (args.size() == 1 || args.size() == 2)) {
+    std::vector<Value> printed = args;
+    return printValue(printed, loc);
+  }
   if (inElixir() || module == "Kernel" || (module == "Map" && name == "fetch!")) {
     NXC_TRY(done, elixirCall(module, name, args, loc));
     if (done) return *done;
@@ -328,7 +333,19 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
     return gradCall(name, args, loc);
   if (args.size() >= 1 && args.size() <= 3 && name == "print_value") return printValue(args, loc);
   if (args.size() >= 1 && args.size() <= 2 && name == "print_expr") return printExpr(args, loc);
-  if (args.size() >= 1 && args.size() <= 3 && (name == "hook" || name == "io_call")) return args[0];
+  if (args.size() >= 1 && args.size() <= 3 && name == "hook") return hook(args, loc);
+  if (args.size() >= 1 && args.size() <= 3 && name == "io_call") return args[0];
+  if (args.empty() && name == "create_token") return token(loc);
+  if (args.size() >= 2 && args.size() <= 4 && name == "hook_token") {
+    NXC_CHECK(checkToken(args[0], name, loc));
+    std::vector<Value> rest(args.begin() + 1, args.end());
+    NXC_TRY(v, hook(rest, loc));
+    return Value::tuple({args[0], v}, loc);
+  }
+  if (args.size() == 2 && name == "attach_token") {
+    NXC_CHECK(checkToken(args[0], name, loc));
+    return args[1];
+  }
   if (args.size() == 2 && name == "then") return applyFunction(args[1], {args[0]}, loc);
   if (args.size() == 2 && name == "tap") {
     NXC_TRY(ignored, applyFunction(args[1], {args[0]}, loc));
