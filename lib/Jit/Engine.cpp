@@ -271,7 +271,11 @@ HostValue resultsAs(const Graph &g, const ResultTree &t, std::vector<HostTensor>
     v.term = t.term;
     return v;
   }
-  if (!t.isTuple) return HostValue::leaf(std::move(outs[next++]));
+  if (!t.isTuple) {
+    HostValue v = HostValue::leaf(std::move(outs[next++]));
+    v.vectorized = t.vectorized;
+    return v;
+  }
   std::vector<HostValue> elems;
   for (auto &e : t.elems) elems.push_back(resultsAs(g, e, outs, next));
   HostValue v = HostValue::tuple(std::move(elems));

@@ -154,6 +154,14 @@ std::string Tracer::inspectValue(const Value &v) {
     for (int64_t d : t.shape) dims += fmt::format(FMT_STRING("[{}]"), d);
     return fmt::format(FMT_STRING("#Nx.Tensor<{}{}>"), t.elem.name(), dims);
   }
+  case Value::Vectorized: {
+    const TensorType &t = g_.typeOf(v.node);
+    std::string dims;
+    for (size_t k = 0; k < t.shape.size(); ++k)
+      dims += k < v.keys.size() ? fmt::format(FMT_STRING("[{}: {}]"), v.keys[k], t.shape[k])
+                                : fmt::format(FMT_STRING("[{}]"), t.shape[k]);
+    return fmt::format(FMT_STRING("#Nx.Tensor<vectorized {}{}>"), t.elem.name(), dims);
+  }
   case Value::Tuple:
   case Value::List: {
     std::vector<std::string> items;

@@ -119,6 +119,9 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
     return error(predLoc, "cond/if expects at least one branch to always evaluate to true");
   if (truth == std::optional<bool>(true)) return branch(clause.body, local);
   if (truth == std::optional<bool>(false)) return traceClauses(clauses, k + 1, scope, loc);
+  if (pred.kind == Value::Vectorized)
+    return error(predLoc, "nxc does not support a vectorized condition in if/cond yet (Nx picks a branch per entry): "
+                          "devectorize it, or compute both sides and Nx.select");
   if (pred.kind != Value::Tensor)
     return error(predLoc,
                  fmt::format(FMT_STRING("cond/if expects a scalar tensor, a number or a boolean as condition, got {}"),
@@ -167,6 +170,10 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
         t = t ? mergeTypes(*t, ElemType::u8()) : ElemType::u8();
       } else if (v->kind == Value::Int || v->kind == Value::Float) {
         numbers.push_back(v);
+      } else if (v->kind == Value::Vectorized) {
+        return error(v->loc.valid() ? v->loc : loc,
+                     "nxc does not support vectorized tensors as if/cond results yet: devectorize them in the "
+                     "branches and vectorize the result");
       } else {
         return error(v->loc.valid() ? v->loc : loc, kIncompatible);
       }
@@ -416,6 +423,10 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
   flattenLeaves(state0, leaves);
   std::vector<int> initNodes;
   for (auto &l : leaves) {
+    if (l.kind == Value::Vectorized)
+      return error(l.loc.valid() ? l.loc : init.loc,
+                   "nxc does not support vectorized tensors in a while loop's state yet: devectorize them before "
+                   "the loop and vectorize the result");
     if (l.kind != Value::Tensor && !l.isNumber())
       return error(l.loc.valid() ? l.loc : init.loc,
                    fmt::format(FMT_STRING("the initial state of while must hold tensors or numbers, got {}"),

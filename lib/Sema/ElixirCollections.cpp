@@ -41,14 +41,21 @@ Result<std::optional<Value>> Tracer::elixirMapCall(ElixirCall &call) {
   }
   if (n < 1) return Opt();
   // A tensor's struct fields, as Nx.Tensor's: shape, type, names.
-  if (args[0].kind == Value::Tensor && name == "fetch!" && n == 2 && args[1].kind == Value::Atom) {
+  if ((args[0].kind == Value::Tensor || args[0].kind == Value::Vectorized) && name == "fetch!" && n == 2 &&
+      args[1].kind == Value::Atom) {
     const std::string &field = args[1].atom;
+    if (field == "vectorized_axes" && args[0].kind == Value::Vectorized) {
+      std::vector<std::pair<std::string, Value>> axes;
+      for (size_t k = 0; k < args[0].keys.size(); ++k)
+        axes.push_back({args[0].keys[k], Value::number(g_.typeOf(args[0].node).shape[k], loc)});
+      return Opt(Value::keywords(axes, loc));
+    }
     if (field == "shape" || field == "type" || field == "names") {
       std::vector<Value> one = {args[0]};
       NXC_TRY(v, callNx(field, one, loc));
       return Opt(v);
     }
-    // nxc's tensors have no vectorized axes (Nx.vectorize is not supported).
+    // A plain tensor has no vectorized axes.
     if (field == "vectorized_axes") return Opt(Value::list({}, loc));
     return error(loc, fmt::format(FMT_STRING("nxc knows a tensor's fields shape, type, names and vectorized_axes, "
                                              "not :{}"),

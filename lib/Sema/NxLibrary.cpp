@@ -19,7 +19,7 @@ const std::unordered_map<std::string, NxHandler> &table() {
   static const std::unordered_map<std::string, NxHandler> t = [] {
     std::unordered_map<std::string, NxHandler> m;
     for (auto family : {nxElementwiseFunctions, nxReductionFunctions, nxShapeFunctions, nxIndexFunctions,
-                        nxCreationFunctions, nxLinAlgFunctions, nxSpectralFunctions, nxRandomFunctions,
+                        nxCreationFunctions, nxLinAlgFunctions, nxSpectralFunctions, nxVectorizeFunctions, nxRandomFunctions,
                         nxConvenienceFunctions, nxGenericReductionFunctions})
       for (const NxEntry &e : family()) m.emplace(e.name, e.handler);
     return m;
@@ -41,6 +41,8 @@ Result<Value> Tracer::callNx(const std::string &fn, std::vector<Value> args, con
                                              "computation runs, and code nxc compiles has no BEAM to call: compute "
                                              "it in defn, or call the function before or after the compiled one"),
                                   args.size()));
+  NXC_TRY(vectorized, vectorizedCall(fn, args, loc));
+  if (vectorized) return *vectorized;
   auto it = table().find(fn);
   if (it == table().end())
     return error(loc, fmt::format(FMT_STRING("Nx.{}/{} is unknown or not supported yet by nxc"), fn, args.size()));

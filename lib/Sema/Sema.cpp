@@ -22,6 +22,7 @@ std::string describeValue(const Value &v) {
   case Value::Float: return "a float number";
   case Value::Atom: return fmt::format(FMT_STRING("the atom :{}"), v.atom);
   case Value::Tensor: return "a tensor";
+  case Value::Vectorized: return "a vectorized tensor";
   case Value::Tuple: return fmt::format(FMT_STRING("a tuple of {} elements"), v.elems.size());
   case Value::List: return "a list";
   case Value::Function: return "a function";

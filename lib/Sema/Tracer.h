@@ -47,7 +47,10 @@ class Env;
 
 /// A value during tracing.
 struct Value {
-  enum Kind { Int, Float, Atom, Tensor, Tuple, List, Function, Range, String, Map } kind = Int;
+  /// Vectorized: a tensor with Nx's vectorized axes (Nx.vectorize): `node` is
+  /// the whole tensor, those axes leading, and `keys` their names. It is not
+  /// a Tensor: code that does not know vectorized axes refuses it.
+  enum Kind { Int, Float, Atom, Tensor, Tuple, List, Function, Range, String, Map, Vectorized } kind = Int;
   int64_t i = 0;                 ///< Int; Range: first
   double f = 0;
   std::string atom;              ///< Atom: the name; String: the text; Map: the struct's module ("" for a map)
@@ -86,6 +89,14 @@ struct Value {
   static Value number(int64_t v, Loc l) { Value x; x.kind = Int; x.i = v; x.loc = std::move(l); return x; }
   static Value real(double v, Loc l) { Value x; x.kind = Float; x.f = v; x.loc = std::move(l); return x; }
   static Value tensor(int n, Loc l) { Value x; x.kind = Tensor; x.node = n; x.loc = std::move(l); return x; }
+  static Value vectorized(int n, std::vector<std::string> names, Loc l) {
+    Value x;
+    x.kind = Vectorized;
+    x.node = n;
+    x.keys = std::move(names);
+    x.loc = std::move(l);
+    return x;
+  }
   static Value atomValue(std::string a, Loc l) {
     Value x;
     x.kind = Atom;
@@ -200,6 +211,7 @@ std::vector<NxEntry> nxIndexFunctions();
 std::vector<NxEntry> nxCreationFunctions();
 std::vector<NxEntry> nxLinAlgFunctions();
 std::vector<NxEntry> nxSpectralFunctions();
+std::vector<NxEntry> nxVectorizeFunctions();
 std::vector<NxEntry> nxRandomFunctions();
 std::vector<NxEntry> nxConvenienceFunctions();
 std::vector<NxEntry> nxGenericReductionFunctions();
@@ -447,6 +459,12 @@ public:
   Result<Value> nxInvert(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxDecomposition(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxQr(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  // Nx.vectorize and vectorized tensors through Nx's functions (NxVectorize.cpp)
+  Result<Value> nxVectorize(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<std::optional<Value>> vectorizedCall(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> mapVectorized(const std::vector<Value> &args,
+                              const std::function<Result<Value>(std::vector<Value> &)> &each, const Loc &loc);
+  Result<Value> devectorized(const Value &v, bool keepNames, const Loc &loc);
   // eigh, svd and what is built on svd (NxSpectral.cpp)
   Result<Value> nxEigh(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxSvd(const std::string &fn, std::vector<Value> &args, const Loc &loc);

@@ -315,6 +315,12 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool te
     t.term = inspectValue(v);
     return t;
   }
+  if (v.kind == Value::Vectorized) {
+    t.node = v.node;
+    t.vectorized = v.keys;
+    g_.results.push_back(v.node);
+    return t;
+  }
   NXC_TRY(node, toTensor(v, v.loc.valid() ? v.loc : loc));
   t.node = node;
   g_.results.push_back(node);

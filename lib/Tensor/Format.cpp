@@ -105,10 +105,24 @@ void chunk(const HostTensor &t, size_t axis, int64_t &index, Limit &limit, int64
   out += ']';
 }
 
-void formatTensor(const HostTensor &t, Limit limit, int64_t indent, std::string &out) {
+void formatTensor(const HostTensor &t, Limit limit, int64_t indent, std::string &out,
+                  const std::vector<std::string> &vectorized = {}) {
   out += "#Nx.Tensor<";
   newline(out, indent + 2);
-  out += t.type.str();
+  if (!vectorized.empty() && vectorized.size() <= t.type.shape.size()) {
+    // vectorized[x: 2][y: 3], then the inner type
+    out += "vectorized";
+    for (size_t k = 0; k < vectorized.size(); ++k)
+      fmt::format_to(std::back_inserter(out), FMT_STRING("[{}: {}]"), vectorized[k], t.type.shape[k]);
+    newline(out, indent + 2);
+    TensorType inner = t.type;
+    inner.shape.erase(inner.shape.begin(), inner.shape.begin() + vectorized.size());
+    if (inner.names.size() >= vectorized.size())
+      inner.names.erase(inner.names.begin(), inner.names.begin() + vectorized.size());
+    out += inner.str();
+  } else {
+    out += t.type.str();
+  }
   newline(out, indent + 2);
   if (!t.consistent()) { // not a tensor Nx could hold; never read past the data
     fmt::format_to(std::back_inserter(out), FMT_STRING("<{} data bytes for {} elements>"), t.data.size(),
@@ -127,7 +141,7 @@ void formatTensor(const HostTensor &t, Limit limit, int64_t indent, std::string 
 void formatValue(const HostValue &v, Limit limit, bool pretty, int64_t indent, std::string &out) {
   if (!v.isTuple) {
     if (!v.term.empty()) out += v.term;
-    else formatTensor(v.tensor, limit, indent, out);
+    else formatTensor(v.tensor, limit, indent, out, v.vectorized);
     return;
   }
   if (!v.keys.empty()) {

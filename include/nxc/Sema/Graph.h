@@ -79,6 +79,8 @@ struct ResultTree {
   /// repl's results keep what iex would show (a transform's number, a
   /// struct's keep fields); not a result of the compiled function.
   std::string term;
+  /// A leaf with Nx's vectorized axes: their names (the node's leading axes).
+  std::vector<std::string> vectorized;
 };
 
 struct Graph {
