@@ -384,7 +384,8 @@ Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, co
 Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc) {
   // t[...] of a vectorized tensor indexes each entry (its inner axes).
   if (t.kind == Value::Vectorized || index.kind == Value::Vectorized)
-    return mapVectorized({t, index}, [&](std::vector<Value> &e) { return access(e[0], e[1], loc); }, loc);
+    return mapVectorized(
+        {t, index}, [&](std::vector<Value> &e) { return access(e[0], e[1], loc); }, loc);
   if (t.kind != Value::Tensor && !t.isNumber())
     return error(loc, fmt::format(FMT_STRING("access (t[...]) expects a tensor, got {}"), describeValue(t)));
   NXC_TRY(x, toTensor(t, loc));

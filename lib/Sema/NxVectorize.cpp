@@ -20,7 +20,8 @@
 namespace nxc::sema {
 
 std::vector<NxEntry> nxVectorizeFunctions() {
-  return {{"vectorize", &Tracer::nxVectorize}, {"devectorize", &Tracer::nxVectorize},
+  return {{"vectorize", &Tracer::nxVectorize},
+          {"devectorize", &Tracer::nxVectorize},
           {"revectorize", &Tracer::nxVectorize}};
 }
 
@@ -99,7 +100,8 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
     std::vector<std::string> outNames(names.size(), "");
     if (o.count("target_shape")) {
       const Value &ts = o["target_shape"];
-      if (ts.kind != Value::Tuple) return error(ts.loc.valid() ? ts.loc : loc, "Nx.revectorize: :target_shape must be a tuple");
+      if (ts.kind != Value::Tuple)
+        return error(ts.loc.valid() ? ts.loc : loc, "Nx.revectorize: :target_shape must be a tuple");
       for (auto &d : ts.elems) dims.push_back(d);
       if (o.count("target_names")) {
         NXC_TRY(tn, namesOption(o["target_names"], ts.elems.size(), loc));
@@ -115,8 +117,9 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
     NXC_TRY(r, callNx("reshape", reshapeArgs, loc));
     int node = named(r.node, outNames);
     std::vector<Value> vecArgs = {Value::tensor(node, loc), Value::list({}, loc)};
-    for (auto &n : names) vecArgs[1].elems.push_back(Value::atomValue(n, loc)), vecArgs[1].keys.push_back(""),
-        vecArgs[1].keyLocs.push_back(loc);
+    for (auto &n : names)
+      vecArgs[1].elems.push_back(Value::atomValue(n, loc)), vecArgs[1].keys.push_back(""),
+          vecArgs[1].keyLocs.push_back(loc);
     return nxVectorize("vectorize", vecArgs, loc);
   }
   // vectorize(t, name | [name | {name, size} | name: size, ...])
@@ -151,10 +154,13 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
   Value base = args[0];
   if (base.kind == Value::Tuple || base.kind == Value::Map) {
     // A container: each of its tensors.
-    return mapLeaves(base, [&](const Value &leaf) -> Result<Value> {
-      std::vector<Value> one = {leaf, spec};
-      return nxVectorize(fn, one, loc);
-    }, loc);
+    return mapLeaves(
+        base,
+        [&](const Value &leaf) -> Result<Value> {
+          std::vector<Value> one = {leaf, spec};
+          return nxVectorize(fn, one, loc);
+        },
+        loc);
   }
   std::vector<std::string> have;
   int node;
@@ -169,16 +175,15 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
   const TensorType tt = g_.typeOf(node);
   size_t innerRank = tt.rank() - have.size();
   if (innerRank == 0) return error(loc, "cannot vectorize tensor of rank 0");
-  if (wanted.size() > innerRank)
-    return error(loc, "number of vectorized axes must not be greater than the shape size");
+  if (wanted.size() > innerRank) return error(loc, "number of vectorized axes must not be greater than the shape size");
   std::vector<std::string> names = namesOf(node);
   names.resize(tt.rank());
   const size_t before = have.size();
   for (size_t i = 0; i < wanted.size(); ++i) {
     int64_t size = tt.shape[before + i];
     if (wanted[i].second && *wanted[i].second != size)
-      return error(loc, fmt::format(FMT_STRING("expected vectorized axis :{} to have size {}, got {}"),
-                                    wanted[i].first, *wanted[i].second, size));
+      return error(loc, fmt::format(FMT_STRING("expected vectorized axis :{} to have size {}, got {}"), wanted[i].first,
+                                    *wanted[i].second, size));
     for (size_t j = before + wanted.size(); j < names.size(); ++j)
       if (names[j] == wanted[i].first)
         return error(loc, fmt::format(FMT_STRING("cannot use name :{} for new vectorized axes because there's "
@@ -194,8 +199,7 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
   return Value::vectorized(named(node, names), have, loc);
 }
 
-Result<std::optional<Value>> Tracer::vectorizedCall(const std::string &fn, std::vector<Value> &args,
-                                                      const Loc &loc) {
+Result<std::optional<Value>> Tracer::vectorizedCall(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   if (fn == "vectorize" || fn == "devectorize" || fn == "revectorize") return std::optional<Value>();
   if (!std::any_of(args.begin(), args.end(), holdsVectorized)) return std::optional<Value>();
   // The whole tensor's size (vectorized axes included), as Nx counts it.
@@ -206,7 +210,8 @@ Result<std::optional<Value>> Tracer::vectorizedCall(const std::string &fn, std::
   }
   // Everything else entry by entry (queries of the shape and type give the
   // inner shape's, the same for every entry).
-  NXC_TRY(r, mapVectorized(args, [&](std::vector<Value> &entry) { return callNx(fn, entry, loc); }, loc));
+  NXC_TRY(r, mapVectorized(
+                 args, [&](std::vector<Value> &entry) { return callNx(fn, entry, loc); }, loc));
   return std::optional<Value>(r);
 }
 
@@ -329,8 +334,8 @@ Result<Value> Tracer::mapVectorized(const std::vector<Value> &args,
     }
     for (auto &r : rs)
       if (!sameTerm(r, first))
-        return error(loc, "a function of vectorized tensors returned " + describeValue(first) +
-                              " for one entry and " + describeValue(r) + " for another");
+        return error(loc, "a function of vectorized tensors returned " + describeValue(first) + " for one entry and " +
+                              describeValue(r) + " for another");
     return first;
   };
   return stack(results);

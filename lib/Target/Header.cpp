@@ -104,8 +104,8 @@ std::vector<std::string> outputNames(const Graph &g) {
 
 std::string resultTreeString(const Graph &g, const ResultTree &t) {
   if (!t.term.empty()) return t.term;
-  if (!t.isTuple && !t.vectorized.empty()) return "vectorized[" + fmt::format(FMT_STRING("{}"), fmt::join(t.vectorized, ", ")) +
-                                                   "] " + g.typeOf(t.node).str();
+  if (!t.isTuple && !t.vectorized.empty())
+    return "vectorized[" + fmt::format(FMT_STRING("{}"), fmt::join(t.vectorized, ", ")) + "] " + g.typeOf(t.node).str();
   if (!t.isTuple) return g.typeOf(t.node).str();
   std::string s = t.keys.empty() ? "{" : "%" + t.structName + "{";
   bool allAtoms = std::none_of(t.keys.begin(), t.keys.end(), ast::isStringKey);

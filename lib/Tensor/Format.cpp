@@ -141,7 +141,8 @@ void formatTensor(const HostTensor &t, Limit limit, int64_t indent, std::string 
 void formatValue(const HostValue &v, Limit limit, bool pretty, int64_t indent, std::string &out) {
   if (!v.isTuple) {
     if (!v.term.empty()) out += v.term;
-    else formatTensor(v.tensor, limit, indent, out, v.vectorized);
+    else
+      formatTensor(v.tensor, limit, indent, out, v.vectorized);
     return;
   }
   if (!v.keys.empty()) {
