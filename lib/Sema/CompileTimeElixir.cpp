@@ -246,7 +246,8 @@ Result<Value> Tracer::raiseCall(std::vector<Value> &args, const Loc &loc) {
 
 Result<std::optional<Value>> Tracer::elixirOperator(const std::string &op, const Value &a, const Value &b,
                                                     const Loc &loc) {
-  bool tensors = a.kind == Value::Tensor || b.kind == Value::Tensor;
+  bool tensors =
+      a.kind == Value::Tensor || b.kind == Value::Tensor || a.kind == Value::Vectorized || b.kind == Value::Vectorized;
   if (op == "<>") {
     if (a.kind != Value::String || b.kind != Value::String)
       return error(loc, fmt::format(FMT_STRING("<> joins two strings, got {} and {}"), describeValue(a),
@@ -310,7 +311,7 @@ Result<std::optional<Value>> Tracer::elixirOperator(const std::string &op, const
 }
 
 std::optional<bool> Tracer::elixirTruth(const Value &v) {
-  if (!inElixir() || v.kind == Value::Tensor) return std::nullopt;
+  if (!inElixir() || v.kind == Value::Tensor || v.kind == Value::Vectorized) return std::nullopt;
   return truthy(v);
 }
 

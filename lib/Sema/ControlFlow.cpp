@@ -385,7 +385,7 @@ Status checkWhileInit(const Expr &p) {
 
 } // namespace
 
-Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
+Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState) {
   const Expr &init = *e.children[0];
   const Expr &condOrGen = *e.children[1];
   const Expr &body = *e.children[2];
@@ -418,15 +418,63 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env) {
       for (size_t k = 0; k < p.children.size(); ++k) bindState(*p.children[k], v.elems[k], scope);
     }
   };
-  NXC_TRY(state0, initValue(init));
+  Value state0;
+  if (givenState) {
+    state0 = *givenState;
+  } else {
+    NXC_TRY(s0, initValue(init));
+    state0 = s0;
+  }
+  // Vectorized state: a loop per entry of its vectorized axes, as Nx runs a
+  // loop whose condition is vectorized (and, the condition being the same
+  // for every entry otherwise, as its single loop computes).
+  if (holdsVectorized(state0)) {
+    // Whether the condition is vectorized: if it is, every leaf of the
+    // result is (Nx broadcasts the state with it); if not, the leaves that
+    // were plain stay plain (the same in every entry's loop).
+    bool perEntryCondition = false;
+    if (!generator) {
+      Env probe(&env);
+      bindState(init, state0, probe);
+      NXC_TRY(c, eval(condOrGen, probe));
+      perEntryCondition = holdsVectorized(c);
+    }
+    NXC_TRY(r, mapVectorized(
+                   {state0},
+                   [&](std::vector<Value> &entry) -> Result<Value> {
+                     ++entryLoopDepth_;
+                     auto one = whileExpr(e, env, &entry[0]);
+                     --entryLoopDepth_;
+                     return one;
+                   },
+                   e.loc));
+    if (perEntryCondition) return r;
+    std::function<Result<Value>(const Value &, const Value &)> plainAgain = [&](const Value &was,
+                                                                                const Value &now) -> Result<Value> {
+      if (was.kind == Value::Tuple && now.kind == Value::Tuple && was.elems.size() == now.elems.size()) {
+        Value out = now;
+        for (size_t k = 0; k < now.elems.size(); ++k) {
+          NXC_TRY(x, plainAgain(was.elems[k], now.elems[k]));
+          out.elems[k] = x;
+        }
+        return out;
+      }
+      if (was.kind == Value::Vectorized || now.kind != Value::Vectorized) return now;
+      // The first entry's value (all entries computed the same).
+      const Shape &full = g_.typeOf(now.node).shape;
+      size_t k = now.keys.size();
+      std::vector<Value> starts(full.size(), Value::number(0, e.loc));
+      Shape lengths = full;
+      for (size_t a = 0; a < k; ++a) lengths[a] = 1;
+      NXC_TRY(first, slice(now.node, starts, lengths, std::vector<int64_t>(full.size(), 1), e.loc));
+      return Value::tensor(reshape(first, Shape(full.begin() + k, full.end()), e.loc), e.loc);
+    };
+    return plainAgain(state0, r);
+  }
   std::vector<Value> leaves;
   flattenLeaves(state0, leaves);
   std::vector<int> initNodes;
   for (auto &l : leaves) {
-    if (l.kind == Value::Vectorized)
-      return error(l.loc.valid() ? l.loc : init.loc,
-                   "nxc does not support vectorized tensors in a while loop's state yet: devectorize them before "
-                   "the loop and vectorize the result");
     if (l.kind != Value::Tensor && !l.isNumber())
       return error(l.loc.valid() ? l.loc : init.loc,
                    fmt::format(FMT_STRING("the initial state of while must hold tensors or numbers, got {}"),

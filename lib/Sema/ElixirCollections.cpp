@@ -44,6 +44,9 @@ Result<std::optional<Value>> Tracer::elixirMapCall(ElixirCall &call) {
   if ((args[0].kind == Value::Tensor || args[0].kind == Value::Vectorized) && name == "fetch!" && n == 2 &&
       args[1].kind == Value::Atom) {
     const std::string &field = args[1].atom;
+    if (field == "vectorized_axes" && entryLoopDepth_ > 0)
+      return error(loc, "a tensor's vectorized_axes inside a while loop over vectorized state: nxc runs such a loop "
+                        "once per entry, where it would see one entry alone; read them before the loop");
     if (field == "vectorized_axes" && args[0].kind == Value::Vectorized) {
       std::vector<std::pair<std::string, Value>> axes;
       for (size_t k = 0; k < args[0].keys.size(); ++k)

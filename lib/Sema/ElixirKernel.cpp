@@ -61,9 +61,11 @@ Result<std::optional<Value>> Tracer::elixirKernelCall(ElixirCall &call) {
     if (name == "is_float") return Opt(boolean(x.kind == Value::Float, loc));
     if (name == "is_binary") return Opt(boolean(x.kind == Value::String, loc));
     if (name == "is_function") return Opt(boolean(x.kind == Value::Function, loc));
-    if (name == "is_map") return Opt(boolean(x.kind == Value::Tensor || x.kind == Value::Map, loc));
+    if (name == "is_map")
+      return Opt(boolean(x.kind == Value::Tensor || x.kind == Value::Vectorized || x.kind == Value::Map, loc));
     if (name == "is_struct")
-      return Opt(boolean(x.kind == Value::Tensor || (x.kind == Value::Map && !x.atom.empty()), loc));
+      return Opt(boolean(
+          x.kind == Value::Tensor || x.kind == Value::Vectorized || (x.kind == Value::Map && !x.atom.empty()), loc));
     if (name == "to_string") {
       NXC_TRY(text, elixirToString(x, loc));
       Value s;

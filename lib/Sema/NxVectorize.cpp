@@ -22,7 +22,8 @@ namespace nxc::sema {
 std::vector<NxEntry> nxVectorizeFunctions() {
   return {{"vectorize", &Tracer::nxVectorize},
           {"devectorize", &Tracer::nxVectorize},
-          {"revectorize", &Tracer::nxVectorize}};
+          {"revectorize", &Tracer::nxVectorize},
+          {"broadcast_vectors", &Tracer::nxVectorize}};
 }
 
 namespace {
@@ -33,13 +34,6 @@ constexpr int64_t kMaxEntries = 256;
 
 using Axes = std::vector<std::pair<std::string, int64_t>>;
 
-bool holdsVectorized(const Value &v) {
-  if (v.kind == Value::Vectorized) return true;
-  if (v.kind == Value::List || v.kind == Value::Tuple)
-    return std::any_of(v.elems.begin(), v.elems.end(), holdsVectorized);
-  return false;
-}
-
 std::string axesText(const Axes &axes) {
   std::string s;
   for (auto &[name, size] : axes) s += fmt::format(FMT_STRING("[{}: {}]"), name, size);
@@ -47,6 +41,13 @@ std::string axesText(const Axes &axes) {
 }
 
 } // namespace
+
+bool holdsVectorized(const Value &v) {
+  if (v.kind == Value::Vectorized) return true;
+  if (v.kind == Value::List || v.kind == Value::Tuple)
+    return std::any_of(v.elems.begin(), v.elems.end(), holdsVectorized);
+  return false;
+}
 
 /// `v` as a plain tensor: its vectorized axes leading, named after them with
 /// keepNames (Nx.devectorize's default).
@@ -62,6 +63,36 @@ Result<Value> Tracer::devectorized(const Value &v, bool keepNames, const Loc &lo
 }
 
 Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  if (entryLoopDepth_ > 0 && fn != "vectorize")
+    return error(loc, fmt::format(FMT_STRING("Nx.{} inside a while loop over vectorized state: nxc runs such a loop "
+                                             "once per entry, where it would see one entry alone; devectorize "
+                                             "before the loop"),
+                                  fn));
+  if (fn == "broadcast_vectors") {
+    // Every tensor (numbers too) over the union of the list's vectorized axes.
+    Value opts = takeOptions(args, 1);
+    NXC_CHECK(arity(fn, args, 1, 1, loc));
+    NXC_TRY(o, options(opts, {"align_ranks"}, "Nx.broadcast_vectors"));
+    if (o.count("align_ranks")) {
+      NXC_TRY(align, boolOption(o["align_ranks"], "align_ranks"));
+      if (align)
+        return error(o["align_ranks"].loc.valid() ? o["align_ranks"].loc : loc,
+                     "Nx.broadcast_vectors: align_ranks: true is not supported by nxc yet");
+    }
+    if (args[0].kind != Value::List)
+      return error(args[0].loc.valid() ? args[0].loc : loc,
+                   "Nx.broadcast_vectors expects a list of tensors, got " + describeValue(args[0]));
+    std::vector<Value> items = args[0].elems;
+    for (auto &v : items)
+      if (v.kind != Value::Vectorized) {
+        NXC_TRY(t, tensorArg(fn, v, loc));
+        v = Value::tensor(t, loc);
+      }
+    if (!std::any_of(items.begin(), items.end(), holdsVectorized)) return Value::list(items, loc);
+    NXC_TRY(r, mapVectorized(
+                   {Value::tuple(items, loc)}, [&](std::vector<Value> &e) -> Result<Value> { return e[0]; }, loc));
+    return Value::list(r.elems, loc);
+  }
   if (fn == "devectorize") {
     Value opts = takeOptions(args, 1);
     NXC_CHECK(arity(fn, args, 1, 1, loc));
@@ -200,7 +231,8 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
 }
 
 Result<std::optional<Value>> Tracer::vectorizedCall(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
-  if (fn == "vectorize" || fn == "devectorize" || fn == "revectorize") return std::optional<Value>();
+  if (fn == "vectorize" || fn == "devectorize" || fn == "revectorize" || fn == "broadcast_vectors")
+    return std::optional<Value>();
   if (!std::any_of(args.begin(), args.end(), holdsVectorized)) return std::optional<Value>();
   // The whole tensor's size (vectorized axes included), as Nx counts it.
   if ((fn == "flat_size" || fn == "byte_size") && args.size() == 1 && args[0].kind == Value::Vectorized) {

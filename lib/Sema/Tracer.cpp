@@ -238,7 +238,9 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
   NXC_TRY(term, elixirOperator(e.name, a, b, e.loc));
   if (term) return *term;
   // Elixir code's arithmetic operators are Kernel's: numbers only.
-  if (inElixir() && (a.kind == Value::Tensor || b.kind == Value::Tensor) &&
+  if (inElixir() &&
+      (a.kind == Value::Tensor || b.kind == Value::Tensor || a.kind == Value::Vectorized ||
+       b.kind == Value::Vectorized) &&
       (e.name == "+" || e.name == "-" || e.name == "*" || e.name == "/" || e.name == "**"))
     return error(e.loc, fmt::format(FMT_STRING("** (ArithmeticError) bad argument in arithmetic expression: {} {} {} "
                                                "(Elixir's {} takes numbers; in a def or deftransform use {})"),
@@ -292,7 +294,7 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
   }
   // == and != on compile-time terms (tuples, atoms: Nx.type(t) == {:f, 32}).
   if ((e.name == "==" || e.name == "!=") && a.kind != Value::Tensor && b.kind != Value::Tensor &&
-      !(a.isNumber() && b.isNumber())) {
+      a.kind != Value::Vectorized && b.kind != Value::Vectorized && !(a.isNumber() && b.isNumber())) {
     // In defn, == is Nx.equal/2 (!= Nx.not_equal/2): tensors, numbers and
     // booleans only, as Nx raises on the rest.
     // (:infinity, :neg_infinity and :nan are numbers to Nx.)

@@ -212,6 +212,8 @@ std::vector<NxEntry> nxCreationFunctions();
 std::vector<NxEntry> nxLinAlgFunctions();
 std::vector<NxEntry> nxSpectralFunctions();
 std::vector<NxEntry> nxVectorizeFunctions();
+/// Whether `v` (or a list or tuple in it) holds a vectorized tensor.
+bool holdsVectorized(const Value &v);
 std::vector<NxEntry> nxRandomFunctions();
 std::vector<NxEntry> nxConvenienceFunctions();
 std::vector<NxEntry> nxGenericReductionFunctions();
@@ -312,7 +314,7 @@ public:
   Result<Value> ifExpr(const Expr &e, Env &env);
   Result<Value> condExpr(const Expr &e, Env &env);
   Result<Value> caseExpr(const Expr &e, Env &env);
-  Result<Value> whileExpr(const Expr &e, Env &env);
+  Result<Value> whileExpr(const Expr &e, Env &env, const Value *givenState = nullptr);
   /// A constant predicate (number, boolean, constant scalar tensor): its truth.
   std::optional<bool> staticTruth(const Value &v);
   /// One `pred -> body` clause; a null `pred` uses `predValue`, a null body is 0.
@@ -551,6 +553,9 @@ private:
   Graph g_;
   /// Nonzero while a hook's function runs (its IO.inspect calls print).
   int hookCallbackDepth_ = 0;
+  /// Nonzero while a while loop over vectorized state is traced for one of
+  /// its entries (where devectorizing would see that entry alone).
+  int entryLoopDepth_ = 0;
   /// The --fn's options, parsed (values may point into them).
   ast::ExprPtr options_;
   std::vector<const ast::Function *> stack_;

@@ -72,7 +72,8 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
   if (module == "Nx" && name == "is_tensor" && args.size() == 1) {
     // Nx's guard: a tensor, a number, or :infinity, :neg_infinity, :nan.
     const Value &v = args[0];
-    bool tensorLike = v.kind == Value::Tensor || v.kind == Value::Int || v.kind == Value::Float || isNonFiniteAtom(v);
+    bool tensorLike = v.kind == Value::Tensor || v.kind == Value::Vectorized || v.kind == Value::Int ||
+                      v.kind == Value::Float || isNonFiniteAtom(v);
     return Value::atomValue(tensorLike ? "true" : "false", loc);
   }
   if (module == "Nx" && args.size() == 1 && name != "pred" && ElemType::parse(name)) {
