@@ -564,6 +564,13 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     std::vector<Value> rl;
     flattenLeaves(result, rl);
     for (size_t i = 0; i < rl.size(); ++i) {
+      if (rl[i].kind == Value::Vectorized)
+        return error(body.loc,
+                     fmt::format(FMT_STRING("{} (state element {}: the body returns a vectorized tensor where "
+                                            "the state holds a plain one; nxc runs a loop over vectorized "
+                                            "state once per entry, so its body cannot vectorize values of "
+                                            "its own into the state)"),
+                                 kWhileMismatch, i));
       NXC_TRY(t, toTensor(rl[i], body.loc));
       const TensorType &want = g_.typeOf(initNodes[i]), &got = g_.typeOf(t);
       if (!want.sameTypeAndShape(got))
