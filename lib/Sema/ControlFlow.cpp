@@ -395,6 +395,29 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
   if (optsExpr && !generator)
     return error(optsExpr->loc, "options are not supported on while with conditions, only with generators");
 
+  // The state's leaves: tensors and numbers, a struct's container fields
+  // only (its keep fields stay as they are, as Nx.Container keeps them).
+  std::function<void(const Value &, std::vector<Value> &)> stateLeaves = [&](const Value &v,
+                                                                             std::vector<Value> &out) {
+    if (v.kind != Value::Tuple && v.kind != Value::Map) {
+      out.push_back(v);
+      return;
+    }
+    const std::vector<std::string> *containers = containerFieldsOf(v);
+    for (size_t k : elementOrder(v))
+      if (v.kind != Value::Map || !isKeepField(containers, v.keys[k])) stateLeaves(v.elems[k], out);
+  };
+  std::function<Value(const Value &, const std::vector<Value> &, size_t &)> rebuildState =
+      [&](const Value &shape, const std::vector<Value> &leaves, size_t &next) -> Value {
+    if (shape.kind != Value::Tuple && shape.kind != Value::Map) return leaves[next++];
+    const std::vector<std::string> *containers = containerFieldsOf(shape);
+    Value t = shape;
+    for (size_t k : elementOrder(shape))
+      if (shape.kind != Value::Map || !isKeepField(containers, shape.keys[k]))
+        t.elems[k] = rebuildState(shape.elems[k], leaves, next);
+    return t;
+  };
+
   // The initial value of the state, evaluated in the enclosing scope.
   std::function<Result<Value>(const Expr &)> initValue = [&](const Expr &p) -> Result<Value> {
     if (p.kind == ExprKind::Var) {
@@ -472,7 +495,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     return plainAgain(state0, r);
   }
   std::vector<Value> leaves;
-  flattenLeaves(state0, leaves);
+  stateLeaves(state0, leaves);
   std::vector<int> initNodes;
   for (auto &l : leaves) {
     if (l.kind != Value::Tensor && !l.isNumber())
@@ -559,10 +582,40 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     }
     return eval(body, scope);
   };
+  // A struct's keep fields are not loop state: the body must return them as
+  // they came in.
+  std::function<std::optional<std::string>(const Value &, const Value &)> changedKeepField =
+      [&](const Value &was, const Value &now) -> std::optional<std::string> {
+    if ((was.kind != Value::Tuple && was.kind != Value::Map) || was.kind != now.kind) return std::nullopt;
+    const std::vector<std::string> *containers = containerFieldsOf(was);
+    for (size_t k = 0; k < was.elems.size(); ++k) {
+      size_t j = k;
+      if (was.kind == Value::Map) {
+        auto it = std::find(now.keys.begin(), now.keys.end(), was.keys[k]);
+        if (it == now.keys.end()) continue;
+        j = it - now.keys.begin();
+        if (isKeepField(containers, was.keys[k])) {
+          const Value &a = was.elems[k], &b = now.elems[j];
+          bool same = a.kind == Value::Function && b.kind == Value::Function
+                          ? a.fn == b.fn && a.captured == b.captured && a.fnModule == b.fnModule
+                          : sameTerm(a, b);
+          if (!same) return was.keys[k];
+          continue;
+        }
+      }
+      if (j < now.elems.size())
+        if (auto c = changedKeepField(was.elems[k], now.elems[j])) return c;
+    }
+    return std::nullopt;
+  };
   auto checkBody = [&](const Value &result, std::vector<int> &out) -> Status {
     if (!sameStructure(state0, result)) return error(body.loc, kWhileMismatch);
+    if (auto field = changedKeepField(state0, result))
+      return error(body.loc, fmt::format(FMT_STRING("{} (the struct's keep field :{} changes in the body; keep fields "
+                                                    "are not loop state)"),
+                                         kWhileMismatch, *field));
     std::vector<Value> rl;
-    flattenLeaves(result, rl);
+    stateLeaves(result, rl);
     for (size_t i = 0; i < rl.size(); ++i) {
       if (rl[i].kind == Value::Vectorized)
         return error(body.loc,
@@ -591,7 +644,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     std::vector<Value> vs;
     for (int o : out) vs.push_back(Value::tensor(o, body.loc));
     size_t pos = 0;
-    return rebuildLeaves(state0, vs, pos);
+    return rebuildState(state0, vs, pos);
   };
   auto constantCounter = [&](int64_t k) {
     return Value::tensor(constant(ElemType::s32(), {}, {}, {k}, body.loc), body.loc);
@@ -602,7 +655,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     std::vector<Value> cur;
     for (int n : initNodes) cur.push_back(Value::tensor(n, init.loc));
     size_t pos = 0;
-    Value state = rebuildLeaves(state0, cur, pos);
+    Value state = rebuildState(state0, cur, pos);
     for (int64_t k = 0; k < count; ++k) {
       NXC_TRY(next, step(state, constantCounter(k)));
       state = next;
@@ -657,7 +710,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
       pred = p;
     } else {
       size_t pos = 0;
-      bindState(init, rebuildLeaves(state0, args, pos), local);
+      bindState(init, rebuildState(state0, args, pos), local);
       NXC_TRY(p, eval(condOrGen, local));
       pred = p;
     }
@@ -679,7 +732,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     Value k = generator ? args.back() : Value();
     std::vector<Value> stateArgs(args.begin(), args.begin() + initNodes.size());
     size_t pos = 0;
-    Value state = rebuildLeaves(state0, stateArgs, pos);
+    Value state = rebuildState(state0, stateArgs, pos);
     int64_t perIter = unroll > 0 ? unroll : 1;
     for (int64_t u = 0; u < perIter; ++u) {
       Value kk = k;
@@ -692,7 +745,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
       state = next;
     }
     std::vector<Value> fl;
-    flattenLeaves(state, fl);
+    stateLeaves(state, fl);
     for (auto &v : fl) n.regions[1].results.push_back(v.node);
     if (generator) {
       NXC_TRY(next, binary(Op::Add, k, Value::number(1, e.loc), BinaryRule::Arith, e.loc));
@@ -707,7 +760,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
   std::vector<Value> results;
   for (size_t i = 0; i < initNodes.size(); ++i) results.push_back(Value::tensor(elemNode(id, i, e.loc), e.loc));
   size_t pos = 0;
-  Value state = rebuildLeaves(state0, results, pos);
+  Value state = rebuildState(state0, results, pos);
   // Leftover iterations of a chunked unroll, traced after the loop.
   for (int64_t k = chunks * (unroll > 0 ? unroll : 1); generator && unroll > 0 && k < count; ++k) {
     NXC_TRY(next, step(state, constantCounter(k)));
