@@ -16,12 +16,6 @@ namespace nxc::sema {
 
 namespace {
 
-std::string shapeTuple(const Shape &s) {
-  std::string r = "{";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "}";
-}
-
 bool squareMatrices(const Shape &s) { return s.size() >= 2 && s[s.size() - 1] == s[s.size() - 2]; }
 
 } // namespace
@@ -123,7 +117,7 @@ Result<Value> Tracer::nxTriangularSolve(const std::string &fn, std::vector<Value
   if (!squareMatrices(ta.shape))
     return error(loc, fmt::format(FMT_STRING("triangular_solve/3 expected a square matrix or a batch of square "
                                              "matrices, got tensor with shape: {}"),
-                                  shapeTuple(ta.shape)));
+                                  shapeString(ta.shape)));
   size_t batchRank = ta.shape.size() - 2;
   int64_t n = ta.shape.back();
   bool compatible = tb.rank() >= 1 && (tb.rank() == ta.rank() || tb.rank() == ta.rank() - 1);
@@ -151,17 +145,17 @@ Result<Value> Tracer::nxSolve(const std::string &fn, std::vector<Value> &args, c
   if (!squareMatrices(ta.shape))
     return error(loc, fmt::format(FMT_STRING("`a` tensor has incompatible dimensions, expected a square matrix or a "
                                              "batch of square matrices, got: {}"),
-                                  shapeTuple(ta.shape)));
+                                  shapeString(ta.shape)));
   size_t batchRank = ta.shape.size() - 2;
   int64_t n = ta.shape.back();
   Shape want1(ta.shape.begin(), ta.shape.end() - 1);
   bool ok = tb.shape == want1 ||
             (tb.rank() == ta.rank() && std::equal(ta.shape.begin(), ta.shape.end() - 1, tb.shape.begin()));
   if (!ok) {
-    std::string two = shapeTuple(ta.shape);
-    if (batchRank > 0) two = shapeTuple(want1).substr(0, shapeTuple(want1).size() - 1) + ", \"m\"}";
+    std::string two = shapeString(ta.shape);
+    if (batchRank > 0) two = shapeString(want1).substr(0, shapeString(want1).size() - 1) + ", \"m\"}";
     return error(loc, fmt::format(FMT_STRING("`b` tensor has incompatible dimensions, expected {} or {}, got: {}"), two,
-                                  shapeTuple(want1), shapeTuple(tb.shape)));
+                                  shapeString(want1), shapeString(tb.shape)));
   }
   ElemType out = toFloating(mergeTypes(ta.elem, tb.elem));
   NXC_TRY(r, perMatrix({a, b}, batchRank, [&](const std::vector<int> &m) -> Result<std::vector<int>> {
@@ -192,7 +186,7 @@ Result<Value> Tracer::nxInvert(const std::string &fn, std::vector<Value> &args, 
   if (!squareMatrices(ta.shape))
     return error(loc, fmt::format(FMT_STRING("invert/1 expects a square matrix or a batch of square matrices, got "
                                              "tensor with shape: {}"),
-                                  shapeTuple(ta.shape)));
+                                  shapeString(ta.shape)));
   // As Nx: NaN where |det| is within 1000 smallest normals of zero;
   // otherwise solve with rows scaled by their largest magnitude.
   ElemType ft = toFloating(ta.elem);
@@ -247,11 +241,8 @@ Result<Value> Tracer::nxQr(const std::string &fn, std::vector<Value> &args, cons
       return error(v.loc.valid() ? v.loc : loc, "Nx.LinAlg.qr: :eps must be a number");
     eps = v.asDouble();
   }
-  NXC_TRY(a, tensorArg(fn, args[0], loc));
+  NXC_TRY(a, matrixArg(fn, args[0], false, loc));
   const TensorType ta = g_.typeOf(a);
-  if (ta.rank() < 2)
-    return error(loc, fmt::format(FMT_STRING("tensor must have at least rank 2, got rank {} with shape {}"), ta.rank(),
-                                  shapeTuple(ta.shape)));
   int64_t m = ta.shape[ta.rank() - 2], n = ta.shape.back(), k = std::min(m, n);
   ElemType ft = toFloating(ta.elem);
   NXC_TRY(r, perMatrix({a}, ta.shape.size() - 2, [&](const std::vector<int> &mat) -> Result<std::vector<int>> {
@@ -290,7 +281,7 @@ Result<Value> Tracer::nxQr(const std::string &fn, std::vector<Value> &args, cons
 Result<Value> Tracer::nxDecomposition(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   std::string name = fn.substr(std::string("LinAlg.").size());
   NXC_CHECK(arity(fn, args, 1, 1, loc));
-  NXC_TRY(a, tensorArg(fn, args[0], loc));
+  NXC_TRY(a, name == "determinant" ? tensorArg(fn, args[0], loc) : matrixArg(fn, args[0], true, loc));
   const TensorType ta = g_.typeOf(a);
   if (name == "determinant") {
     if (!squareMatrices(ta.shape)) {
@@ -300,14 +291,6 @@ Result<Value> Tracer::nxDecomposition(const std::string &fn, std::vector<Value> 
       return error(loc,
                    fmt::format(FMT_STRING("determinant/1 expects a square tensor, got tensor with shape: {}]"), list));
     }
-  } else {
-    if (ta.rank() < 2)
-      return error(loc, fmt::format(FMT_STRING("tensor must have at least rank 2, got rank {} with shape {}"),
-                                    ta.rank(), shapeTuple(ta.shape)));
-    if (!squareMatrices(ta.shape))
-      return error(loc, fmt::format(FMT_STRING("tensor must be a square matrix or a batch of square matrices, got "
-                                               "shape: {}"),
-                                    shapeTuple(ta.shape)));
   }
   ElemType ft = toFloating(ta.elem);
   int64_t n = ta.shape.back();

@@ -28,6 +28,9 @@ namespace {
 
 Loc at(const Value &v, const Loc &loc) { return v.loc.valid() ? v.loc : loc; }
 
+/// The type svd's iteration runs in: f32 at least, as Nx's needs.
+ElemType atLeastF32(ElemType t) { return t.bits < 32 ? ElemType{TypeKind::F, 32} : t; }
+
 } // namespace
 
 /// A positive integer option (:max_iter), Nx's default where absent.
@@ -89,7 +92,7 @@ Result<Value> Tracer::nxEigh(const std::string &fn, std::vector<Value> &args, co
 /// least (Nx's iteration needs it) and returned in `out`.
 Result<std::vector<int>> Tracer::singularValues(int a, bool full, int64_t maxIter, ElemType out, const Loc &loc) {
   const TensorType ta = g_.typeOf(a);
-  ElemType work = out.bits < 32 ? ElemType{TypeKind::F, 32} : out;
+  ElemType work = atLeastF32(out);
   return perMatrix(
       {a}, ta.rank() - 2,
       [&](const std::vector<int> &m) -> Result<std::vector<int>> {
@@ -142,7 +145,7 @@ Result<int> Tracer::pseudoInverse(int a, double eps, const Loc &loc) {
     NXC_TRY(r, callNx("select", {zero, Value::number(0, loc), inverse}, loc));
     return cast(r.node, ft, loc);
   }
-  ElemType work = ft.bits < 32 ? ElemType{TypeKind::F, 32} : ft;
+  ElemType work = atLeastF32(ft);
   NXC_TRY(r, perMatrix(
                  {a}, ta.rank() - 2,
                  [&](const std::vector<int> &m) -> Result<std::vector<int>> {
