@@ -2,7 +2,8 @@
  * by test/threads: application threads run jobs of every size on the pool at
  * once, change the thread count and stop the workers between jobs; every
  * element of every job must be written exactly once, by the job's own
- * task, and TSan must see no data race. */
+ * task, no two chunks of a job may run at once with the same thread index
+ * (it picks a thread's temporaries), and TSan must see no data race. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,12 +18,18 @@ enum { MOST = 4, CALLERS = 4, JOBS = 300, MAXN = 1000 };
 typedef struct {
   int values[MAXN];
   int tag;
+  int running[MOST]; /* chunks running with thread index k */
 } Job;
 
 static void task(void *context, int64_t lo, int64_t hi, int32_t thread) {
   Job *job = context;
   if (thread < 0 || thread >= MOST) abort();
+  if (__atomic_add_fetch(&job->running[thread], 1, __ATOMIC_SEQ_CST) != 1) {
+    fprintf(stderr, "two chunks at once with thread index %d\n", thread);
+    abort();
+  }
   for (int64_t i = lo; i < hi; ++i) job->values[i] += job->tag + (int)i;
+  __atomic_sub_fetch(&job->running[thread], 1, __ATOMIC_SEQ_CST);
 }
 
 static int failures;
