@@ -1,6 +1,6 @@
 //===- ExpandBF16.cpp - bf16 without compiler-runtime routines ------------===//
 //
-// CPUs have no bf16 arithmetic, and LLVM lowers every rounding into bf16 to a
+// CPUs have no bf16 or f8 arithmetic, and LLVM lowers every rounding into bf16 to a
 // call of __truncsfbf2/__truncdfbf2, which older compiler runtimes (GCC 12's
 // libgcc among them) do not have: a generated library would not link, and the
 // JIT would not load it. This pass computes everything on bf16 in f32 and
@@ -32,6 +32,9 @@ namespace nxc {
 namespace {
 
 bool isBF16(Type t) { return llvm::isa<BFloat16Type>(t); }
+bool isF8(Type t) { return llvm::isa<Float8E5M2Type, Float8E4M3FNType>(t); }
+/// The types computed in f32 here: bf16 and the f8 types.
+bool isNarrow(Type t) { return isBF16(t) || isF8(t); }
 
 Value intConst(PatternRewriter &rw, Location l, Type t, uint64_t v) {
   return arith::ConstantOp::create(rw, l, t, rw.getIntegerAttr(t, APInt(t.getIntOrFloatBitWidth(), v)));
@@ -101,7 +104,7 @@ struct ExtFromBF16 : OpRewritePattern<arith::ExtFOp> {
 template <typename OpTy, bool Signed> struct IntToBF16 : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rw) const override {
-    if (!isBF16(op.getType())) return failure();
+    if (!isNarrow(op.getType())) return failure();
     Location l = op.getLoc();
     Value x = op.getIn();
     Type it = x.getType(), f64 = rw.getF64Type();
@@ -134,6 +137,128 @@ template <typename OpTy, bool Signed> struct IntToBF16 : OpRewritePattern<OpTy> 
   }
 };
 
+Value f32Const(PatternRewriter &rw, Location l, float v) {
+  return arith::ConstantOp::create(rw, l, rw.getF32Type(), rw.getF32FloatAttr(v));
+}
+
+/// arith.truncf to f8 (E5M2) or f8_e4m3fn from any wider float, as Nx's
+/// Nx.Floating.dump_f8 and dump_f8_e4m3fn round (lib/Tensor/Half.cpp has the
+/// same rules for constants):
+///   E5M2      rounded to f16 (nearest even, overflow to infinity), then the
+///             f16's high byte (the low one truncated); NaN is 0x7E;
+///   E4M3FN    clamped to [-448, 448], 3 mantissa bits rounded half away from
+///             zero and capped at 7 (at exponent 15 at 6), below 2^-6 as a
+///             multiple of 2^-9 capped at 7; zeros keep their sign, NaN is
+///             0x7F.
+/// f64 is rounded to odd into f32 first, which keeps every rounding decision
+/// of both rules (f32 has more than twice f16's precision, and a value
+/// rounded to odd is never mistaken for a tie or a power of two).
+struct TruncToF8 : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::TruncFOp op, PatternRewriter &rw) const override {
+    Type to = op.getType();
+    if (!isF8(to)) return failure();
+    Location l = op.getLoc();
+    Type f32 = rw.getF32Type(), i32 = rw.getI32Type(), i8 = rw.getI8Type();
+    Value x = op.getIn();
+    if (x.getType().isF64())
+      x = truncToF32Odd(rw, l, x);
+    else if (!x.getType().isF32())
+      x = arith::ExtFOp::create(rw, l, f32, x); // f16, bf16: exact
+    Value isNan = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::UNO, x, x);
+    Value byte;
+    if (llvm::isa<Float8E5M2Type>(to)) {
+      Value h = arith::BitcastOp::create(rw, l, rw.getI16Type(), arith::TruncFOp::create(rw, l, rw.getF16Type(), x));
+      Value high =
+          arith::TruncIOp::create(rw, l, i8, arith::ShRUIOp::create(rw, l, h, intConst(rw, l, h.getType(), 8)));
+      byte = arith::SelectOp::create(rw, l, isNan, intConst(rw, l, i8, 0x7E), high);
+    } else {
+      Value bits = arith::BitcastOp::create(rw, l, i32, x);
+      Value sign = arith::AndIOp::create(rw, l, arith::ShRUIOp::create(rw, l, bits, intConst(rw, l, i32, 24)),
+                                         intConst(rw, l, i32, 0x80));
+      Value a = math::AbsFOp::create(
+          rw, l,
+          arith::MinimumFOp::create(rw, l, arith::MaximumFOp::create(rw, l, x, f32Const(rw, l, -448.0f)),
+                                    f32Const(rw, l, 448.0f)));
+      Value aBits = arith::BitcastOp::create(rw, l, i32, a);
+      // Normal: the f32 exponent is floor(log2 a) (a >= 2^-6 here).
+      Value e = arith::SubIOp::create(rw, l, arith::ShRUIOp::create(rw, l, aBits, intConst(rw, l, i32, 23)),
+                                      intConst(rw, l, i32, 127));
+      Value sig = arith::BitcastOp::create(
+          rw, l, f32,
+          arith::OrIOp::create(rw, l, arith::AndIOp::create(rw, l, aBits, intConst(rw, l, i32, 0x7FFFFF)),
+                               intConst(rw, l, i32, 0x3F800000)));
+      Value frac =
+          arith::MulFOp::create(rw, l, arith::SubFOp::create(rw, l, sig, f32Const(rw, l, 1.0f)), f32Const(rw, l, 8.0f));
+      Value m = arith::FPToSIOp::create(rw, l, i32, math::RoundOp::create(rw, l, frac));
+      Value biased = arith::AddIOp::create(rw, l, e, intConst(rw, l, i32, 7));
+      Value cap = arith::SelectOp::create(
+          rw, l, arith::CmpIOp::create(rw, l, arith::CmpIPredicate::eq, biased, intConst(rw, l, i32, 15)),
+          intConst(rw, l, i32, 6), intConst(rw, l, i32, 7));
+      m = arith::MinSIOp::create(rw, l, m, cap);
+      Value normal = arith::OrIOp::create(rw, l, arith::ShLIOp::create(rw, l, biased, intConst(rw, l, i32, 3)), m);
+      // Below 2^-6: a multiple of 2^-9, capped at 7.
+      Value sub = arith::FPToSIOp::create(
+          rw, l, i32, math::RoundOp::create(rw, l, arith::MulFOp::create(rw, l, a, f32Const(rw, l, 512.0f))));
+      sub = arith::MinSIOp::create(rw, l, sub, intConst(rw, l, i32, 7));
+      Value small = arith::CmpFOp::create(rw, l, arith::CmpFPredicate::OLT, a, f32Const(rw, l, 0.015625f));
+      Value r = arith::OrIOp::create(rw, l, sign, arith::SelectOp::create(rw, l, small, sub, normal));
+      byte = arith::SelectOp::create(rw, l, isNan, intConst(rw, l, i8, 0x7F), arith::TruncIOp::create(rw, l, i8, r));
+    }
+    rw.replaceOpWithNewOp<arith::BitcastOp>(op, to, byte);
+    return success();
+  }
+};
+
+/// arith.extf from f8 (E5M2: the high byte of an f16) or f8_e4m3fn (decoded:
+/// exponent 0 is m * 2^-9, S.1111.111 NaN), both exact in f32.
+struct ExtFromF8 : OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ExtFOp op, PatternRewriter &rw) const override {
+    Type from = op.getIn().getType();
+    if (!isF8(from)) return failure();
+    Location l = op.getLoc();
+    Type f32 = rw.getF32Type(), i32 = rw.getI32Type();
+    Value byte = arith::BitcastOp::create(rw, l, rw.getI8Type(), op.getIn());
+    Value f;
+    if (llvm::isa<Float8E5M2Type>(from)) {
+      Value h = arith::ShLIOp::create(rw, l, arith::ExtUIOp::create(rw, l, rw.getI16Type(), byte),
+                                      intConst(rw, l, rw.getI16Type(), 8));
+      f = arith::ExtFOp::create(rw, l, f32, (Value)arith::BitcastOp::create(rw, l, rw.getF16Type(), h));
+    } else {
+      Value b = arith::ExtUIOp::create(rw, l, i32, byte);
+      Value sign = arith::ShLIOp::create(rw, l, arith::AndIOp::create(rw, l, b, intConst(rw, l, i32, 0x80)),
+                                         intConst(rw, l, i32, 24));
+      Value exp = arith::AndIOp::create(rw, l, arith::ShRUIOp::create(rw, l, b, intConst(rw, l, i32, 3)),
+                                        intConst(rw, l, i32, 15));
+      Value man = arith::AndIOp::create(rw, l, b, intConst(rw, l, i32, 7));
+      Value normal = arith::OrIOp::create(
+          rw, l,
+          arith::ShLIOp::create(rw, l, arith::AddIOp::create(rw, l, exp, intConst(rw, l, i32, 120)),
+                                intConst(rw, l, i32, 23)),
+          arith::ShLIOp::create(rw, l, man, intConst(rw, l, i32, 20)));
+      Value subnormal = arith::BitcastOp::create(
+          rw, l, i32,
+          arith::MulFOp::create(rw, l, arith::UIToFPOp::create(rw, l, f32, man), f32Const(rw, l, 1.0f / 512)));
+      Value isSub = arith::CmpIOp::create(rw, l, arith::CmpIPredicate::eq, exp, intConst(rw, l, i32, 0));
+      Value mag = arith::SelectOp::create(rw, l, isSub, subnormal, normal);
+      Value isNan = arith::CmpIOp::create(rw, l, arith::CmpIPredicate::eq,
+                                          arith::AndIOp::create(rw, l, b, intConst(rw, l, i32, 0x7F)),
+                                          intConst(rw, l, i32, 0x7F));
+      mag = arith::SelectOp::create(rw, l, isNan, intConst(rw, l, i32, 0x7FC00000), mag);
+      f = arith::BitcastOp::create(rw, l, f32, arith::OrIOp::create(rw, l, sign, mag));
+    }
+    Type to = op.getType();
+    if (to.isF32())
+      rw.replaceOp(op, f);
+    else if (to.getIntOrFloatBitWidth() < 32)
+      rw.replaceOpWithNewOp<arith::TruncFOp>(op, to, f); // f16, bf16: exact
+    else
+      rw.replaceOpWithNewOp<arith::ExtFOp>(op, to, f);
+    return success();
+  }
+};
+
 /// Any other arith or math op on bf16 (arithmetic, comparisons, conversions
 /// to integers, math functions): computed in f32, each result rounded once.
 /// Constants, selects and bitcasts move bits and stay.
@@ -145,20 +270,21 @@ struct ComputeInF32 : RewritePattern {
     if (llvm::isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp, arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp,
                   arith::UIToFPOp>(op))
       return failure();
-    if (llvm::none_of(op->getOperandTypes(), isBF16) && llvm::none_of(op->getResultTypes(), isBF16)) return failure();
+    if (llvm::none_of(op->getOperandTypes(), isNarrow) && llvm::none_of(op->getResultTypes(), isNarrow))
+      return failure();
     if (llvm::any_of(op->getOperandTypes(), [](Type t) { return llvm::isa<ShapedType>(t); })) return failure();
     Location l = op->getLoc();
     Type f32 = rw.getF32Type();
     SmallVector<Value> operands;
     for (Value v : op->getOperands())
-      operands.push_back(isBF16(v.getType()) ? (Value)arith::ExtFOp::create(rw, l, f32, v) : v);
+      operands.push_back(isNarrow(v.getType()) ? (Value)arith::ExtFOp::create(rw, l, f32, v) : v);
     SmallVector<Type> results;
-    for (Type t : op->getResultTypes()) results.push_back(isBF16(t) ? f32 : t);
+    for (Type t : op->getResultTypes()) results.push_back(isNarrow(t) ? f32 : t);
     OperationState state(l, op->getName(), operands, results, op->getAttrs());
     Operation *wide = rw.create(state);
     SmallVector<Value> replacements;
     for (auto [r, t] : llvm::zip(wide->getResults(), op->getResultTypes()))
-      replacements.push_back(isBF16(t) ? (Value)arith::TruncFOp::create(rw, l, t, r) : r);
+      replacements.push_back(isNarrow(t) ? (Value)arith::TruncFOp::create(rw, l, t, r) : r);
     rw.replaceOp(op, replacements);
     return success();
   }
@@ -176,8 +302,8 @@ struct ExpandBF16Pass : public PassWrapper<ExpandBF16Pass, OperationPass<ModuleO
 
   void runOnOperation() override {
     RewritePatternSet p(&getContext());
-    p.add<TruncToBF16, ExtFromBF16, IntToBF16<arith::SIToFPOp, true>, IntToBF16<arith::UIToFPOp, false>, ComputeInF32>(
-        &getContext());
+    p.add<TruncToBF16, ExtFromBF16, TruncToF8, ExtFromF8, IntToBF16<arith::SIToFPOp, true>,
+          IntToBF16<arith::UIToFPOp, false>, ComputeInF32>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(p)))) return signalPassFailure();
   }
 };

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/GraphToNx.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
+#include "nxc/Tensor/Half.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -27,8 +28,10 @@ Type nxElementType(MLIRContext *ctx, ElemType t) {
   case TypeKind::S: return IntegerType::get(ctx, t.bits, IntegerType::Signed);
   case TypeKind::U: return IntegerType::get(ctx, t.bits, IntegerType::Unsigned);
   case TypeKind::BF: return BFloat16Type::get(ctx);
+  case TypeKind::F8E4M3FN: return Float8E4M3FNType::get(ctx);
   case TypeKind::F:
-    return t.bits == 16   ? (Type)Float16Type::get(ctx)
+    return t.bits == 8    ? (Type)Float8E5M2Type::get(ctx)
+           : t.bits == 16 ? (Type)Float16Type::get(ctx)
            : t.bits == 64 ? (Type)Float64Type::get(ctx)
                           : (Type)Float32Type::get(ctx);
   }
@@ -50,6 +53,15 @@ static DenseElementsAttr constantAttr(RankedTensorType type, const Node &n) {
   if (auto ft = llvm::dyn_cast<FloatType>(et)) {
     SmallVector<APFloat> vals;
     for (double d : n.fvalues) {
+      // The f8 types round as Nx's dumps do, not as IEEE conversions.
+      if (llvm::isa<Float8E5M2Type>(ft)) {
+        vals.push_back(APFloat(ft.getFloatSemantics(), APInt(8, doubleToF8E5M2(d))));
+        continue;
+      }
+      if (llvm::isa<Float8E4M3FNType>(ft)) {
+        vals.push_back(APFloat(ft.getFloatSemantics(), APInt(8, doubleToF8E4M3FN(d))));
+        continue;
+      }
       APFloat f(d);
       bool lost;
       f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);

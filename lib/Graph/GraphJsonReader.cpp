@@ -286,13 +286,19 @@ Status Reader::constantData(const json &node, const std::string &ptr, Node &n) {
     return err(ptr, "a constant needs exactly one of \"value\" (inline) and \"data\" (a file)");
   if (data != node.end()) {
     NXC_TRY(h, dataFile(*data, ptr + "/data"));
-    ElemType stored = t.kind == TypeKind::BF ? ElemType::f32() : t;
+    ElemType stored = t.kind == TypeKind::BF ? ElemType::f32() : t.isF8() ? ElemType::u8() : t;
     if (h->type.elem != stored || h->type.shape != n.type.shape)
       return err(ptr + "/data", fmt::format(FMT_STRING("the array is {}, but the constant is {}{}"), h->type.str(),
                                             TensorType{t, n.type.shape, {}}.str(),
-                                            t.kind == TypeKind::BF ? " (stored as f32)" : ""));
+                                            t.kind == TypeKind::BF ? " (stored as f32)"
+                                            : t.isF8()             ? " (stored as its bytes, u8)"
+                                                                   : ""));
     for (int64_t i = 0; i < count; ++i) {
-      if (t.isFloat()) n.fvalues.push_back(h->at(i));
+      if (t.isF8()) {
+        uint8_t b = (uint8_t)h->bitsAt(i);
+        n.fvalues.push_back(t.kind == TypeKind::F ? f8E5M2ToFloat(b) : f8E4M3FNToFloat(b));
+      } else if (t.isFloat())
+        n.fvalues.push_back(h->at(i));
       else n.ivalues.push_back(t.isSigned() ? h->atInt(i) : (int64_t)h->atUInt(i));
     }
     return okStatus();

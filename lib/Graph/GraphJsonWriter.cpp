@@ -82,13 +82,16 @@ double roundedTo(double d, ElemType t) {
 }
 
 /// A constant node's values as a host tensor: in its own type, bf16 as f32
-/// (NumPy has no bf16; every bf16 value is exact in f32).
+/// (NumPy has no bf16; every bf16 value is exact in f32), the f8 types as
+/// their bytes (written as u8).
 HostTensor constantTensor(const Node &n) {
   ElemType stored = n.type.elem.kind == TypeKind::BF ? ElemType::f32() : n.type.elem;
   HostTensor h = HostTensor::zeros(TensorType{stored, n.type.shape, {}});
   for (int64_t i = 0; i < h.numElements(); ++i) {
     uint64_t bits;
-    if (n.type.elem.isFloat()) {
+    if (n.type.elem.isF8()) {
+      bits = n.type.elem.kind == TypeKind::F ? doubleToF8E5M2(n.fvalues[i]) : doubleToF8E4M3FN(n.fvalues[i]);
+    } else if (n.type.elem.isFloat()) {
       double d = roundedTo(n.fvalues[i], n.type.elem);
       bits = stored.bits == 64 ? doubleBits(d) : stored.bits == 32 ? floatBits((float)d) : doubleToF16(d);
     } else {

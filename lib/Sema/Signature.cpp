@@ -265,9 +265,8 @@ private:
     if (tn.empty()) return err("expected a template such as f32[100], s32[] or {f32[2], f32[2]}");
     auto et = ElemType::parse(tn);
     if (!et)
-      return error(typeLoc, fmt::format(FMT_STRING("unknown type '{}'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 "
-                                                   "f16 bf16 f32 f64 pred"),
-                                        tn));
+      return error(typeLoc,
+                   fmt::format(FMT_STRING("unknown type '{}'; expected one of {}"), tn, ElemType::spellings()));
     t.tensor.elem = *et;
     skipSpace();
     if (peek() != '[')

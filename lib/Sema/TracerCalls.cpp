@@ -426,6 +426,25 @@ Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &arg
                 : (uns ? 0 : -(int64_t(1) << (t.bits - 1)));
     return Value::tensor(constant(t, {}, {}, {v}, loc), loc);
   }
+  if (t.isF8()) {
+    // Nx.Type's binaries for the f8 types (nan_binary, max_finite_binary,
+    // epsilon_binary, pi_binary...), as the values they hold: f8_e4m3fn has
+    // no infinity (Nx gives its largest finite value), and Nx's pi, e and
+    // euler_gamma for it are 2.5, 2.25 and 1.0.
+    bool e5 = t.kind == TypeKind::F;
+    double top = e5 ? 57344.0 : 448.0, inf = e5 ? INFINITY : top;
+    double v = name == "nan"                             ? NAN
+               : name == "infinity" || name == "max"     ? inf
+               : name == "neg_infinity" || name == "min" ? -inf
+               : name == "max_finite"                    ? top
+               : name == "min_finite"                    ? -top
+               : name == "smallest_positive_normal"      ? (e5 ? 0x1p-14 : 0x1p-6)
+               : name == "epsilon"                       ? (e5 ? 0.25 : 0.625)
+               : name == "pi"                            ? (e5 ? 3.0 : 2.5)
+               : name == "e"                             ? (e5 ? 2.5 : 2.25)
+                                                         : (e5 ? 0.5 : 1.0);
+    return Value::tensor(constant(t, {}, {v}, {}, loc), loc);
+  }
   bool bf = t.kind == TypeKind::BF;
   double maxFinite = t.bits == 64 ? 1.7976931348623157e308 : t.bits == 16 && !bf ? 65504.0
                      : bf ? 3.3895313892515355e38 : 3.4028234663852886e38;

@@ -14,6 +14,7 @@ std::string ElemType::name() const {
   case TypeKind::U: return fmt::format(FMT_STRING("u{}"), bits);
   case TypeKind::F: return fmt::format(FMT_STRING("f{}"), bits);
   case TypeKind::BF: return fmt::format(FMT_STRING("bf{}"), bits);
+  case TypeKind::F8E4M3FN: return "f8_e4m3fn";
   }
   return "?";
 }
@@ -23,27 +24,52 @@ std::string ElemType::cType() const {
   case TypeKind::S: return fmt::format(FMT_STRING("int{}_t"), bits);
   case TypeKind::U: return fmt::format(FMT_STRING("uint{}_t"), bits);
   case TypeKind::BF: return "uint16_t";
-  case TypeKind::F: return bits == 32 ? "float" : bits == 64 ? "double" : "uint16_t";
+  case TypeKind::F8E4M3FN: return "uint8_t";
+  case TypeKind::F: return bits == 32 ? "float" : bits == 64 ? "double" : bits == 8 ? "uint8_t" : "uint16_t";
   }
   return "?";
 }
 
+namespace {
+const struct {
+  const char *name;
+  TypeKind kind;
+  int bits;
+} kSpellings[] = {{"s8", TypeKind::S, 8},   {"s16", TypeKind::S, 16},
+                  {"s32", TypeKind::S, 32}, {"s64", TypeKind::S, 64},
+                  {"u8", TypeKind::U, 8},   {"u16", TypeKind::U, 16},
+                  {"u32", TypeKind::U, 32}, {"u64", TypeKind::U, 64},
+                  {"f8", TypeKind::F, 8},   {"f8_e4m3fn", TypeKind::F8E4M3FN, 8},
+                  {"f16", TypeKind::F, 16}, {"bf16", TypeKind::BF, 16},
+                  {"f32", TypeKind::F, 32}, {"f64", TypeKind::F, 64}};
+} // namespace
+
 std::optional<ElemType> ElemType::parse(const std::string &n) {
   if (n == "pred") return ElemType::u8();
-  static const struct { const char *name; TypeKind kind; int bits; } table[] = {
-      {"s8", TypeKind::S, 8},   {"s16", TypeKind::S, 16}, {"s32", TypeKind::S, 32}, {"s64", TypeKind::S, 64},
-      {"u8", TypeKind::U, 8},   {"u16", TypeKind::U, 16}, {"u32", TypeKind::U, 32}, {"u64", TypeKind::U, 64},
-      {"f16", TypeKind::F, 16}, {"f32", TypeKind::F, 32}, {"f64", TypeKind::F, 64}, {"bf16", TypeKind::BF, 16}};
-  for (auto &e : table)
+  for (auto &e : kSpellings)
     if (n == e.name) return ElemType{e.kind, e.bits};
   return std::nullopt;
 }
 
+std::string ElemType::spellings() {
+  std::string s;
+  for (auto &e : kSpellings) s += std::string(e.name) + " ";
+  return s + "pred";
+}
+
+/// Nx.Type's type_to_int: f8_e4m3fn ranks with f.
+static int rank(TypeKind k) { return k == TypeKind::F8E4M3FN ? (int)TypeKind::F : (int)k; }
+
 ElemType mergeTypes(ElemType a, ElemType b) {
   if (a.kind == b.kind) return {a.kind, std::max(a.bits, b.bits)};
-  if (a.kind > b.kind) std::swap(a, b);
-  if (a.kind == TypeKind::U && b.kind == TypeKind::S) return {TypeKind::S, std::max(std::min(a.bits * 2, 64), b.bits)};
-  return b; // the higher kind wins with its own size
+  // Nx.Type.merge/2 sorts the two by rank, and on equal ranks (f with
+  // f8_e4m3fn) puts the right one first: then the left one wins, so
+  // merge(f8_e4m3fn, f32) is f8_e4m3fn and merge(f32, f8_e4m3fn) is f32.
+  ElemType low = b, high = a;
+  if (rank(a.kind) < rank(b.kind)) low = a, high = b;
+  if (low.kind == TypeKind::U && high.kind == TypeKind::S)
+    return {TypeKind::S, std::max(std::min(low.bits * 2, 64), high.bits)};
+  return high; // the higher kind wins with its own size
 }
 
 static int unsignedSize(int64_t v) {
@@ -68,11 +94,12 @@ ElemType mergeInteger(ElemType t, int64_t v) {
     if (v >= 0) return {TypeKind::U, std::max(unsignedSize(v), t.bits)};
     return mergeInteger({TypeKind::S, std::min(t.bits * 2, 64)}, v);
   case TypeKind::S: return {TypeKind::S, std::max(signedSize(v), t.bits)};
+  case TypeKind::F8E4M3FN: return ElemType::f32(); // merge_number's last clause
   default: return t;
   }
 }
 
-ElemType mergeFloat(ElemType t) { return t.isFloat() ? t : ElemType::f32(); }
+ElemType mergeFloat(ElemType t) { return t.kind == TypeKind::F || t.kind == TypeKind::BF ? t : ElemType::f32(); }
 
 ElemType toFloating(ElemType t) { return t.isFloat() ? t : mergeTypes(t, ElemType::f32()); }
 

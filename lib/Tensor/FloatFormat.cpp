@@ -239,7 +239,7 @@ std::string insertDecimalNx(int64_t place, const std::string &s) {
 
 } // namespace
 
-std::string nxRyuBitsToDecimal(uint64_t bits, int mantissaBits, int exponentBits) {
+std::string nxRyuBitsToDecimal(uint64_t bits, int mantissaBits, int exponentBits, bool finiteOnly) {
   // decode_ieee754/3
   uint64_t sign = (bits >> (mantissaBits + exponentBits)) & 1;
   int64_t exponent = (int64_t)((bits >> mantissaBits) & ((1ull << exponentBits) - 1));
@@ -248,7 +248,11 @@ std::string nxRyuBitsToDecimal(uint64_t bits, int mantissaBits, int exponentBits
   int64_t maxExponent = (1ll << exponentBits) - 1;
 
   if (exponent == 0 && mantissa == 0) return sign ? "-0.0" : "0.0";
-  if (exponent == maxExponent) return mantissa != 0 ? "NaN" : sign ? "-Inf" : "Inf";
+  if (exponent == maxExponent && finiteOnly) {
+    if (mantissa == (1ull << mantissaBits) - 1) return "NaN";
+  } else if (exponent == maxExponent) {
+    return mantissa != 0 ? "NaN" : sign ? "-Inf" : "Inf";
+  }
 
   // normal_number/6: check_small_int/4, then compute_shortest_int/2 or fwrite_g_1/4
   Digits d;
@@ -271,6 +275,10 @@ std::string nxRyuBitsToDecimal(uint64_t bits, int mantissaBits, int exponentBits
   if (!isInt) d = fwriteG1(mantissa, exponent, mantissaBits, bias);
   std::string s = insertDecimalNx(d.place, d.digits);
   return sign ? "-" + s : s;
+}
+
+std::string nxF8String(uint64_t bits, bool e4m3fn) {
+  return e4m3fn ? nxRyuBitsToDecimal(bits & 0xFF, 3, 4, /*finiteOnly=*/true) : nxRyuBitsToDecimal(bits & 0xFF, 2, 5);
 }
 
 std::string nxFloatString(uint64_t bits, int typeBits, bool isBf16) {

@@ -61,7 +61,8 @@ std::string elementString(const HostTensor &t, int64_t i) {
   case TypeKind::S: return fmt::to_string(t.atInt(i));
   case TypeKind::U: return fmt::to_string(t.atUInt(i));
   case TypeKind::BF: return nxFloatString(t.bitsAt(i), 16, true);
-  case TypeKind::F: return nxFloatString(t.bitsAt(i), e.bits, false);
+  case TypeKind::F8E4M3FN: return nxF8String(t.bitsAt(i), true);
+  case TypeKind::F: return e.bits == 8 ? nxF8String(t.bitsAt(i), false) : nxFloatString(t.bitsAt(i), e.bits, false);
   }
   return "?";
 }

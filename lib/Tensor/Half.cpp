@@ -73,6 +73,40 @@ uint16_t floatToBf16(float x) {
   return (uint16_t)((b + rounding) >> 16);
 }
 
+float f8E5M2ToFloat(uint8_t bits) { return f16ToFloat((uint16_t)(bits << 8)); }
+
+uint8_t doubleToF8E5M2(double x) {
+  if (std::isnan(x)) return 0x7E; // Nx.Type.nan_binary({:f, 8})
+  return (uint8_t)(doubleToF16(x) >> 8);
+}
+
+float f8E4M3FNToFloat(uint8_t bits) {
+  bool neg = bits & 0x80;
+  int exp = (bits >> 3) & 0xF, man = bits & 7;
+  if (exp == 15 && man == 7) return NAN;
+  float v = exp == 0 ? std::ldexp((float)man, -9) : std::ldexp(1.0f + (float)man / 8, exp - 7);
+  return neg ? -v : v;
+}
+
+uint8_t doubleToF8E4M3FN(double x) {
+  if (std::isnan(x)) return 0x7F; // Nx.Type.nan_binary({:f8_e4m3fn, 8})
+  if (x == 0) return std::signbit(x) ? 0x80 : 0x00;
+  double clamped = std::fmax(-448.0, std::fmin(448.0, x));
+  uint8_t sign = clamped < 0 ? 0x80 : 0;
+  double a = std::fabs(clamped);
+  // As Nx: the exponent from floor(log2(a)), the mantissa by Kernel.round
+  // (half away from zero, std::round) and capped.
+  int e = (int)std::floor(std::log2(a));
+  if (e + 7 <= 0) {
+    double m = std::round(a / std::ldexp(1.0, -6) * 8);
+    return sign | (uint8_t)std::fmin(7.0, m);
+  }
+  double m = std::round((a / std::ldexp(1.0, e) - 1.0) * 8);
+  m = std::fmax(0.0, std::fmin(7.0, m));
+  if (e + 7 == 15 && m >= 7) m = 6;
+  return sign | (uint8_t)((e + 7) << 3) | (uint8_t)m;
+}
+
 HostTensor bf16ToF32(const HostTensor &t) {
   if (t.type.elem != ElemType{TypeKind::BF, 16}) return t;
   TensorType ty = t.type;

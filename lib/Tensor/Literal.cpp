@@ -47,18 +47,18 @@ public:
     skipSpace();
     std::optional<ElemType> type;
     size_t typePos = p_;
-    // A type prefix: letters and digits followed by ':' ("f32:", "u8:").
+    // A type prefix: letters, digits and '_' followed by ':' ("f32:", "u8:",
+    // "f8_e4m3fn:").
     size_t q = p_;
-    while (q < s_.size() && std::isalnum((unsigned char)s_[q])) ++q;
+    while (q < s_.size() && (std::isalnum((unsigned char)s_[q]) || s_[q] == '_')) ++q;
     if (q > p_ && q < s_.size() && s_[q] == ':' && std::isalpha((unsigned char)s_[p_])) {
       std::string name = s_.substr(p_, q - p_);
       type = ElemType::parse(name);
       inferred_ = false;
       // pred: as in templates, u8 (Nx's predicate type).
       if (!type)
-        return err(typePos, fmt::format(FMT_STRING("unknown type '{}'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 "
-                                                   "f16 bf16 f32 f64 pred"),
-                                        name));
+        return err(typePos,
+                   fmt::format(FMT_STRING("unknown type '{}'; expected one of {}"), name, ElemType::spellings()));
       p_ = q + 1;
       skipSpace();
     }
@@ -328,7 +328,10 @@ private:
       if (finite && (b & 0x7FFF) == 0x7F80) return overflow();
       return b;
     }
+    // The f8 types saturate or round to infinity as Nx's dumps do.
+    if (e.kind == TypeKind::F8E4M3FN) return doubleToF8E4M3FN(x);
     switch (e.bits) {
+    case 8: return doubleToF8E5M2(x);
     case 16: {
       uint16_t h = doubleToF16(x);
       if (finite && (h & 0x7FFF) == 0x7C00) return overflow();

@@ -225,9 +225,10 @@ Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::s
   return std::make_pair(*t, bigEndian);
 }
 
-/// NumPy's descr for an element type ("<f4", "|u1").
+/// NumPy's descr for an element type ("<f4", "|u1"). NumPy has no 8-bit
+/// floats: f8 and f8_e4m3fn are written as their bytes, "|u1".
 std::string descrOf(ElemType t) {
-  char kind = t.kind == TypeKind::S ? 'i' : t.kind == TypeKind::U ? 'u' : 'f';
+  char kind = t.kind == TypeKind::S ? 'i' : t.kind == TypeKind::U || t.isF8() ? 'u' : 'f';
   return fmt::format(FMT_STRING("{}{}{}"), t.bytes() == 1 ? '|' : '<', kind, t.bytes());
 }
 

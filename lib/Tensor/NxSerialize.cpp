@@ -195,7 +195,10 @@ Result<HostValue> fromTerm(const Term &t, const uint8_t *buffers, uint64_t size,
     const std::string &kind = type.elems[0].text;
     int bits = (int)type.elems[1].i;
     ElemType e;
-    if (kind == "f" && (bits == 16 || bits == 32 || bits == 64)) e = ElemType{TypeKind::F, bits};
+    if (kind == "f" && (bits == 8 || bits == 16 || bits == 32 || bits == 64))
+      e = ElemType{TypeKind::F, bits};
+    else if (kind == "f8_e4m3fn" && bits == 8)
+      e = ElemType{TypeKind::F8E4M3FN, 8};
     else if (kind == "bf" && bits == 16) e = ElemType{TypeKind::BF, 16};
     else if (kind == "s" && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) e = ElemType{TypeKind::S, bits};
     else if (kind == "u" && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) e = ElemType{TypeKind::U, bits};

@@ -84,7 +84,7 @@ CLI::App *addAotCommand(CLI::App &app, AotOptions &o) {
       "(and the runtime's nxrt.h / nxrt.c).\n\n"
       "Templates: f32[100] (rank 1), f32[30,784] or f32[30][784] (rank 2), s32[] (scalar),\n"
       "{f32[2], f32[2]} (tuple), f32[batch: 30, 10] (named axes). Types: s8 s16 s32 s64 u8 u16 u32 u64\n"
-      "f16 bf16 f32 f64 pred.\n\n"
+      "f8 (E5M2) f8_e4m3fn f16 bf16 f32 f64 pred.\n\n"
       "Constants: @weights.npy bakes a tensor into the library's read-only data, @params.npz a tuple of the\n"
       "archive's arrays in order, @params.bin (any other name) the container a file Nx.serialize/2 wrote\n"
       "(tuples, maps, structs); the argument disappears from the C signature and the header states the\n"

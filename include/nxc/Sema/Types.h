@@ -1,7 +1,8 @@
 //===- Types.h - Nx element types, shapes and promotion ---------*- C++ -*-===//
 //
-// Nx's type lattice (s/u/f/bf with a bit width) and its promotion rules, as
-// in Nx.Type.merge/2, merge_number/2, to_floating/1 and to_aggregate/1.
+// Nx's type lattice (s/u/f/bf/f8_e4m3fn with a bit width) and its promotion
+// rules, as in Nx.Type.merge/2, merge_number/2, to_floating/1 and
+// to_aggregate/1.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NXC_SEMA_TYPES_H
@@ -14,25 +15,34 @@
 
 namespace nxc {
 
-enum class TypeKind { U, S, BF, F }; ///< ordered as Nx sorts kinds for merging
+/// Ordered as Nx sorts kinds for merging (Nx.Type's type_to_int), but for
+/// F8E4M3FN, which Nx ranks with F (see mergeTypes).
+enum class TypeKind { U, S, BF, F, F8E4M3FN };
 
-/// An Nx element type: s8..s64, u8..u64, f16, bf16, f32, f64.
+/// An Nx element type: s8..s64, u8..u64, f8 (E5M2: {:f, 8}), f8_e4m3fn,
+/// f16, bf16, f32, f64.
 struct ElemType {
   TypeKind kind = TypeKind::F;
   int bits = 32;
 
-  bool isFloat() const { return kind == TypeKind::F || kind == TypeKind::BF; }
+  bool isFloat() const { return kind == TypeKind::F || kind == TypeKind::BF || kind == TypeKind::F8E4M3FN; }
+  /// f8 (E5M2) or f8_e4m3fn: stored as a byte, computed in f32, rounded as
+  /// Nx.Floating.dump_f8/dump_f8_e4m3fn round.
+  bool isF8() const { return bits == 8 && (kind == TypeKind::F || kind == TypeKind::F8E4M3FN); }
   bool isInteger() const { return !isFloat(); }
   bool isSigned() const { return kind == TypeKind::S; }
   bool operator==(const ElemType &o) const { return kind == o.kind && bits == o.bits; }
   bool operator!=(const ElemType &o) const { return !(*this == o); }
-  /// Nx's spelling: "f32", "s64", "u8", "bf16".
+  /// Nx's spelling: "f32", "s64", "u8", "bf16", "f8_e4m3fn".
   std::string name() const;
-  /// The C type a generated header uses ("float", "int32_t", "uint16_t" for f16/bf16).
+  /// The C type a generated header uses ("float", "int32_t", "uint16_t" for
+  /// f16/bf16, "uint8_t" for the f8 types).
   std::string cType() const;
   int bytes() const { return bits / 8; }
   /// Parses Nx's spelling ("f32", "s8", ...); nullopt if it is not one.
   static std::optional<ElemType> parse(const std::string &name);
+  /// Every spelling parse() accepts, for messages: "s8 s16 ... f64 pred".
+  static std::string spellings();
 
   static ElemType f32() { return {TypeKind::F, 32}; }
   static ElemType s32() { return {TypeKind::S, 32}; }
@@ -41,9 +51,9 @@ struct ElemType {
 
 /// Nx.Type.merge/2.
 ElemType mergeTypes(ElemType a, ElemType b);
-/// Nx.Type.merge_number/2 with an integer.
+/// Nx.Type.merge_number/2 with an integer (f8_e4m3fn gives f32, as in Nx).
 ElemType mergeInteger(ElemType t, int64_t value);
-/// Nx.Type.merge_number/2 with a float.
+/// Nx.Type.merge_number/2 with a float (f8_e4m3fn gives f32, as in Nx).
 ElemType mergeFloat(ElemType t);
 /// Nx.Type.to_floating/1: integers become f32 (via merge with f32).
 ElemType toFloating(ElemType t);

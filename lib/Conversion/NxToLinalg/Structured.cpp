@@ -105,6 +105,11 @@ TypedAttr reductionInit(OpBuilder &b, Op reduction, Type nxElem, Type t) {
     return isF ? (TypedAttr)b.getFloatAttr(t, 0.0) : b.getIntegerAttr(t, 0);
   if (reduction == Op::Product || reduction == Op::All)
     return isF ? (TypedAttr)b.getFloatAttr(t, 1.0) : b.getIntegerAttr(t, 1);
+  // f8_e4m3fn has no infinity: Nx's (Nx.Constants.infinity) is its largest
+  // finite value, and IEEE's would convert to NaN.
+  if (isF && llvm::isa<Float8E4M3FNType>(t))
+    return b.getFloatAttr(
+        t, llvm::APFloat::getLargest(llvm::cast<FloatType>(t).getFloatSemantics(), reduction == Op::ReduceMax));
   if (reduction == Op::ReduceMax) {
     if (isF) return b.getFloatAttr(t, -INFINITY);
     return b.getIntegerAttr(t, uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));

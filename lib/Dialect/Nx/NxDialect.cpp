@@ -34,6 +34,7 @@ RankedTensorType tensorOf(Value v) { return llvm::cast<RankedTensorType>(v.getTy
 std::string nxElementName(Type t) {
   if (auto it = llvm::dyn_cast<IntegerType>(t)) return (it.isUnsigned() ? "u" : "s") + std::to_string(it.getWidth());
   if (t.isBF16()) return "bf16";
+  if (llvm::isa<Float8E4M3FNType>(t)) return "f8_e4m3fn";
   return "f" + std::to_string(t.getIntOrFloatBitWidth());
 }
 

@@ -38,7 +38,7 @@ class Nx_Op<string mnemonic, list<Trait> traits = []>
 // Nx's element types. Every nx value is a statically shaped tensor of one of
 // them; the element-wise ops below also state which of them they take.
 def Nx_IntegerType : AnyTypeOf<[SI8, SI16, SI32, SI64, UI8, UI16, UI32, UI64], "an Nx integer type">;
-def Nx_FloatType : AnyTypeOf<[F16, BF16, F32, F64], "an Nx float type">;
+def Nx_FloatType : AnyTypeOf<[F8E5M2, F8E4M3FN, F16, BF16, F32, F64], "an Nx float type">;
 def Nx_Tensor : StaticShapeTensorOf<[Nx_IntegerType, Nx_FloatType]>;
 def Nx_FloatTensor : StaticShapeTensorOf<[Nx_FloatType]>;
 def Nx_IntegerTensor : StaticShapeTensorOf<[Nx_IntegerType]>;
