@@ -121,8 +121,14 @@ std::optional<Combiner> combinerOf(linalg::GenericOp g) {
     auto f = [&](llvm::APFloat v) -> TypedAttr { return b.getFloatAttr(ft, v); };
     if (isa<arith::AddFOp>(op)) return Combiner{op, f(llvm::APFloat::getZero(sem, /*Negative=*/true))};
     if (isa<arith::MulFOp>(op)) return Combiner{op, f(llvm::APFloat::getOne(sem))};
-    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op)) return Combiner{op, f(llvm::APFloat::getInf(sem, true))};
-    if (isa<arith::MinimumFOp, arith::MinNumFOp>(op)) return Combiner{op, f(llvm::APFloat::getInf(sem, false))};
+    // A type without infinities (f8_e4m3fn) starts from its largest finite
+    // value, Nx's infinity for it.
+    auto extreme = [&](bool negative) {
+      return llvm::APFloat::semanticsHasInf(sem) ? llvm::APFloat::getInf(sem, negative)
+                                                 : llvm::APFloat::getLargest(sem, negative);
+    };
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op)) return Combiner{op, f(extreme(true))};
+    if (isa<arith::MinimumFOp, arith::MinNumFOp>(op)) return Combiner{op, f(extreme(false))};
     return std::nullopt;
   }
   auto it = dyn_cast<IntegerType>(t);
