@@ -280,7 +280,7 @@ std::unique_ptr<Pass> createExpandMathPass() { return std::make_unique<ExpandMat
 
 void registerConversionPasses() {
   registerPass(createExpandMathPass);
-  registerPass(createExpandBF16Pass);
+  registerPass(createExpandNarrowFloatsPass);
   registerPass(createLowerNxToLinalgPass);
 }
 

@@ -54,12 +54,9 @@ static DenseElementsAttr constantAttr(RankedTensorType type, const Node &n) {
     SmallVector<APFloat> vals;
     for (double d : n.fvalues) {
       // The f8 types round as Nx's dumps do, not as IEEE conversions.
-      if (llvm::isa<Float8E5M2Type>(ft)) {
-        vals.push_back(APFloat(ft.getFloatSemantics(), APInt(8, doubleToF8E5M2(d))));
-        continue;
-      }
-      if (llvm::isa<Float8E4M3FNType>(ft)) {
-        vals.push_back(APFloat(ft.getFloatSemantics(), APInt(8, doubleToF8E4M3FN(d))));
+      if (llvm::isa<Float8E5M2Type, Float8E4M3FNType>(ft)) {
+        ElemType f8{llvm::isa<Float8E4M3FNType>(ft) ? TypeKind::F8E4M3FN : TypeKind::F, 8};
+        vals.push_back(APFloat(ft.getFloatSemantics(), APInt(8, doubleToF8(d, f8))));
         continue;
       }
       APFloat f(d);

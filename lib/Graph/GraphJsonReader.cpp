@@ -294,10 +294,9 @@ Status Reader::constantData(const json &node, const std::string &ptr, Node &n) {
                                             : t.isF8()             ? " (stored as its bytes, u8)"
                                                                    : ""));
     for (int64_t i = 0; i < count; ++i) {
-      if (t.isF8()) {
-        uint8_t b = (uint8_t)h->bitsAt(i);
-        n.fvalues.push_back(t.kind == TypeKind::F ? f8E5M2ToFloat(b) : f8E4M3FNToFloat(b));
-      } else if (t.isFloat())
+      if (t.isF8())
+        n.fvalues.push_back(f8ToFloat((uint8_t)h->bitsAt(i), t));
+      else if (t.isFloat())
         n.fvalues.push_back(h->at(i));
       else n.ivalues.push_back(t.isSigned() ? h->atInt(i) : (int64_t)h->atUInt(i));
     }

@@ -90,7 +90,7 @@ HostTensor constantTensor(const Node &n) {
   for (int64_t i = 0; i < h.numElements(); ++i) {
     uint64_t bits;
     if (n.type.elem.isF8()) {
-      bits = n.type.elem.kind == TypeKind::F ? doubleToF8E5M2(n.fvalues[i]) : doubleToF8E4M3FN(n.fvalues[i]);
+      bits = doubleToF8(n.fvalues[i], n.type.elem);
     } else if (n.type.elem.isFloat()) {
       double d = roundedTo(n.fvalues[i], n.type.elem);
       bits = stored.bits == 64 ? doubleBits(d) : stored.bits == 32 ? floatBits((float)d) : doubleToF16(d);

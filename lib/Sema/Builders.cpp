@@ -501,11 +501,7 @@ Result<ElemType> Tracer::parseType(const Value &v) {
     if (auto t = ElemType::parse(v.atom)) return *t;
   } else if (v.kind == Value::Tuple && v.elems.size() == 2 && v.elems[0].kind == Value::Atom &&
              v.elems[1].kind == Value::Int) {
-    if (v.elems[0].atom == "f8_e4m3fn") {
-      if (v.elems[1].i == 8) return ElemType{TypeKind::F8E4M3FN, 8};
-    } else if (auto t = ElemType::parse(v.elems[0].atom + std::to_string(v.elems[1].i))) {
-      return *t;
-    }
+    if (auto t = ElemType::fromKindAtom(v.elems[0].atom, v.elems[1].i)) return *t;
   }
   return error(v.loc, "invalid type, expected one of :s8, :s16, :s32, :s64, :u8, :u16, :u32, :u64, :f8, "
                       ":f8_e4m3fn, :f16, :bf16, :f32, :f64 (or {:f, 32})");

@@ -108,12 +108,7 @@ Result<Value> mapLeaves(const Value &v, const std::function<Result<Value>(const 
 
 
 Value typeValue(ElemType t, const Loc &loc) {
-  std::string kind = t.kind == TypeKind::F          ? "f"
-                     : t.kind == TypeKind::BF       ? "bf"
-                     : t.kind == TypeKind::F8E4M3FN ? "f8_e4m3fn"
-                     : t.kind == TypeKind::S        ? "s"
-                                                    : "u";
-  return Value::tuple({Value::atomValue(kind, loc), Value::number(t.bits, loc)}, loc);
+  return Value::tuple({Value::atomValue(t.kindAtom(), loc), Value::number(t.bits, loc)}, loc);
 }
 
 Result<Value> Tracer::nxTypeCall(const std::string &name, std::vector<Value> &args, const Loc &loc) {

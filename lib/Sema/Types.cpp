@@ -57,6 +57,23 @@ std::string ElemType::spellings() {
   return s + "pred";
 }
 
+std::string ElemType::kindAtom() const {
+  switch (kind) {
+  case TypeKind::S: return "s";
+  case TypeKind::U: return "u";
+  case TypeKind::F: return "f";
+  case TypeKind::BF: return "bf";
+  case TypeKind::F8E4M3FN: return "f8_e4m3fn";
+  }
+  return "?";
+}
+
+std::optional<ElemType> ElemType::fromKindAtom(const std::string &kind, int64_t bits) {
+  if (bits < 1 || bits > 64) return std::nullopt;
+  if (kind == "f8_e4m3fn") return bits == 8 ? std::optional<ElemType>(ElemType{TypeKind::F8E4M3FN, 8}) : std::nullopt;
+  return parse(kind + std::to_string(bits));
+}
+
 /// Nx.Type's type_to_int: f8_e4m3fn ranks with f.
 static int rank(TypeKind k) { return k == TypeKind::F8E4M3FN ? (int)TypeKind::F : (int)k; }
 

@@ -1,6 +1,6 @@
 //===- BF16Bits.cpp - bf16 values that only move, as 16-bit integers ------===//
 //
-// nxc-expand-bf16 leaves no bf16 arithmetic: every bf16 value is loaded,
+// nxc-expand-narrow-floats leaves no bf16 arithmetic: every bf16 value is loaded,
 // stored, selected or bitcast to and from i16. LLVM's optimizer then merges
 // such moves into phis and selects of bfloat, and on CPUs without bf16
 // instructions the code generator keeps those values widened to f32 and

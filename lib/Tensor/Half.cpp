@@ -73,14 +73,14 @@ uint16_t floatToBf16(float x) {
   return (uint16_t)((b + rounding) >> 16);
 }
 
-float f8E5M2ToFloat(uint8_t bits) { return f16ToFloat((uint16_t)(bits << 8)); }
+static float f8E5M2ToFloat(uint8_t bits) { return f16ToFloat((uint16_t)(bits << 8)); }
 
-uint8_t doubleToF8E5M2(double x) {
+static uint8_t doubleToF8E5M2(double x) {
   if (std::isnan(x)) return 0x7E; // Nx.Type.nan_binary({:f, 8})
   return (uint8_t)(doubleToF16(x) >> 8);
 }
 
-float f8E4M3FNToFloat(uint8_t bits) {
+static float f8E4M3FNToFloat(uint8_t bits) {
   bool neg = bits & 0x80;
   int exp = (bits >> 3) & 0xF, man = bits & 7;
   if (exp == 15 && man == 7) return NAN;
@@ -88,7 +88,7 @@ float f8E4M3FNToFloat(uint8_t bits) {
   return neg ? -v : v;
 }
 
-uint8_t doubleToF8E4M3FN(double x) {
+static uint8_t doubleToF8E4M3FN(double x) {
   if (std::isnan(x)) return 0x7F; // Nx.Type.nan_binary({:f8_e4m3fn, 8})
   if (x == 0) return std::signbit(x) ? 0x80 : 0x00;
   double clamped = std::fmax(-448.0, std::fmin(448.0, x));
@@ -105,6 +105,14 @@ uint8_t doubleToF8E4M3FN(double x) {
   m = std::fmax(0.0, std::fmin(7.0, m));
   if (e + 7 == 15 && m >= 7) m = 6;
   return sign | (uint8_t)((e + 7) << 3) | (uint8_t)m;
+}
+
+float f8ToFloat(uint8_t bits, ElemType t) {
+  return t.kind == TypeKind::F8E4M3FN ? f8E4M3FNToFloat(bits) : f8E5M2ToFloat(bits);
+}
+
+uint8_t doubleToF8(double x, ElemType t) {
+  return t.kind == TypeKind::F8E4M3FN ? doubleToF8E4M3FN(x) : doubleToF8E5M2(x);
 }
 
 HostTensor bf16ToF32(const HostTensor &t) {

@@ -51,9 +51,9 @@ double HostTensor::at(int64_t i) const {
   case TypeKind::S: return (double)signExtend(b, type.elem.bits);
   case TypeKind::U: return (double)b;
   case TypeKind::BF: return bf16ToFloat((uint16_t)b);
-  case TypeKind::F8E4M3FN: return f8E4M3FNToFloat((uint8_t)b);
+  case TypeKind::F8E4M3FN: return f8ToFloat((uint8_t)b, type.elem);
   case TypeKind::F:
-    if (type.elem.bits == 8) return f8E5M2ToFloat((uint8_t)b);
+    if (type.elem.bits == 8) return f8ToFloat((uint8_t)b, type.elem);
     if (type.elem.bits == 16) return f16ToFloat((uint16_t)b);
     if (type.elem.bits == 32) return floatFromBits((uint32_t)b);
     return doubleFromBits(b);

@@ -329,9 +329,8 @@ private:
       return b;
     }
     // The f8 types saturate or round to infinity as Nx's dumps do.
-    if (e.kind == TypeKind::F8E4M3FN) return doubleToF8E4M3FN(x);
+    if (e.isF8()) return doubleToF8(x, e);
     switch (e.bits) {
-    case 8: return doubleToF8E5M2(x);
     case 16: {
       uint16_t h = doubleToF16(x);
       if (finite && (h & 0x7FFF) == 0x7C00) return overflow();

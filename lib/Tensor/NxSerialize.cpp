@@ -193,16 +193,11 @@ Result<HostValue> fromTerm(const Term &t, const uint8_t *buffers, uint64_t size,
     if (vectorized.kind != Term::List || !vectorized.elems.empty())
       return bad("holds a vectorized tensor; nxc reads plain tensors (devectorize it before Nx.serialize)");
     const std::string &kind = type.elems[0].text;
-    int bits = (int)type.elems[1].i;
-    ElemType e;
-    if (kind == "f" && (bits == 8 || bits == 16 || bits == 32 || bits == 64))
-      e = ElemType{TypeKind::F, bits};
-    else if (kind == "f8_e4m3fn" && bits == 8)
-      e = ElemType{TypeKind::F8E4M3FN, 8};
-    else if (kind == "bf" && bits == 16) e = ElemType{TypeKind::BF, 16};
-    else if (kind == "s" && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) e = ElemType{TypeKind::S, bits};
-    else if (kind == "u" && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) e = ElemType{TypeKind::U, bits};
-    else return bad(fmt::format(FMT_STRING("holds a tensor of type {}{}, which nxc does not support yet"), kind, bits));
+    int64_t bits = type.elems[1].i;
+    std::optional<ElemType> known = ElemType::fromKindAtom(kind, bits);
+    if (!known)
+      return bad(fmt::format(FMT_STRING("holds a tensor of type {}{}, which nxc does not support yet"), kind, bits));
+    ElemType e = *known;
     Shape dims;
     for (const Term &d : shape.elems) {
       if (d.kind != Term::Int || d.i < 0) return bad("a tensor's shape is malformed");

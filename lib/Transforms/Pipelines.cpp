@@ -67,7 +67,7 @@ std::string cpuBufferizePipeline(const CpuPipelineChoices &c) {
 std::string cpuToLLVMDialectPipeline(const CpuPipelineChoices &c) {
   return std::string(c.bareMetal ? "func.func(" : "func.func(nxc-vectorize-dot-blocks,nxc-vectorize-copies,") +
          "nxc-register-accumulators,convert-linalg-to-loops),"
-         "nxc-expand-math,nxc-expand-bf16,convert-math-to-funcs,"
+         "nxc-expand-math,nxc-expand-narrow-floats,convert-math-to-funcs,"
          "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm,"
          "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,"
          "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},convert-index-to-llvm,convert-ub-to-llvm,"

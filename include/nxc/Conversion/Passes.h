@@ -17,10 +17,11 @@ std::unique_ptr<mlir::Pass> createLowerNxToLinalgPass();
 /// that f32 code needs no libm (`nxc-expand-math`).
 std::unique_ptr<mlir::Pass> createExpandMathPass();
 
-/// Computes arith and math on bf16 in f32 and writes every conversion to and
-/// from bf16 in integer arithmetic, correctly rounded, so that CPU code needs
-/// no compiler-runtime routine for bf16 (`nxc-expand-bf16`).
-std::unique_ptr<mlir::Pass> createExpandBF16Pass();
+/// Computes arith and math on bf16 and the f8 types in f32 and writes every
+/// conversion to and from them in integer arithmetic (bf16 correctly
+/// rounded, f8 as Nx rounds), so that CPU code needs no compiler-runtime
+/// routine for bf16 and no 8-bit float type (`nxc-expand-narrow-floats`).
+std::unique_ptr<mlir::Pass> createExpandNarrowFloatsPass();
 
 /// Registers the passes so that pipelines can name them in text.
 void registerConversionPasses();

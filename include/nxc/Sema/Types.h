@@ -43,6 +43,12 @@ struct ElemType {
   static std::optional<ElemType> parse(const std::string &name);
   /// Every spelling parse() accepts, for messages: "s8 s16 ... f64 pred".
   static std::string spellings();
+  /// The kind atom of Nx's {kind, bits} tuple: "s", "u", "f", "bf",
+  /// "f8_e4m3fn".
+  std::string kindAtom() const;
+  /// The type Nx's {kind, bits} tuple names ({:f, 32}, {:f8_e4m3fn, 8});
+  /// nullopt if it names none nxc has.
+  static std::optional<ElemType> fromKindAtom(const std::string &kind, int64_t bits);
 
   static ElemType f32() { return {TypeKind::F, 32}; }
   static ElemType s32() { return {TypeKind::S, 32}; }

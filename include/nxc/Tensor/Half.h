@@ -25,19 +25,18 @@ float bf16ToFloat(uint16_t bits);
 /// A bf16 bit pattern for `x`, rounded to nearest even (NaN stays NaN).
 uint16_t floatToBf16(float x);
 
-/// The value of an f8 (E5M2) bit pattern (exact; it is f16's high byte).
-float f8E5M2ToFloat(uint8_t bits);
-/// Nx.Floating.dump_f8: `x` rounded to f16 (nearest even, overflow to
-/// infinity), whose high byte is kept (the rest truncated); NaN is 0x7E.
-uint8_t doubleToF8E5M2(double x);
-/// The value of an f8_e4m3fn bit pattern (exact; S.1111.111 is NaN, there is
-/// no infinity).
-float f8E4M3FNToFloat(uint8_t bits);
-/// Nx.Floating.dump_f8_e4m3fn: `x` clamped to [-448, 448] (infinities too),
-/// its 3 mantissa bits rounded half away from zero and then capped at 7
-/// (no carry into the exponent; 7 becomes 6 at the largest exponent, whose
-/// 7 is NaN), zeros keeping their sign; NaN is 0x7F.
-uint8_t doubleToF8E4M3FN(double x);
+/// The value of a byte of 8-bit float type `t` (f8 or f8_e4m3fn; exact):
+/// f8 (E5M2) is f16's high byte; f8_e4m3fn's S.1111.111 is NaN and it has
+/// no infinity.
+float f8ToFloat(uint8_t bits, ElemType t);
+/// `x` as a byte of 8-bit float type `t`, rounded as Nx.Floating rounds:
+///   f8 (dump_f8): rounded to f16 (nearest even, overflow to infinity),
+///     whose high byte is kept (the rest truncated); NaN is 0x7E;
+///   f8_e4m3fn (dump_f8_e4m3fn): clamped to [-448, 448] (infinities too),
+///     its 3 mantissa bits rounded half away from zero and then capped at 7
+///     (no carry into the exponent; 7 becomes 6 at the largest exponent,
+///     whose 7 is NaN), zeros keeping their sign; NaN is 0x7F.
+uint8_t doubleToF8(double x, ElemType t);
 
 /// The bits of a float/double and back.
 uint32_t floatBits(float x);

@@ -202,8 +202,8 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, Op op, ValueRange args, Type
   Type t = x.getType();
 
   // Functions of narrow floats are computed in f32 and rounded once (f8's
-  // single operations, such as additions, are widened by nxc-expand-bf16).
-  if ((t.isF16() || t.isBF16() || llvm::isa<Float8E5M2Type, Float8E4M3FNType>(t)) && computedInF32(op)) {
+  // single operations, such as additions, are widened by nxc-expand-narrow-floats).
+  if (llvm::isa<FloatType>(t) && t.getIntOrFloatBitWidth() < 32 && computedInF32(op)) {
     SmallVector<Value> wide;
     for (Value a : args) wide.push_back(arith::ExtFOp::create(b, l, b.getF32Type(), a));
     FailureOr<Value> r = scalarOp(b, l, op, wide, b.getF32Type());

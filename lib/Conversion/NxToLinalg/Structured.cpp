@@ -105,17 +105,20 @@ TypedAttr reductionInit(OpBuilder &b, Op reduction, Type nxElem, Type t) {
     return isF ? (TypedAttr)b.getFloatAttr(t, 0.0) : b.getIntegerAttr(t, 0);
   if (reduction == Op::Product || reduction == Op::All)
     return isF ? (TypedAttr)b.getFloatAttr(t, 1.0) : b.getIntegerAttr(t, 1);
-  // f8_e4m3fn has no infinity: Nx's (Nx.Constants.infinity) is its largest
-  // finite value, and IEEE's would convert to NaN.
-  if (isF && llvm::isa<Float8E4M3FNType>(t))
-    return b.getFloatAttr(
-        t, llvm::APFloat::getLargest(llvm::cast<FloatType>(t).getFloatSemantics(), reduction == Op::ReduceMax));
+  // Max and min start from the type's infinity, or for a type without one
+  // (f8_e4m3fn) from its largest finite value, Nx's infinity for it (IEEE's
+  // would convert to NaN).
+  auto extreme = [&](bool negative) -> TypedAttr {
+    const llvm::fltSemantics &sem = llvm::cast<FloatType>(t).getFloatSemantics();
+    return b.getFloatAttr(t, llvm::APFloat::semanticsHasInf(sem) ? llvm::APFloat::getInf(sem, negative)
+                                                                 : llvm::APFloat::getLargest(sem, negative));
+  };
   if (reduction == Op::ReduceMax) {
-    if (isF) return b.getFloatAttr(t, -INFINITY);
+    if (isF) return extreme(true);
     return b.getIntegerAttr(t, uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
   }
   // reduce_min
-  if (isF) return b.getFloatAttr(t, INFINITY);
+  if (isF) return extreme(false);
   return b.getIntegerAttr(t, uns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w));
 }
 

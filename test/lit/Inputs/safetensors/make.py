@@ -62,6 +62,12 @@ write(os.path.join(HERE, "types.safetensors"),
                   ("step", "I64", (), np.array(12345678901, "<i8").tobytes()),
                   ("wide", "F64", (2,), np.array([0.1, 1e300], "<f8").tobytes())]))
 
+# The 8-bit floats as their bytes: E4M3 0x00..0x7E over and over (300 of
+# them: more than a graph file writes inline), E5M2 1.0, -1.5, 57344, Inf.
+write(os.path.join(HERE, "f8.safetensors"),
+      file_bytes([("e4m3", "F8_E4M3", (300,), bytes(i % 127 for i in range(300))),
+                  ("e5m2", "F8_E5M2", (4,), bytes([0x3C, 0xBE, 0x7B, 0x7C]))]))
+
 good = [("a", "F32", (2,), np.array([1, 2], "<f4").tobytes())]
 two = good + [("b", "F32", (1,), np.array([3], "<f4").tobytes())]
 hostile = {

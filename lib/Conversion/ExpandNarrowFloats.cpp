@@ -1,11 +1,13 @@
-//===- ExpandBF16.cpp - bf16 without compiler-runtime routines ------------===//
+//===- ExpandNarrowFloats.cpp - bf16 and f8 in f32 and integer ops --------===//
 //
-// CPUs have no bf16 or f8 arithmetic, and LLVM lowers every rounding into bf16 to a
-// call of __truncsfbf2/__truncdfbf2, which older compiler runtimes (GCC 12's
-// libgcc among them) do not have: a generated library would not link, and the
-// JIT would not load it. This pass computes everything on bf16 in f32 and
-// writes the conversions in integer arithmetic (bf16 -> f32 is a shift,
-// f32 -> bf16 rounds to nearest even), each correctly rounded:
+// CPUs have no bf16 or f8 arithmetic. LLVM lowers every rounding into bf16 to
+// a call of __truncsfbf2/__truncdfbf2, which older compiler runtimes (GCC
+// 12's libgcc among them) do not have: a generated library would not link,
+// and the JIT would not load it; and it has no 8-bit float type at all. This
+// pass computes everything on bf16 and on the f8 types (f8 E5M2 and
+// f8_e4m3fn) in f32 and writes the conversions in integer arithmetic
+// (bf16 -> f32 is a shift, f32 -> bf16 rounds to nearest even; the f8 types
+// round as Nx does, see TruncToF8), each rounded once:
 //
 //   f64 -> bf16      f64 -> f32 rounded to odd, then f32 -> bf16 (rounding to
 //                    odd first makes the second rounding the only one that
@@ -94,8 +96,10 @@ struct ExtFromBF16 : OpRewritePattern<arith::ExtFOp> {
     Type i32 = rw.getI32Type(), f32 = rw.getF32Type();
     Value bits = arith::ExtUIOp::create(rw, l, i32, arith::BitcastOp::create(rw, l, rw.getI16Type(), op.getIn()));
     Value f = arith::BitcastOp::create(rw, l, f32, arith::ShLIOp::create(rw, l, bits, intConst(rw, l, i32, 16)));
-    if (op.getType().isF32()) rw.replaceOp(op, f);
-    else rw.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), f);
+    if (op.getType().isF32())
+      rw.replaceOp(op, f);
+    else
+      rw.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), f);
     return success();
   }
 };
@@ -290,15 +294,13 @@ struct ComputeInF32 : RewritePattern {
   }
 };
 
-struct ExpandBF16Pass : public PassWrapper<ExpandBF16Pass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandBF16Pass)
-  StringRef getArgument() const override { return "nxc-expand-bf16"; }
+struct ExpandNarrowFloatsPass : public PassWrapper<ExpandNarrowFloatsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandNarrowFloatsPass)
+  StringRef getArgument() const override { return "nxc-expand-narrow-floats"; }
   StringRef getDescription() const override {
-    return "Reduce bf16 conversions and math to f32 <-> bf16 conversions, each correctly rounded";
+    return "Compute bf16 and f8 math in f32, with their conversions in integer arithmetic (f8 rounded as Nx rounds)";
   }
-  void getDependentDialects(DialectRegistry &r) const override {
-    r.insert<arith::ArithDialect, math::MathDialect>();
-  }
+  void getDependentDialects(DialectRegistry &r) const override { r.insert<arith::ArithDialect, math::MathDialect>(); }
 
   void runOnOperation() override {
     RewritePatternSet p(&getContext());
@@ -310,6 +312,6 @@ struct ExpandBF16Pass : public PassWrapper<ExpandBF16Pass, OperationPass<ModuleO
 
 } // namespace
 
-std::unique_ptr<Pass> createExpandBF16Pass() { return std::make_unique<ExpandBF16Pass>(); }
+std::unique_ptr<Pass> createExpandNarrowFloatsPass() { return std::make_unique<ExpandNarrowFloatsPass>(); }
 
 } // namespace nxc

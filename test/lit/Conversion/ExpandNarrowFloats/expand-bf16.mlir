@@ -1,8 +1,8 @@
-// nxc-expand-bf16 leaves no bf16 arithmetic and no rounding into bf16 that
+// nxc-expand-narrow-floats leaves no bf16 arithmetic and no rounding into bf16 that
 // LLVM would turn into a __truncsfbf2/__truncdfbf2 call: arithmetic and math
 // run in f32, f32 -> bf16 rounds to nearest even in integer arithmetic, f64
 // and 64-bit integers reach it through an f32 rounded to odd.
-// RUN: nxc-opt %s -nxc-expand-bf16 | FileCheck %s
+// RUN: nxc-opt %s -nxc-expand-narrow-floats | FileCheck %s
 
 // bf16 -> f32 is a shift; f32 -> bf16 adds 0x7FFF plus the lowest kept bit,
 // and NaN keeps its sign with the quiet bit set.
