@@ -147,6 +147,7 @@ Status Parser::moduleItem(Module &m) {
       auto v = expression();
       if (v.ok() && (at(Tok::Newline) || isWord("end"))) {
         a.value = std::move(v.value());
+        attributeTokens_[a.name] = {start, pos_};
       } else {
         a.skipped = v.ok() ? fmt::format(FMT_STRING("unexpected {}"), describe(peek())) : v.error().message;
         pos_ = start;
@@ -238,6 +239,14 @@ Status Parser::moduleItem(Module &m) {
     m.bindings.push_back(std::move(b));
     return okStatus();
   }
+  if (t.kind == Tok::Ident && t.text == "for") {
+    size_t start = pos_;
+    NXC_TRY(read, moduleFor(m));
+    if (read) return okStatus();
+    // A list nxc cannot split: passed over, as other module-level Elixir.
+    pos_ = start;
+    return skipExpression();
+  }
   if ((t.kind == Tok::Ident && !reservedWords().count(t.text)) || t.kind == Tok::Alias) {
     // Other module-level Elixir (`for ... do def ... end`, calls): passed
     // over, as plain defs that nxc cannot read are.
@@ -246,6 +255,164 @@ Status Parser::moduleItem(Module &m) {
   return error(t.loc, fmt::format(FMT_STRING("expected defn, defnp, def, defp, import, alias or @attribute in module "
                                              "body, found {}"),
                                   describe(t)));
+}
+
+Result<bool> Parser::moduleFor(Module &m) {
+  using Span = std::pair<size_t, size_t>; // token positions [first, second)
+  take();                                 // for
+  // The pattern: a variable, or a {key, value} pair of them.
+  std::vector<std::string> vars;
+  if (at(Tok::Ident)) {
+    vars.push_back(take().text);
+  } else if (isPunct("{") && peek(1).kind == Tok::Ident && isPunct(",", 2) && peek(3).kind == Tok::Ident &&
+             isPunct("}", 4)) {
+    take();
+    vars.push_back(take().text);
+    take();
+    vars.push_back(take().text);
+    take();
+  } else {
+    return false;
+  }
+  if (!isPunct("<-")) return false;
+  take();
+  // The list: a module attribute's value or a literal list, `[...] ++ [...]`.
+  Span list;
+  if (at(Tok::Attr)) {
+    auto found = attributeTokens_.find(take().text);
+    if (found == attributeTokens_.end()) return false;
+    list = found->second;
+  } else if (isPunct("[")) {
+    size_t begin = pos_;
+    int depth = 0;
+    do {
+      if (opens(peek()))
+        ++depth;
+      else if (closes(peek()))
+        --depth;
+      take();
+    } while (depth > 0 && !at(Tok::Eof));
+    list = {begin, pos_};
+  } else {
+    return false;
+  }
+  if (!isWord("do")) return false;
+  // The body: the tokens between `do` and its `end`.
+  take();
+  size_t bodyBegin = pos_;
+  for (int depth = 1; depth > 0; take()) {
+    if (at(Tok::Eof)) return error(toks_[bodyBegin - 1].loc, "missing 'end' for this 'do'");
+    if (opens(peek()))
+      ++depth;
+    else if (closes(peek()) && --depth == 0)
+      break;
+  }
+  Span body{bodyBegin, pos_};
+  take(); // end
+  // The elements: each list's top-level items, each item's key and value.
+  std::vector<std::vector<Span>> elements;
+  for (size_t k = list.first; k < list.second;) {
+    if (toks_[k].kind == Tok::Newline) {
+      ++k;
+      continue;
+    }
+    if (toks_[k].kind == Tok::Punct && toks_[k].text == "++") {
+      ++k;
+      continue;
+    }
+    if (!(toks_[k].kind == Tok::Punct && toks_[k].text == "[")) return false;
+    int depth = 0;
+    size_t itemBegin = k + 1;
+    auto addItem = [&](size_t end) -> bool {
+      while (itemBegin < end && toks_[itemBegin].kind == Tok::Newline) ++itemBegin;
+      if (itemBegin == end) return true;
+      if (vars.size() == 1) {
+        elements.push_back({{itemBegin, end}});
+      } else if (toks_[itemBegin].kind == Tok::KwKey) {
+        elements.push_back({{itemBegin, itemBegin + 1}, {itemBegin + 1, end}});
+      } else {
+        return false; // `{k, v}` items: not a keyword list nxc reads
+      }
+      return true;
+    };
+    for (; k < list.second; ++k) {
+      const Token &t = toks_[k];
+      if (opens(t)) {
+        ++depth;
+      } else if (closes(t)) {
+        if (--depth == 0) {
+          if (!addItem(k)) return false;
+          ++k;
+          break;
+        }
+      } else if (depth == 1 && t.kind == Tok::Punct && t.text == ",") {
+        if (!addItem(k)) return false;
+        itemBegin = k + 1;
+      }
+    }
+  }
+  // Each element's definitions as tokens, all made before any is read: an
+  // unquote nxc cannot replace passes the whole `for` over.
+  static const std::set<std::string> definers = {"def", "defp", "defn", "defnp", "deftransform", "deftransformp"};
+  std::vector<std::vector<Token>> copies;
+  for (auto &element : elements) {
+    std::vector<Token> tokens;
+    for (size_t k = body.first; k < body.second; ++k) {
+      const Token &t = toks_[k];
+      if (!(t.kind == Tok::Ident && t.text == "unquote" && k + 1 < body.second && toks_[k + 1].text == "(")) {
+        tokens.push_back(t);
+        continue;
+      }
+      // unquote(var) or unquote(Macro.escape(var)).
+      size_t var = k + 2, close = k + 3;
+      if (k + 8 < body.second && toks_[var].kind == Tok::Alias && toks_[var].text == "Macro" &&
+          toks_[var + 1].text == "." && toks_[var + 2].text == "escape" && toks_[var + 3].text == "(" &&
+          toks_[var + 5].text == ")") {
+        var = k + 6;
+        close = k + 8;
+      }
+      auto which = std::find(vars.begin(), vars.end(), toks_[var].text);
+      if (toks_[var].kind != Tok::Ident || which == vars.end() || close >= body.second || toks_[close].text != ")")
+        return false;
+      Span value = element[which - vars.begin()];
+      bool keyword = toks_[value.first].kind == Tok::KwKey && value.second == value.first + 1;
+      if (!tokens.empty() && tokens.back().kind == Tok::Ident && definers.count(tokens.back().text)) {
+        // The function's name: an atom's text.
+        const Token &v = toks_[value.first];
+        if (value.second != value.first + 1 || !(v.kind == Tok::Atom || keyword)) return false;
+        tokens.push_back(Token{Tok::Ident, v.text, t.loc});
+      } else if (keyword) {
+        tokens.push_back(Token{Tok::Atom, toks_[value.first].text, t.loc});
+      } else {
+        tokens.insert(tokens.end(), toks_.begin() + value.first, toks_.begin() + value.second);
+      }
+      k = close;
+    }
+    tokens.push_back(Token{Tok::Newline, "", toks_[body.second].loc});
+    tokens.push_back(Token{Tok::Eof, "", toks_[body.second].loc});
+    copies.push_back(std::move(tokens));
+  }
+  // Read as module items, with the file's tokens put back after.
+  std::vector<Token> fileTokens = std::move(toks_);
+  size_t filePos = pos_;
+  Status read = okStatus();
+  for (auto &tokens : copies) {
+    toks_ = std::move(tokens);
+    pos_ = 0;
+    skipNewlines();
+    while (read.ok() && !at(Tok::Eof)) {
+      read = moduleItem(m);
+      if (read.ok() && !at(Tok::Newline) && !at(Tok::Eof))
+        read = error(peek().loc, fmt::format(FMT_STRING("unexpected {} after a module item; expected a new line"),
+                                             describe(peek())));
+      skipNewlines();
+    }
+    if (!read.ok()) break;
+  }
+  toks_ = std::move(fileTokens);
+  pos_ = filePos;
+  if (!read.ok()) return read.error();
+  return true;
 }
 
 Result<Function> Parser::function() {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -118,6 +119,17 @@ private:
   Result<Module> module();
 
   Status moduleItem(Module &m);
+
+  /// `for x <- @list do <definitions> end` and `for {k, v} <- @keyword do`
+  /// in a module body: the definitions once per element, read from the body's
+  /// tokens with `unquote(x)` (and `unquote(Macro.escape(x))`) replaced by the
+  /// element, a function's name where a definition keyword precedes it.
+  /// False (nothing read) when the list is not a literal one nxc can split.
+  Result<bool> moduleFor(Module &m);
+
+  /// The tokens [begin, end) of each module attribute's value, by name (the
+  /// lists a module-level `for` runs over).
+  std::map<std::string, std::pair<size_t, size_t>> attributeTokens_;
 
   Result<Function> function();
 

@@ -59,17 +59,17 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
   if (endsWith(file, ".npy")) {
     NXC_TRY(t, readNpy(file));
     v = HostValue::leaf(std::move(t));
-  } else if (endsWith(file, ".npz") && declared.rfind("%{", 0) == 0) {
-    // A map: the archive's entries by path, as -o writes them (a nested
-    // map's leaves as `mu.w`, a tuple's as `pair.0`), in the template's
-    // (sorted) order.
+  } else if (endsWith(file, ".npz") && declared.rfind("%", 0) == 0) {
+    // A map or a struct (`%{...}`, `%Mod{...}`): the archive's entries by
+    // path, as -o writes them (a nested map's leaves as `mu.w`, a tuple's as
+    // `pair.0`), in the template's (sorted) order.
     NXC_TRY(entries, readNpzEntries(file));
     auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
     auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
     auto sig = parseSignature(src);
     Loc at{argument, 1, (int)file.size() + 2};
     if (!sig || sig->args.size() != 1)
-      return error(at, fmt::format(FMT_STRING("expected one map template after {}:"), file));
+      return error(at, fmt::format(FMT_STRING("expected one map or struct template after {}:"), file));
     std::vector<std::string> held;
     for (auto &e : entries) held.push_back(e.name);
     size_t used = 0;
@@ -91,6 +91,7 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
       }
       HostValue v = HostValue::tuple(std::move(elems));
       v.keys = t.keys;
+      v.structName = t.structName;
       return v;
     };
     NXC_TRY(built, build(sig->args[0], ""));

@@ -168,9 +168,17 @@ private:
   Result<Template> templ() {
     Template t;
     t.loc = loc();
-    if (peek() == '%' && i_ + 1 < s_.size() && s_[i_ + 1] == '{') {
+    if (peek() == '%' && i_ + 1 < s_.size() && std::isupper((unsigned char)s_[i_ + 1])) {
+      // %Mod{key: template, ...}: a struct of tensors (its leaves by key,
+      // as a map's).
+      size_t b = ++i_;
+      while (i_ < s_.size() && (std::isalnum((unsigned char)s_[i_]) || s_[i_] == '_' || s_[i_] == '.')) ++i_;
+      t.structName = s_.substr(b, i_ - b);
+      if (peek() != '{') return err(fmt::format(FMT_STRING("expected '{{' after %{}"), t.structName));
+    }
+    if (!t.structName.empty() || (peek() == '%' && i_ + 1 < s_.size() && s_[i_ + 1] == '{')) {
       // %{key: template, ...}: sorted by key, as Nx flattens maps.
-      i_ += 2;
+      i_ += t.structName.empty() ? 2 : 1;
       t.isTuple = true;
       skipSpace();
       std::vector<std::pair<std::string, Template>> entries;

@@ -234,6 +234,10 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
       if (*t != conj) return a;
       return eval(*e.children[1], env);
     }
+  // In Elixir code (a def, a deftransform) a tensor is a struct, and so true
+  // to && and || (`opts[:eps] || Nx.Constants.epsilon(type)`).
+  if ((e.name == "&&" || e.name == "||") && inElixir() && (a.kind == Value::Tensor || a.kind == Value::Vectorized))
+    return e.name == "||" ? a : eval(*e.children[1], env);
   NXC_TRY(b, eval(*e.children[1], env));
   NXC_TRY(term, elixirOperator(e.name, a, b, e.loc));
   if (term) return *term;

@@ -289,6 +289,38 @@ Result<Value> Tracer::inlineCallBody(const ast::Function &f, const ast::Module &
 Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, const Loc &loc,
                              const std::string &qual) {
   if (name == "raise" && (args.size() == 1 || args.size() == 2)) return raiseCall(args, loc);
+  if (name == "struct" && (args.size() == 1 || args.size() == 2) && args[0].kind == Value::Atom) {
+    // struct(Module, fields): the module's defstruct fields in order, each
+    // nil unless `fields` (a keyword list or map) gives it; keys the struct
+    // does not have are ignored, as Elixir's struct/2 ignores them.
+    const ast::Module *target = nullptr;
+    for (auto &m : file_.modules)
+      if (m.name == args[0].atom) target = &m;
+    if (!target || target->structFields.empty())
+      return error(loc, fmt::format(FMT_STRING("struct({}, ...): {} is not a struct among the files given (a "
+                                               "module with defstruct; add its file with --with)"),
+                                    args[0].atom, args[0].atom));
+    Value s;
+    s.kind = Value::Map;
+    s.atom = target->name;
+    s.loc = loc;
+    for (auto &field : target->structFields) {
+      s.keys.push_back(field);
+      s.elems.push_back(Value::atomValue("nil", loc));
+      s.keyLocs.push_back(loc);
+    }
+    if (args.size() == 2) {
+      const Value &given = args[1];
+      if (!(given.kind == Value::Map || (given.kind == Value::List && given.isKeywordList())))
+        return error(loc, fmt::format(FMT_STRING("struct/2 expects a keyword list or a map of fields, got {}"),
+                                      describeValue(given)));
+      for (size_t k = 0; k < given.keys.size(); ++k) {
+        auto it = std::find(s.keys.begin(), s.keys.end(), given.keys[k]);
+        if (it != s.keys.end()) s.elems[it - s.keys.begin()] = given.elems[k];
+      }
+    }
+    return s;
+  }
   {
     // Kernel's guards and conversions on compile-time terms.
     bool terms = std::none_of(args.begin(), args.end(), [](const Value &v) { return v.kind == Value::Tensor; });
@@ -378,7 +410,7 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
                                     shapeString(want), shapeString(shapeOfValue(args[0]))));
     return args[0];
   }
-  if (args.size() == 1 && (name == "abs" || name == "floor" || name == "ceil" || name == "round") &&
+  if (args.size() == 1 && (name == "abs" || name == "floor" || name == "ceil" || name == "round" || name == "trunc") &&
       (args[0].kind == Value::Int || args[0].kind == Value::Float)) {
     if (args[0].kind == Value::Int) {
       if (name == "abs" && args[0].i == INT64_MIN) return error(loc, "integer overflow in a compile-time computation");
@@ -388,6 +420,7 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
     double r = name == "abs"     ? std::fabs(v)
                : name == "floor" ? std::floor(v)
                : name == "ceil"  ? std::ceil(v)
+               : name == "trunc" ? std::trunc(v)
                                  : std::round(v);
     if (name == "abs") return Value::real(r, loc);
     // Elixir's result is an integer of any size; nxc's compile-time integers are 64-bit.

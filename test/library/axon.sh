@@ -13,7 +13,7 @@ source "$here/oracle_env.sh"
 oracle_setup "$@"
 lib=$checkout/lib/axon
 # The Axon files these functions live in (they need only Nx).
-elixirc "${paths[@]}" -o "$work/ebin" "$lib"/{shared,activations,losses,layers,metrics,stateful_output,shape}.ex \
+elixirc "${paths[@]}" -o "$work/ebin" "$lib"/{shared,activations,losses,layers,metrics,stateful_output,shape}.ex "$lib"/quantization/*.ex \
   > /dev/null 2>&1
 (cd "$work" && elixir "${paths[@]}" -pa "$work/ebin" "$here/axon_oracle.exs")
 source_of() {
@@ -21,7 +21,9 @@ source_of() {
     Axon.Losses.*) echo "$lib/losses.ex" ;;
     Axon.Layers.*) echo "$lib/layers.ex" ;;
     Axon.Metrics.*) echo "$lib/metrics.ex" ;;
+    Axon.Quantization.QTensor.*) echo "$lib/quantization/q_tensor.ex" ;;
+    Axon.Quantization.*) echo "$lib/quantization/layers.ex" ;;
     *) echo "$lib/activations.ex" ;;
   esac
 }
-run_cases source_of --with "$lib/shared.ex" --with "$lib/activations.ex" --with "$lib/shape.ex"
+run_cases source_of --with "$lib/shared.ex" --with "$lib/activations.ex" --with "$lib/shape.ex" --with "$lib/quantization"

@@ -12,7 +12,10 @@ evaluated in the same session, as ExUnit evaluates it, and the two printed
 values compared. Prints the tests that differ or fail, then the counts per
 file and in all.
 
-Usage: test/library/doctests.py LIB_DIR [--nxc NXC] [-k SUBSTRING] [-j JOBS]
+With --results FILE, also writes `pass REL:LINE` or `fail REL:LINE: why` per
+test to FILE (inventory.py reads it).
+
+Usage: test/library/doctests.py LIB_DIR [--nxc NXC] [-k SUBSTRING] [-j JOBS] [--results FILE]
 """
 import argparse, concurrent.futures, os, re, subprocess, sys
 
@@ -148,6 +151,7 @@ def main():
     ap.add_argument("--nxc", default=os.path.join(here, "../../build/tools/nxc/nxc"))
     ap.add_argument("-k", default="")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--results")
     args = ap.parse_args()
     files = sorted(os.path.join(d, f) for d, _, fs in os.walk(args.lib) for f in fs if f.endswith(".ex"))
     jobs = [(f, line, test) for f in files if args.k in f for line, test in doctests(f)]
@@ -157,8 +161,11 @@ def main():
         for fut in concurrent.futures.as_completed(futures):
             results[futures[fut]] = fut.result()
     per_file = {}
+    record = open(args.results, "w", encoding="utf-8") if args.results else None
     for (f, line), (ok, why) in sorted(results.items()):
         rel = os.path.relpath(f, args.lib)
+        if record:
+            record.write(f"pass {rel}:{line}\n" if ok else f"fail {rel}:{line}: {why}\n")
         per_file.setdefault(rel, [0, 0])[0 if ok else 1] += 1
         if not ok:
             print(f"DIFFERS {rel}:{line}: {why}")

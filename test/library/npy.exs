@@ -33,8 +33,15 @@ defmodule Npy do
   def template(%Nx.Tensor{type: {k, b}, shape: s}), do: "#{k}#{b}[#{s |> Tuple.to_list() |> Enum.join(",")}]"
   def template(n) when is_integer(n), do: "s32[]"
   def template(n) when is_float(n), do: "f32[]"
-  def template(m) when is_map(m), do: "%{" <> (m |> Enum.sort() |> Enum.map(fn {k, v} -> "#{k}: #{template(v)}" end) |> Enum.join(", ")) <> "}"
+  def template(%mod{} = s) do
+    {marked, _} = Nx.Container.traverse(s, nil, fn _, acc -> {:__leaf__, acc} end)
+    fields = for {k, v} <- Map.from_struct(s), Map.get(marked, k) != v, do: "#{k}: #{template(v)}"
+    "%#{inspect(mod)}{" <> Enum.join(fields, ", ") <> "}"
+  end
+  def template(m) when is_map(m), do: "%{" <> (m |> Enum.sort() |> Enum.map(fn {k, v} -> "#{key(k)}#{template(v)}" end) |> Enum.join(", ")) <> "}"
   def template(t) when is_tuple(t), do: "{" <> (t |> Tuple.to_list() |> Enum.map(&template/1) |> Enum.join(", ")) <> "}"
+  defp key(k) when is_binary(k), do: "#{inspect(k)} => "
+  defp key(k), do: "#{k}: "
   def write(path, container) do
     files = for {name, t} <- leaves(container, nil), do: {String.to_charlist(name <> ".npy"), npy(t)}
     {:ok, _} = :zip.create(String.to_charlist(path), files)
@@ -42,7 +49,10 @@ defmodule Npy do
 end
 
 # The cases of axon_oracle.exs and scholar_oracle.exs: each {module,
-# function, input specs, options} called on inputs `gen` makes from `key`,
+# function, input specs, options} called on inputs `gen` makes from `key`
+# (a fifth element, when there is one, names the public functions the call
+# runs that nothing can call from outside, such as the unroll loops an
+# `lstm` layer runs its cell in: written to covers),
 # written to caseN/ as run_cases (oracle_env.sh) reads them: fn (the --fn
 # text, options in parentheses), arg0.npy... (the inputs' leaves in order),
 # want.npy or want.npz (Nx's result), or nx_error when Nx raised.
@@ -51,18 +61,33 @@ defmodule Oracle do
     {_, errors} =
       cases
       |> Enum.with_index()
-      |> Enum.reduce({key, 0}, fn {{mod, fun, specs, opts}, i}, {key, errors} ->
+      |> Enum.reduce({key, 0}, fn {spec, i}, {key, errors} ->
+        {mod, fun, specs, opts, covers} =
+          case spec do
+            {mod, fun, specs, opts} -> {mod, fun, specs, opts, []}
+            {_, _, _, _, _} -> spec
+          end
         {args, key} = Enum.map_reduce(specs, key, gen)
         dir = "case#{i}"
         File.mkdir_p!(dir)
+        if covers != [], do: File.write!("#{dir}/covers", Enum.join(covers, " "))
         name = "#{inspect(mod)}.#{fun}"
         {call, fntext} =
           if opts == [],
             do: {args, name},
             else: {args ++ [opts], "#{name}(#{opts |> inspect() |> String.slice(1..-2//1)})"}
         File.write!("#{dir}/fn", fntext)
-        args |> Enum.flat_map(&Npy.leaves(&1, nil)) |> Enum.with_index()
-        |> Enum.each(fn {{_, t}, k} -> File.write!("#{dir}/arg#{k}.npy", Npy.npy(t)) end)
+        # A container argument (a map, a struct, a tuple) is one .npz with its
+        # template (argK.template); a tensor, one .npy.
+        Enum.reduce(args, 0, fn
+          m, k when is_tuple(m) or (is_map(m) and not is_struct(m, Nx.Tensor)) ->
+            Npy.write("#{dir}/arg#{k}.npz", m)
+            File.write!("#{dir}/arg#{k}.template", Npy.template(m))
+            k + 1
+          arg, k ->
+            arg |> Npy.leaves(nil) |> Enum.with_index(k)
+            |> Enum.reduce(k, fn {{_, t}, j}, _ -> File.write!("#{dir}/arg#{j}.npy", Npy.npy(t)); j + 1 end)
+        end)
         try do
           case apply(mod, fun, call) do
             %Nx.Tensor{} = out -> File.write!("#{dir}/want.npy", Npy.npy(out))

@@ -23,11 +23,14 @@ oracle_setup() {
 }
 
 # run_cases SOURCE_OF JIT_ARGS...
-#   for every case*/ directory the oracle wrote in $work (fn, arg0.npy...,
+#   for every case*/ directory the oracle wrote in $work (fn, arg0.npy...
+#   or a map's argK.npz with its argK.template,
 #   want.npy or want.npz; nx_error when Nx raised, skipped): `nxc jit` on the
 #   file `SOURCE_OF FN` names, with JIT_ARGS (the --with files), and the
 #   results compared (same_results.py). Prints what differs, then the
-#   counts; fails when any case differs.
+#   counts; fails when any case differs. With RESULTS set, also appends
+#   `agree FN` or `differs FN: why` per case to that file (inventory.py
+#   reads it).
 run_cases() {
   local source_of=$1
   shift
@@ -37,14 +40,23 @@ run_cases() {
     [ -f "$d/nx_error" ] && continue
     fn=$(cat "$d/fn")
     local args=()
-    for k in $(seq 0 20); do [ -f "$d/arg$k.npy" ] && args+=("$d/arg$k.npy"); done
+    for k in $(seq 0 20); do
+      if [ -f "$d/arg$k.npy" ]; then args+=("$d/arg$k.npy")
+      elif [ -f "$d/arg$k.npz" ]; then args+=("$d/arg$k.npz:$(cat "$d/arg$k.template")"); fi
+    done
     src=$("$source_of" "$fn")
     ext=npy; [ -f "$d/want.npz" ] && ext=npz
     if out=$("$nxc" jit "$src" "$@" --fn "$fn" "${args[@]}" -o "$d/got.$ext" 2>&1) &&
        /usr/bin/python3 "$here/same_results.py" "$d/got.$ext" "$d/want.$ext"; then
       pass=$((pass + 1))
+      if [ -n "${RESULTS:-}" ]; then
+        echo "agree $fn" >> "$RESULTS"
+        # The public functions this call runs on the way (npy.exs: covers).
+        if [ -f "$d/covers" ]; then for k in $(cat "$d/covers"); do echo "agree $k" >> "$RESULTS"; done; fi
+      fi
     else
       echo "DIFFERS $fn: $(echo "$out" | head -1)"; fail=$((fail + 1))
+      [ -n "${RESULTS:-}" ] && echo "differs $fn: $(echo "$out" | head -1)" >> "$RESULTS"
     fi
   done
   echo "$pass agree with Nx, $fail do not"
