@@ -44,6 +44,16 @@ Status applyTemplate(HostValue &v, const Template &declared, const std::string &
   return okStatus();
 }
 
+/// Whether an archive's entries are numpy's positional names (`arr_0`,
+/// `arr_1`, as np.savez names unnamed arrays): a tuple in order, not by path.
+bool positionalNpz(const std::string &file) {
+  auto entries = readNpzEntries(file);
+  if (!entries) return true; // the positional reader reports the problem
+  for (auto &e : *entries)
+    if (e.name.rfind("arr_", 0) != 0) return false;
+  return true;
+}
+
 } // namespace
 
 /// One command-line argument: a .npy file, an .npz file (a tuple), or a
@@ -55,14 +65,11 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
       file = text.substr(0, at + 4);
       declared = text.substr(at + 5);
     }
-  HostValue v;
-  if (endsWith(file, ".npy")) {
-    NXC_TRY(t, readNpy(file));
-    v = HostValue::leaf(std::move(t));
-  } else if (endsWith(file, ".npz") && declared.rfind("%", 0) == 0) {
-    // A map or a struct (`%{...}`, `%Mod{...}`): the archive's entries by
-    // path, as -o writes them (a nested map's leaves as `mu.w`, a tuple's as
-    // `pair.0`), in the template's (sorted) order.
+  // A container template (`%{...}`, `%Mod{...}`, or a tuple with a
+  // container inside): the archive's entries by path, as -o writes them (a
+  // nested map's leaves as `mu.w`, a tuple's elements as `0`, `1`, `pair.0`),
+  // in the template's (sorted) order.
+  auto byPath = [&]() -> Result<HostValue> {
     NXC_TRY(entries, readNpzEntries(file));
     auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
     auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
@@ -81,7 +88,12 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
           return error(
               at, fmt::format(FMT_STRING("{} has no entry '{}' (it holds {})"), file, path, fmt::join(held, ", ")));
         ++used;
-        return HostValue::leaf(std::move(it->tensor));
+        HostValue leaf = HostValue::leaf(std::move(it->tensor));
+        if (!(leaf.tensor.type.elem == t.tensor.elem && leaf.tensor.type.shape == t.tensor.shape))
+          return error(at, fmt::format(FMT_STRING("{}'s entry '{}' holds {}, but the template declares {}"), file, path,
+                                       leaf.tensor.type.str(), t.tensor.str()));
+        leaf.tensor.type.names = t.tensor.names;
+        return leaf;
       }
       std::vector<HostValue> elems;
       for (size_t k = 0; k < t.elems.size(); ++k) {
@@ -98,7 +110,19 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
     if (used != entries.size())
       return error(at, fmt::format(FMT_STRING("{} holds {} entries ({}); the template names {}"), file, entries.size(),
                                    fmt::join(held, ", "), used));
-    v = std::move(built);
+    return built;
+  };
+  HostValue v;
+  if (endsWith(file, ".npy")) {
+    NXC_TRY(t, readNpy(file));
+    v = HostValue::leaf(std::move(t));
+  } else if (endsWith(file, ".npz") && declared.rfind("%", 0) == 0) {
+    NXC_TRY(built, byPath());
+    return built;
+  } else if (endsWith(file, ".npz") && declared.rfind("{", 0) == 0 && !positionalNpz(file)) {
+    // A tuple template over entries named by path (`0`, `1.mu.w`).
+    NXC_TRY(built, byPath());
+    return built;
   } else if (endsWith(file, ".npz")) {
     NXC_TRY(ts, readNpz(file));
     std::vector<HostValue> elems;

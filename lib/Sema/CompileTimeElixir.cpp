@@ -384,8 +384,7 @@ Result<Value> Tracer::forExpr(const Expr &e, Env &env) {
           return error(x.children[1]->loc, "a range of more than 1,000,000 elements at compile time");
         for (int64_t j = 0; j < count; ++j) items.push_back(Value::number(from.i + j * from.step, x.loc));
       } else if (from.kind == Value::Map) {
-        for (size_t k = 0; k < from.elems.size(); ++k)
-          items.push_back(Value::tuple({Value::atomValue(from.keys[k], x.loc), from.elems[k]}, x.loc));
+        items = mapPairs(from, x.loc);
       } else {
         return error(x.children[1]->loc, fmt::format(FMT_STRING("for takes its elements from a list, a range or a "
                                                                 "map at compile time, got {}"),
@@ -429,21 +428,7 @@ Result<Value> Tracer::forExpr(const Expr &e, Env &env) {
     }
     return r;
   }
-  if (into->kind == Value::Map) {
-    Value r = *into;
-    for (auto &v : out) {
-      if (v.kind != Value::Tuple || v.elems.size() != 2 || v.elems[0].kind != Value::Atom)
-        return error(body.loc, "for ... into: %{} needs {atom_key, value} tuples, got " + inspectValue(v));
-      auto it = std::find(r.keys.begin(), r.keys.end(), v.elems[0].atom);
-      if (it != r.keys.end()) r.elems[it - r.keys.begin()] = v.elems[1];
-      else {
-        r.keys.push_back(v.elems[0].atom);
-        r.elems.push_back(v.elems[1]);
-        r.keyLocs.push_back(e.loc);
-      }
-    }
-    return r;
-  }
+  if (into->kind == Value::Map) return mapOfPairs(*into, out, body.loc);
   if (into->kind == Value::String) {
     Value r = *into;
     for (auto &v : out) {
@@ -694,8 +679,52 @@ Result<std::vector<Value>> ElixirCall::elements(size_t k) const {
     return out;
   }
   if (args[k].kind == Value::List || args[k].kind == Value::Range) return std::vector<Value>{};
-  return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects a list or a range, got {}"), module, name,
+  // A map (not a struct: Elixir's structs are not enumerable): its pairs.
+  if (args[k].kind == Value::Map && args[k].atom.empty()) return mapPairs(args[k], loc);
+  return error(argLoc(k), fmt::format(FMT_STRING("{}.{} expects a list, a range or a map, got {}"), module, name,
                                       describeValue(args[k])));
+}
+
+std::optional<std::string> storedMapKey(const Value &key) {
+  if (key.kind == Value::Atom) return key.atom;
+  if (key.kind == Value::String) return ast::kStringKeyMark + key.atom;
+  return std::nullopt;
+}
+
+Value mapKeyTerm(const std::string &stored, const Loc &loc) {
+  Value key = Value::atomValue(ast::keyText(stored), loc);
+  if (ast::isStringKey(stored)) key.kind = Value::String;
+  return key;
+}
+
+std::vector<Value> mapPairs(const Value &map, const Loc &loc) {
+  std::vector<size_t> order(map.keys.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ast::mapKeyLess(map.keys[a], map.keys[b]); });
+  std::vector<Value> pairs;
+  for (size_t k : order) pairs.push_back(Value::tuple({mapKeyTerm(map.keys[k], loc), map.elems[k]}, loc));
+  return pairs;
+}
+
+Result<Value> mapOfPairs(Value into, const std::vector<Value> &pairs, const Loc &loc) {
+  for (auto &v : pairs) {
+    std::optional<std::string> key;
+    if (v.kind == Value::Tuple && v.elems.size() == 2) key = storedMapKey(v.elems[0]);
+    if (!key)
+      return error(v.loc.valid() ? v.loc : loc,
+                   "a map is built from {key, value} tuples with atom or string keys at compile time, got " +
+                       describeValue(v));
+    auto it = std::find(into.keys.begin(), into.keys.end(), *key);
+    if (it != into.keys.end()) {
+      into.elems[it - into.keys.begin()] = v.elems[1];
+    } else {
+      into.keys.push_back(*key);
+      into.elems.push_back(v.elems[1]);
+      into.keyLocs.push_back(loc);
+    }
+  }
+  return into;
 }
 
 Value ElixirCall::pairOf(const Value &list, size_t k) const {

@@ -38,6 +38,17 @@ struct ElixirCall {
   Value listOf(std::vector<Value> elems) const;
 };
 
+/// A map key as nxc stores it (an atom's name; a string's text after
+/// ast::kStringKeyMark), or nullopt for a term nxc does not take as a key.
+std::optional<std::string> storedMapKey(const Value &key);
+/// The term of a stored key (an atom or a string).
+Value mapKeyTerm(const std::string &stored, const Loc &loc);
+/// A map's {key, value} tuples in Elixir's order (atoms, then strings).
+std::vector<Value> mapPairs(const Value &map, const Loc &loc);
+/// A map of {key, value} tuples (later keys win), as Map.new and
+/// `for ... into: %{}` build it; `into` is the map they add to.
+Result<Value> mapOfPairs(Value into, const std::vector<Value> &pairs, const Loc &loc);
+
 /// Elixir's true or false.
 Value boolean(bool b, const Loc &loc);
 /// Anything but nil and false.

@@ -33,11 +33,21 @@ Result<std::optional<Value>> Tracer::elixirMapCall(ElixirCall &call) {
                    fmt::format(FMT_STRING("Map.{} expects a map, got {}"), name, describeValue(args[k])));
     return okStatus();
   };
-  if (name == "new" && n == 0) {
+  if (name == "new" && n <= 2 && (n < 2 || args[1].kind == Value::Function)) {
+    // new/0; new/1 from {key, value} pairs (a keyword list, a map); new/2
+    // with each element transformed into its pair first.
     Value m;
     m.kind = Value::Map;
     m.loc = loc;
-    return Opt(m);
+    if (n == 0) return Opt(m);
+    NXC_TRY(items, call.enumerated(0));
+    if (n == 2)
+      for (auto &x : items) {
+        NXC_TRY(pair, applyFunction(args[1], {x}, loc));
+        x = pair;
+      }
+    NXC_TRY(built, mapOfPairs(m, items, loc));
+    return Opt(built);
   }
   if (n < 1) return Opt();
   // A tensor's struct fields, as Nx.Tensor's: shape, type, names.
@@ -122,13 +132,21 @@ Result<std::optional<Value>> Tracer::elixirMapCall(ElixirCall &call) {
     }
     return Opt(out);
   }
-  if (name == "merge" && n == 2) {
+  if (name == "merge" && (n == 2 || (n == 3 && args[2].kind == Value::Function))) {
+    // merge/3: a key in both maps takes fun.(key, value1, value2).
     NXC_CHECK(needMap(1));
     Value out = map;
     out.loc = loc;
     for (size_t k = 0; k < args[1].keys.size(); ++k) {
       auto it = std::find(out.keys.begin(), out.keys.end(), args[1].keys[k]);
-      if (it != out.keys.end()) out.elems[it - out.keys.begin()] = args[1].elems[k];
+      if (it != out.keys.end() && n == 3) {
+        NXC_TRY(merged,
+                applyFunction(args[2],
+                              {mapKeyTerm(args[1].keys[k], loc), out.elems[it - out.keys.begin()], args[1].elems[k]},
+                              loc));
+        out.elems[it - out.keys.begin()] = merged;
+      } else if (it != out.keys.end())
+        out.elems[it - out.keys.begin()] = args[1].elems[k];
       else {
         out.keys.push_back(args[1].keys[k]);
         out.elems.push_back(args[1].elems[k]);
@@ -186,8 +204,8 @@ Result<std::optional<Value>> Tracer::elixirKeywordCall(ElixirCall &call) {
     NXC_TRY(v, keywordValidate(args[0], args[1], loc));
     return Opt(v);
   }
-  const std::set<std::string> keyed = {"get",    "fetch!", "pop",      "pop!",     "put",
-                                       "put_new", "delete", "has_key?", "fetch",   "get_lazy"};
+  const std::set<std::string> keyed = {"get",    "fetch!",   "pop",   "pop!",     "put",     "put_new",
+                                       "delete", "has_key?", "fetch", "get_lazy", "pop_lazy"};
   if (keyed.count(name) && n >= 2) {
     NXC_CHECK(call.needKeywords(0));
     NXC_CHECK(call.needAtom(1));
@@ -211,6 +229,12 @@ Result<std::optional<Value>> Tracer::elixirKeywordCall(ElixirCall &call) {
       if (found) return Opt(*value);
       NXC_TRY(computed, applyFunction(args[2], {}, loc));
       return Opt(computed);
+    }
+    if (name == "pop_lazy" && n == 3) {
+      // {value, rest}; the function runs only when the key is missing.
+      if (found) return Opt(Value::tuple({*value, without}, loc));
+      NXC_TRY(computed, applyFunction(args[2], {}, loc));
+      return Opt(Value::tuple({computed, without}, loc));
     }
     if (name == "has_key?" && n == 2) return Opt(boolean(found, loc));
     if (name == "fetch" && n == 2)

@@ -95,6 +95,7 @@ Result<Value> Tracer::eval(const Expr &e, Env &env) {
         v.keyLocs.push_back(c->loc);
       }
     }
+    v.keywordPairsAsKeys();
     return v;
   }
   case ExprKind::Pair: return error(e.loc, "unexpected keyword pair");

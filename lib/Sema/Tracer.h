@@ -123,7 +123,8 @@ struct Value {
     }
     return x;
   }
-  /// A plain list (no keys), as `[a, b]` evaluates.
+  /// A list, as `[a, b]` evaluates: a keyword list when every element is a
+  /// {atom, value} pair.
   static Value list(std::vector<Value> e, const Loc &l) {
     Value x;
     x.kind = List;
@@ -131,7 +132,23 @@ struct Value {
     x.keyLocs.assign(e.size(), l);
     x.elems = std::move(e);
     x.loc = l;
+    x.keywordPairsAsKeys();
     return x;
+  }
+  /// A List whose every element is a keyword (`a: 1`) or a {atom, value}
+  /// tuple is a keyword list (`[{:init_value, v} | opts]`): the tuples become
+  /// keys, as literal keywords are held.
+  void keywordPairsAsKeys() {
+    if (kind != List || elems.empty()) return;
+    for (size_t k = 0; k < elems.size(); ++k)
+      if (keys[k].empty() && !(elems[k].kind == Tuple && elems[k].elems.size() == 2 && elems[k].elems[0].kind == Atom))
+        return;
+    for (size_t k = 0; k < elems.size(); ++k)
+      if (keys[k].empty()) {
+        keys[k] = elems[k].elems[0].atom;
+        Value v = std::move(elems[k].elems[1]);
+        elems[k] = std::move(v);
+      }
   }
 };
 
@@ -247,6 +264,11 @@ public:
   Result<Value> callNamed(const std::string &module, const std::string &name, std::vector<Value> args,
                           const Loc &loc);
   Result<Value> inlineCall(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc);
+  /// `args` (fewer than `arity`) with the defaults filled in as Elixir
+  /// fills them; unchanged when fewer than the required parameters are given.
+  Result<std::vector<Value>> withDefaults(std::vector<Value> args, size_t arity,
+                                          const std::function<bool(size_t)> &hasDefault,
+                                          const std::function<Result<Value>(size_t)> &defaultValue);
   Result<Value> inlineCallBody(const ast::Function &f, const ast::Module &m, std::vector<Value> args, const Loc &loc);
   /// A container's numbers as tensors (what a defn called from outside
   /// defn returns: Nx.Defn.jit makes them tensors).

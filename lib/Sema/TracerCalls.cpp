@@ -178,6 +178,31 @@ Result<Value> Tracer::numbersAsTensors(const Value &v, const Loc &loc) {
   return out;
 }
 
+Result<std::vector<Value>> Tracer::withDefaults(std::vector<Value> args, size_t arity,
+                                                const std::function<bool(size_t)> &hasDefault,
+                                                const std::function<Result<Value>(size_t)> &defaultValue) {
+  // As Elixir: given n of the arity's arguments, the required parameters
+  // and the first n - required parameters with defaults (left to right)
+  // take the arguments in order; the others their defaults
+  // (`def stateless(parent \\ identity(), apply_fn)` called with one).
+  if (args.size() >= arity) return args;
+  size_t required = 0;
+  for (size_t i = 0; i < arity; ++i) required += !hasDefault(i);
+  if (args.size() < required) return args; // the caller reports the arity
+  size_t given = args.size() - required, next = 0;
+  std::vector<Value> out;
+  for (size_t i = 0; i < arity; ++i) {
+    if (!hasDefault(i) || given > 0) {
+      if (hasDefault(i)) --given;
+      out.push_back(std::move(args[next++]));
+    } else {
+      NXC_TRY(d, defaultValue(i));
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
 Result<Value> Tracer::inlineCallBody(const ast::Function &f, const ast::Module &m, std::vector<Value> args,
                                      const Loc &loc) {
   // As Nx: a defn may only call defns; a plain def runs as Elixir. (A def
@@ -216,19 +241,22 @@ Result<Value> Tracer::inlineCallBody(const ast::Function &f, const ast::Module &
       if (c.name == f.name && c.params.size() == f.params.size() && c.kind == f.kind) clauses.push_back(&c);
     // Missing arguments take the defaults of a bodiless head (or of the
     // clause that declares them), before a clause is chosen.
-    for (size_t i = args.size(); i < f.params.size(); ++i) {
-      const ast::Function *declaring = nullptr;
+    auto declaring = [&](size_t i) -> const ast::Function * {
       for (const ast::Function *c : clauses)
-        if (c->defaults.size() > i && c->defaults[i]) { declaring = c; break; }
-      if (!declaring) break;
-      Env none;
-      auto d = eval(*declaring->defaults[i], none);
-      if (!d.ok()) {
-        module_ = saved;
-        return d.error();
-      }
-      args.push_back(d.value());
+        if (c->defaults.size() > i && c->defaults[i]) return c;
+      return nullptr;
+    };
+    auto filled = withDefaults(
+        std::move(args), f.params.size(), [&](size_t i) { return declaring(i) != nullptr; },
+        [&](size_t i) {
+          Env none;
+          return eval(*declaring(i)->defaults[i], none);
+        });
+    if (!filled.ok()) {
+      module_ = saved;
+      return filled.error();
     }
+    args = std::move(filled.value());
     if ((clauses.size() > 1 || f.guard || f.head) && args.size() == f.params.size()) {
       for (const ast::Function *c : clauses) {
         if (!c->body) continue;
@@ -272,13 +300,20 @@ Result<Value> Tracer::inlineCallBody(const ast::Function &f, const ast::Module &
   }
   Env env;
   std::set<std::string> bound;
-  for (size_t i = 0; i < f.params.size(); ++i) {
-    if (i >= args.size()) {
-      NXC_TRY(d, eval(*f.defaults[i], env));
-      args.push_back(d);
+  if (args.size() < f.params.size()) {
+    auto filled = withDefaults(
+        std::move(args), f.params.size(), [&](size_t i) { return f.defaults.size() > i && f.defaults[i] != nullptr; },
+        [&](size_t i) {
+          Env none;
+          return eval(*f.defaults[i], none);
+        });
+    if (!filled.ok()) {
+      module_ = saved;
+      return filled.error();
     }
-    NXC_CHECK(bindPattern(*f.params[i], args[i], env, &bound));
+    args = std::move(filled.value());
   }
+  for (size_t i = 0; i < f.params.size(); ++i) NXC_CHECK(bindPattern(*f.params[i], args[i], env, &bound));
   stack_.push_back(&f);
   auto r = eval(*f.body, env);
   stack_.pop_back();

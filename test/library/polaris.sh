@@ -57,9 +57,10 @@ for d in case*/; do
   ok=0; out=$(jit "$d/case.ex" --fn Case.update "${args[@]}" -o "$d/got.npz") && same "$d/got.npz" "$d/want.npz" || ok=1
   verdict $ok "$name" "update of $ctor" "$out"
 done
-T=$(cat apply_updates/templates)
-ok=0; out=$(jit "$polaris/lib/polaris/updates.ex" --fn Polaris.Updates.apply_updates "apply_updates/params.npz:$T" \
-            "apply_updates/x.npz:$T" -o apply_updates/got.npz) && same apply_updates/got.npz apply_updates/want.npz || ok=1
+mapfile -t T < apply_updates/templates
+ok=0; out=$(jit "$polaris/lib/polaris/updates.ex" --fn Polaris.Updates.apply_updates "apply_updates/params.npz:${T[0]}" \
+            "apply_updates/x.npz:${T[0]}" "apply_updates/state.npz:${T[1]}" -o apply_updates/got.npz) &&
+  same apply_updates/got.npz apply_updates/want.npz || ok=1
 verdict $ok Polaris.Updates.apply_updates Polaris.Updates.apply_updates "$out"
 while read -r fun step want ctor; do
   got=$("$nxc" jit schedules.ex --with "$polaris/lib/polaris" --fn "Schedule.$fun" "$step" -o s.npy 2>&1 > /dev/null &&

@@ -55,7 +55,7 @@ constructors =
       "#{u}.scale_by_adam() |> #{u}.scale(-0.01)",
       "#{u}.stateless(fn updates, _params -> Map.new(updates, fn {k, v} -> {k, Nx.negate(v)} end) end)",
       "#{u}.stateful(fn _params -> %{n: Nx.tensor(0)} end, fn updates, %{n: n}, _params -> " <>
-        "{Map.new(updates, fn {k, v} -> {k, Nx.multiply(v, n + 1)} end), %{n: n + 1}} end)",
+        "{Map.new(updates, fn {k, v} -> {k, Nx.multiply(v, Nx.add(n, 1))} end), %{n: Nx.add(n, 1)}} end)",
       "#{u}.accumulate_gradients(1)",
       "#{u}.accumulate_gradients(#{u}.scale_by_adam(), 2)"
     ]
@@ -86,12 +86,15 @@ for {text, i} <- Enum.with_index(constructors) do
   File.write!("#{dir}/templates", Enum.join([Npy.template(x), Npy.template(params), state_template], "\n"))
 end
 
-# apply_updates, the one defn of Polaris's API, on its own.
+# apply_updates, the one defn of Polaris's API, on its own, with a model
+# state that replaces b (Nx 0.13.1 cannot take its default, a nil state, as
+# an argument).
 File.mkdir_p!("apply_updates")
 Npy.write("apply_updates/params.npz", params)
 Npy.write("apply_updates/x.npz", x)
-Npy.write("apply_updates/want.npz", Polaris.Updates.apply_updates(params, x))
-File.write!("apply_updates/templates", Npy.template(params))
+Npy.write("apply_updates/state.npz", %{b: gb})
+Npy.write("apply_updates/want.npz", Polaris.Updates.apply_updates(params, x, %{b: gb}))
+File.write!("apply_updates/templates", Npy.template(params) <> "\n" <> Npy.template(%{b: gb}))
 
 s = "Polaris.Schedules"
 schedules = [
