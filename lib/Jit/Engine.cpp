@@ -174,7 +174,7 @@ Result<std::unique_ptr<Engine>> Engine::create() {
 
 Result<Prepared> Engine::prepare(const ast::File &file, const std::string &module, const std::string &function,
                                  const std::vector<HostValue> &args, bool useDiskCache, const Loc &where,
-                                 const Signature *options) {
+                                 const Signature *options, EagerEvaluator eager) {
   auto start = std::chrono::steady_clock::now();
   Signature sig;
   sig.module = module;
@@ -190,7 +190,7 @@ Result<Prepared> Engine::prepare(const ast::File &file, const std::string &modul
   }
   std::string signature =
       fmt::format(FMT_STRING("{}{}{}({})"), module, module.empty() ? "" : ".", function, fmt::join(argTypes, ", "));
-  NXC_TRY(graph, trace(file, sig));
+  NXC_TRY(graph, trace(file, sig, std::move(eager)));
   double traced = seconds(start);
   NXC_TRY(p, prepareGraph(std::move(graph), signature, file.source->text, useDiskCache));
   p.traceSeconds = traced;

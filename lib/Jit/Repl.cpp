@@ -125,6 +125,15 @@ bool ReplSession::needsMoreInput(const std::string &text) {
   auto toks = lex(std::make_shared<const SourceFile>(SourceFile{"repl", text}));
   if (!toks) return false; // a lexical error: report it rather than wait
   int blocks = 0, brackets = 0;
+  // A line that ends in `=` or a binary operator continues on the next
+  // (`model =` and the call below it, as iex reads them).
+  const Token *last = nullptr;
+  for (auto &t : *toks)
+    if (t.kind != Tok::Newline && t.kind != Tok::Eof) last = &t;
+  if (last && last->kind == Tok::Punct &&
+      (last->text == "=" || last->text == "|>" || last->text == "+" || last->text == "-" || last->text == "*" ||
+       last->text == "/" || last->text == "," || last->text == "++" || last->text == "<>" || last->text == "->"))
+    return true;
   for (auto &t : *toks) {
     if (t.kind == Tok::Ident && (t.text == "do" || t.text == "fn")) ++blocks;
     if (t.kind == Tok::Ident && t.text == "end") --blocks;
@@ -240,10 +249,28 @@ Result<HostValue> ReplSession::evaluate(const ast::Expr &expr, const std::string
   std::vector<Segment> segments;
   auto program = buildProgram(text, params, inputSource, segments, prelude, needed);
   if (!program) return relocate(program.error(), segments);
-  auto prepared = engine_->prepare(*program, "Repl", kReplEntryName, args, useDiskCache_, Loc{inputSource, 1, 1});
-  if (!prepared) return relocate(prepared.error(), segments);
   std::vector<const HostTensor *> inputs;
   for (auto &a : args) flattenLeaves(a, inputs);
+  // Tensors that plain defs read while they run (Nx.to_number/1), computed
+  // now from the session's values, as iex computes them.
+  size_t evaluations = 0;
+  EagerEvaluator eager = [&](const Graph &graph) -> Result<Template::Values> {
+    std::string signature = fmt::format(FMT_STRING("Repl.__eager_{}__"), evaluations++);
+    NXC_TRY(now, engine_->prepareGraph(graph, signature, program->source->text, false));
+    NXC_TRY(result, engine_->call(now, inputs));
+    const HostTensor &h = result.tensor;
+    Template::Values values;
+    for (int64_t i = 0; i < h.numElements(); ++i) {
+      if (h.type.elem.isFloat())
+        values.f.push_back(h.at(i));
+      else
+        values.i.push_back(h.type.elem.isSigned() ? h.atInt(i) : (int64_t)h.atUInt(i));
+    }
+    return values;
+  };
+  auto prepared =
+      engine_->prepare(*program, "Repl", kReplEntryName, args, useDiskCache_, Loc{inputSource, 1, 1}, nullptr, eager);
+  if (!prepared) return relocate(prepared.error(), segments);
   return engine_->call(*prepared, inputs);
 }
 

@@ -123,6 +123,8 @@ Result<Value> Tracer::nxTypeCall(const std::string &name, std::vector<Value> &ar
     return typeValue(types[0].isFloat() ? types[0] : mergeTypes(types[0], ElemType::f32()), loc);
   if (name == "float?" && types.size() == 1) return boolean(types[0].isFloat(), loc);
   if (name == "integer?" && types.size() == 1) return boolean(types[0].isInteger(), loc);
+  // nxc has no complex types yet: every type it reads is real.
+  if (name == "complex?" && types.size() == 1) return boolean(false, loc);
   if (name == "to_string" && types.size() == 1) {
     Value s;
     s.kind = Value::String;
@@ -130,9 +132,77 @@ Result<Value> Tracer::nxTypeCall(const std::string &name, std::vector<Value> &ar
     s.loc = loc;
     return s;
   }
-  return error(loc, fmt::format(FMT_STRING("Nx.Type.{}/{} is not supported by nxc (it knows merge/2, "
-                                           "normalize!/1, to_floating/1, float?/1, integer?/1 and to_string/1)"),
-                                name, args.size()));
+  return error(loc,
+               fmt::format(FMT_STRING("Nx.Type.{}/{} is not supported by nxc (it knows merge/2, "
+                                      "normalize!/1, to_floating/1, float?/1, integer?/1, complex?/1 and to_string/1)"),
+                           name, args.size()));
+}
+
+std::optional<std::string> Tracer::functionSource(const Value &v) {
+  if (v.kind != Value::Function || !v.fn || v.fn->kind != ExprKind::Fn || v.fn->children.empty()) return std::nullopt;
+  const Expr &body = *v.fn->children.back();
+  size_t arity = v.fn->children.size() - 1;
+  if (body.kind != ExprKind::Call) return std::nullopt;
+  std::string module = body.module;
+  if (module.empty() && v.fnModule) module = v.fnModule->name;
+  if (module.empty()) return std::nullopt;
+  // The arguments: the capture's own &N, literals, and the captured terms.
+  std::function<std::optional<std::string>(const Expr &)> arg = [&](const Expr &e) -> std::optional<std::string> {
+    switch (e.kind) {
+    case ExprKind::Var: {
+      if (!e.name.empty() && e.name[0] == '&') return e.name;
+      const Value *bound = v.captured ? v.captured->find(e.name) : nullptr;
+      std::function<bool(const Value &)> term = [&](const Value &x) {
+        if (x.kind == Value::Tensor || x.kind == Value::Vectorized || x.kind == Value::Function) return false;
+        return std::all_of(x.elems.begin(), x.elems.end(), term);
+      };
+      if (!bound || !term(*bound)) return std::nullopt;
+      return inspectValue(*bound);
+    }
+    case ExprKind::Int: return std::to_string(e.intValue);
+    case ExprKind::Float: return inspectValue(Value::real(e.floatValue, e.loc));
+    case ExprKind::Atom:
+      return e.name == "nil" || e.name == "true" || e.name == "false" ? e.name : ":" + atomText(e.name);
+    case ExprKind::List:
+    case ExprKind::Tuple: {
+      std::vector<std::string> items;
+      for (auto &c : e.children) {
+        auto item = c->kind == ExprKind::Pair ? arg(*c->children[0]) : arg(*c);
+        if (!item) return std::nullopt;
+        items.push_back(c->kind == ExprKind::Pair ? atomText(c->name) + ": " + *item : *item);
+      }
+      bool list = e.kind == ExprKind::List;
+      return fmt::format(FMT_STRING("{}{}{}"), list ? "[" : "{", fmt::join(items, ", "), list ? "]" : "}");
+    }
+    default: {
+      // Any other expression of the captured terms alone (`opts[:p]`):
+      // its value now, as the closure would compute it.
+      std::function<bool(const Expr &)> usesParams = [&](const Expr &x) {
+        if (x.kind == ExprKind::Var && !x.name.empty() && x.name[0] == '&') return true;
+        return std::any_of(x.children.begin(), x.children.end(), [&](auto &c) { return usesParams(*c); });
+      };
+      if (usesParams(e) || !v.captured) return std::nullopt;
+      Env scope(v.captured.get());
+      auto value = eval(e, scope);
+      std::function<bool(const Value &)> term = [&](const Value &x) {
+        if (x.kind == Value::Tensor || x.kind == Value::Vectorized || x.kind == Value::Function) return false;
+        return std::all_of(x.elems.begin(), x.elems.end(), term);
+      };
+      if (!value || !term(*value)) return std::nullopt;
+      return inspectValue(*value);
+    }
+    }
+  };
+  std::vector<std::string> args;
+  bool plain = body.children.size() == arity;
+  for (size_t k = 0; k < body.children.size(); ++k) {
+    auto a = arg(*body.children[k]);
+    if (!a) return std::nullopt;
+    plain = plain && *a == fmt::format(FMT_STRING("&{}"), k + 1);
+    args.push_back(*a);
+  }
+  if (plain) return fmt::format(FMT_STRING("&{}.{}/{}"), module, body.name, arity);
+  return fmt::format(FMT_STRING("&{}.{}({})"), module, body.name, fmt::join(args, ", "));
 }
 
 std::string Tracer::inspectValue(const Value &v) {
@@ -175,7 +245,11 @@ std::string Tracer::inspectValue(const Value &v) {
     if (v.full) return "..";
     return v.step == 1 || (v.step == -1 && v.i > v.last) ? fmt::format(FMT_STRING("{}..{}"), v.i, v.last)
                                                            : fmt::format(FMT_STRING("{}..{}//{}"), v.i, v.last, v.step);
-  case Value::Function: return "#Function<>";
+  case Value::Function: {
+    // A capture of a named function prints as Elixir prints it.
+    auto source = functionSource(v);
+    return source && source->find('(') == std::string::npos ? *source : "#Function<>";
+  }
   case Value::Map: {
     std::vector<std::string> items;
     bool allAtoms = std::none_of(v.keys.begin(), v.keys.end(), ast::isStringKey);

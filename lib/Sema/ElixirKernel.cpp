@@ -42,10 +42,15 @@ Result<std::optional<Value>> Tracer::elixirKernelCall(ElixirCall &call) {
       return Opt(boolean(false, loc));
     const ast::Module *m = programModule(args[0].atom);
     bool exported = false;
+    // A function with defaults exports each arity from the required
+    // parameters' count up (`def sgd(opts \\ [])` exports sgd/0 and sgd/1).
     if (m)
-      for (auto &f : m->functions)
-        exported |= f.name == args[1].atom && (int64_t)f.params.size() == args[2].i &&
+      for (auto &f : m->functions) {
+        int64_t defaults = std::count_if(f.defaults.begin(), f.defaults.end(), [](auto &d) { return d != nullptr; });
+        int64_t arity = (int64_t)f.params.size();
+        exported |= f.name == args[1].atom && args[2].i <= arity && args[2].i >= arity - defaults &&
                     (f.kind == "def" || f.kind == "defn" || f.kind == "deftransform");
+      }
     return Opt(boolean(exported, loc));
   }
   if (n == 1) {

@@ -29,13 +29,58 @@ const std::unordered_map<std::string, NxHandler> &table() {
 
 } // namespace
 
+Result<std::optional<Value>> Tracer::eagerValues(const std::string &fn, const Value &v, const Loc &loc) {
+  using Opt = std::optional<Value>;
+  if (!eager_) return Opt();
+  // Only where Nx would have the tensor's data: no defn on the way here
+  // (the repl's own entry aside).
+  for (const ast::Function *f : stack_)
+    if (f && (f->kind == "defn" || f->kind == "defnp") && f->name != kReplEntryName) return Opt();
+  if (v.kind == Value::Int || v.kind == Value::Float) {
+    if (fn == "to_number") return Opt(v);
+    return Opt(Value::list({v}, loc));
+  }
+  if (v.kind != Value::Tensor) return Opt();
+  const TensorType &type = g_.typeOf(v.node);
+  Graph now = g_;
+  now.results = {v.node};
+  now.resultTree = ResultTree{};
+  now.resultTree.node = v.node;
+  NXC_TRY(values, eager_(now));
+  std::vector<Value> flat;
+  for (double x : values.f) flat.push_back(Value::real(x, loc));
+  for (int64_t x : values.i) flat.push_back(Value::number(x, loc));
+  if (fn == "to_number") {
+    if (flat.size() != 1 || !type.shape.empty())
+      return error(loc, fmt::format(FMT_STRING("Nx.to_number/1 expects a scalar tensor, got one of shape {}"),
+                                    shapeString(type.shape)));
+    return Opt(flat[0]);
+  }
+  if (fn == "to_flat_list" || type.shape.empty())
+    return Opt(fn == "to_list" && type.shape.empty() ? flat[0] : Value::list(flat, loc));
+  // to_list: nested by the shape.
+  std::function<Value(size_t, size_t &)> nest = [&](size_t axis, size_t &next) -> Value {
+    std::vector<Value> items;
+    for (int64_t k = 0; k < type.shape[axis]; ++k)
+      items.push_back(axis + 1 == type.shape.size() ? flat[next++] : nest(axis + 1, next));
+    return Value::list(items, loc);
+  };
+  size_t next = 0;
+  return Opt(nest(0, next));
+}
+
 Result<Value> Tracer::callNx(const std::string &fn, std::vector<Value> args, const Loc &loc) {
   static const std::set<std::string> forbidden = {
       "backend_copy", "backend_deallocate", "backend_transfer", "to_list", "to_binary", "to_number",
       "to_flat_list", "to_heatmap", "to_batched", "load_numpy", "load_numpy_archive!", "compatible?",
       "default_backend", "serialize", "deserialize", "from_pointer", "to_pointer"};
-  if (forbidden.count(fn))
+  if (forbidden.count(fn)) {
+    if (!args.empty() && (fn == "to_number" || fn == "to_flat_list" || fn == "to_list")) {
+      NXC_TRY(now, eagerValues(fn, args[0], loc));
+      if (now) return *now;
+    }
     return error(loc, fmt::format(FMT_STRING("Nx.{}/{} is not allowed inside defn"), fn, args.size()));
+  }
   if (fn == "runtime_call")
     return error(loc, fmt::format(FMT_STRING("Nx.runtime_call/{} runs an Elixir function on the BEAM while the "
                                              "computation runs, and code nxc compiles has no BEAM to call: compute "

@@ -9,8 +9,9 @@
 
 namespace nxc {
 
-Result<Graph> trace(const ast::File &file, const Signature &sig) {
+Result<Graph> trace(const ast::File &file, const Signature &sig, EagerEvaluator eager) {
   sema::Tracer t(file);
+  t.setEagerEvaluator(std::move(eager));
   return t.run(sig);
 }
 

@@ -239,6 +239,8 @@ class Tracer {
 public:
   explicit Tracer(const ast::File &file) : file_(file) {}
   Result<Graph> run(const Signature &sig);
+  /// See EagerEvaluator (Sema.h).
+  void setEagerEvaluator(EagerEvaluator eager) { eager_ = std::move(eager); }
 
   //===--------------------------------------------------------------------===//
   // Evaluation (Tracer.cpp)
@@ -287,6 +289,11 @@ public:
   /// defp or deftransform) rather than as defn.
   bool inElixir() const;
   std::string inspectValue(const Value &v);
+  /// Elixir source that makes the function `v` again, for the captures a
+  /// struct keeps (`&Scholar.Metrics.Distance.pairwise_euclidean/2`,
+  /// `&Mod.fun(&1, &2, p: 1)` with the captured terms written in), or
+  /// nullopt for any other function.
+  std::optional<std::string> functionSource(const Value &v);
   Result<std::string> elixirToString(const Value &v, const Loc &loc);
   Result<Value> interpolation(const Expr &e, Env &env);
   Result<Value> mapLiteral(const Expr &e, Env &env);
@@ -573,6 +580,10 @@ private:
   const ast::File &file_;
   const ast::Module *module_ = nullptr;
   Graph g_;
+  EagerEvaluator eager_;
+  /// Nx.to_number/to_flat_list/to_list of `v` computed now (eager_), where
+  /// no defn is being traced.
+  Result<std::optional<Value>> eagerValues(const std::string &fn, const Value &v, const Loc &loc);
   /// Nonzero while a hook's function runs (its IO.inspect calls print).
   int hookCallbackDepth_ = 0;
   /// Nonzero while a while loop over vectorized state is traced for one of

@@ -299,7 +299,8 @@ Result<ResultTree> Tracer::flattenResult(const Value &v, const Loc &loc, bool te
       bool kept = (isKeepField(containers, v.keys[k]) && !holdsTensor(v.elems[k])) || v.elems[k].isNil();
       ResultTree sub;
       if (kept) {
-        sub.term = inspectValue(v.elems[k]);
+        // A captured function is kept as the source that makes it again.
+        sub.term = functionSource(v.elems[k]).value_or(inspectValue(v.elems[k]));
       } else {
         NXC_TRY(leaf, flattenResult(v.elems[k], loc, terms));
         sub = std::move(leaf);

@@ -1676,6 +1676,38 @@ def case_repl_terms(ctx):
     check(res.stderr == "", f"stderr should be empty:\n{res.describe()}")
 
 
+def case_repl_eager(ctx):
+    """A plain def called at the repl reads a tensor's values eagerly, as at iex (Nx.to_number/1,
+    Nx.to_flat_list/1, Nx.to_list/1); a defn may not. A struct's keep field holding a captured
+    function (a KNN model's metric) serves later inputs, with the terms the capture took; an
+    input whose line ends in `=` continues on the next."""
+    res = repl(ctx, [source("repl_eager.nx")], [
+        "Eager.max_id(Nx.tensor([3, -1, 7]))",
+        "Eager.nonneg(Nx.tensor([3, -1, 7]))",
+        "Eager.rows(Nx.iota({2, 3}))",
+        "m =",
+        "  Knn.fit(Nx.tensor([1.0, 2.0]))",
+        "Knn.distances(m, Nx.tensor([2.0, 4.0]))",
+        "m3 = Knn.fit(Nx.tensor([1.0, 2.0]), p: 3)",
+        "Knn.distances(m3, Nx.tensor([2.0, 4.0]))",
+        "Eager.in_defn(Nx.tensor(1))",
+    ])
+    data = "  data: " + tensor_text("f32[2]", "[1.0, 2.0]", indent=2) + ","
+    expected = "\n".join([
+        "7",
+        tensor_text("s32[2]", "[3, 7]"),
+        "2",
+        "%Knn{", data, "  metric: &Knn.dist/2", "}",
+        tensor_text("f32", "3.0"),
+        # Elixir shows a closure as #Function<...>; nxc keeps its source to make it again.
+        "%Knn{", data, "  metric: &Knn.dist(&1, &2, [p: 3])", "}",
+        tensor_text("f32", "9.0"),
+    ]) + "\n"
+    expect_stdout(res, expected, what="repl stdout", rc=1)
+    check("repl_eager.nx:12:24: error: Nx.to_number/1 is not allowed inside defn" in res.stderr,
+          f"a defn's Nx.to_number should be refused:\n{res.describe()}")
+
+
 def case_repl_no_file(ctx):
     """`nxc repl` without FILE evaluates Nx expressions and definitions; EOF ends it with 0."""
     res = repl(ctx, [], ["Nx.iota({2, 3})", "defn sq(t), do: t * t", "sq(Nx.tensor([1.5, -2.0]))"])

@@ -12,6 +12,7 @@
 #include "nxc/Frontend/AST.h"
 #include "nxc/Jit/Jit.h"
 #include "nxc/Sema/Graph.h"
+#include "nxc/Sema/Sema.h" // EagerEvaluator
 #include "nxc/Sema/Signature.h"
 #include "nxc/Tensor/Constants.h" // templateOf, flattenLeaves
 #include "nxc/Tensor/HostTensor.h"
@@ -51,9 +52,11 @@ public:
   /// and loads the compiled code. `useDiskCache` false skips the disk cache.
   /// `options`, when given, is the call's trailing keyword list (the
   /// options of a parsed --fn, Signature::options).
+  /// `eager`, when given, computes tensors that Elixir code reads while it
+  /// is traced (EagerEvaluator, Sema.h: the repl's).
   Result<Prepared> prepare(const ast::File &file, const std::string &module, const std::string &function,
                            const std::vector<HostValue> &args, bool useDiskCache, const Loc &where,
-                           const Signature *options = nullptr);
+                           const Signature *options = nullptr, EagerEvaluator eager = nullptr);
 
   /// Compiles (or fetches from the caches) and loads an already traced
   /// graph, such as one read from a graph file; `source` is the text the
