@@ -75,13 +75,26 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
     auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
     auto sig = parseSignature(src);
     Loc at{argument, 1, (int)file.size() + 2};
-    if (!sig || sig->args.size() != 1)
+    if (!sig) {
+      // Reported where the user wrote it: "FILE:" precedes the template, "f(" was added.
+      Diag d = sig.error();
+      if (d.loc.file == src) d.loc = Loc{argument, 1, std::max(1, d.loc.col + (int)file.size() - 1)};
+      return d;
+    }
+    if (sig->args.size() != 1)
       return error(at, fmt::format(FMT_STRING("expected one map or struct template after {}:"), file));
     std::vector<std::string> held;
     for (auto &e : entries) held.push_back(e.name);
     size_t used = 0;
     std::function<Result<HostValue>(const Template &, const std::string &)> build =
         [&](const Template &t, const std::string &path) -> Result<HostValue> {
+      if (!t.term.empty()) {
+        // A term the template gives (a keep field): no entry of the archive.
+        HostValue term;
+        term.term = t.term;
+        term.literal = true;
+        return term;
+      }
       if (!t.isTuple) {
         auto it = std::find_if(entries.begin(), entries.end(), [&](const NpzEntry &e) { return e.name == path; });
         if (it == entries.end())

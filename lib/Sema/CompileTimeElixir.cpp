@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
@@ -833,6 +835,12 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
   if (module == ":erlang") return elixirErlangCall(call);
   if (module == "Nx.Defn.Composite" && n >= 1) return elixirCompositeCall(call);
   if (module == "Enum") return elixirEnumCall(call);
+  if (module == "System" && (name == "system_time" || name == "os_time" || name == "monotonic_time") && n == 0) {
+    // The clock when the code is compiled (library code seeds a default PRNG key with it).
+    auto now = std::chrono::system_clock::now().time_since_epoch();
+    return std::optional<Value>(
+        Value::number((int64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(now).count(), loc));
+  }
   return std::optional<Value>();
 }
 

@@ -14,6 +14,7 @@ namespace nxc {
 
 std::string Template::str() const {
   if (!constantPath.empty() && !values) return "@" + constantPath;
+  if (!term.empty()) return term;
   if (!isTuple) return tensor.str();
   std::string s = keys.empty() ? "{" : "%" + structName + "{";
   bool allAtoms = std::none_of(keys.begin(), keys.end(), [](const std::string &k) { return ast::isStringKey(k); });
@@ -23,6 +24,7 @@ std::string Template::str() const {
 }
 
 void Template::flatten(std::vector<TensorType> &out) const {
+  if (!term.empty()) return;
   if (!isTuple) { out.push_back(tensor); return; }
   for (auto &e : elems) e.flatten(out);
 }
@@ -269,6 +271,26 @@ private:
       return c;
     }
     Loc typeLoc = loc();
+    {
+      // A term (a struct's keep field): true, false, nil, :atom or a number.
+      size_t b = i_;
+      if (peek() == ':' || peek() == '-' || std::isdigit((unsigned char)peek())) {
+        ++i_;
+        while (i_ < s_.size() && (std::isalnum((unsigned char)s_[i_]) || std::strchr("_?!.", s_[i_]) ||
+                                  ((s_[i_] == '-' || s_[i_] == '+') && (s_[i_ - 1] == 'e' || s_[i_ - 1] == 'E'))))
+          ++i_;
+        t.term = s_.substr(b, i_ - b);
+        if (t.term.size() < 2 && t.term[0] != ':' && !std::isdigit((unsigned char)t.term[0]))
+          return error(typeLoc, "expected a template such as f32[100], or a term such as :nan or 1.0");
+        return t;
+      }
+      std::string word = ident();
+      if (word == "true" || word == "false" || word == "nil") {
+        t.term = word;
+        return t;
+      }
+      i_ = b;
+    }
     std::string tn = ident();
     if (tn.empty()) return err("expected a template such as f32[100], s32[] or {f32[2], f32[2]}");
     auto et = ElemType::parse(tn);

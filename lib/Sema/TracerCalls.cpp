@@ -131,8 +131,8 @@ Result<Value> Tracer::callNamed(const std::string &module, const std::string &na
     if (done) return *done;
     if (module == "Kernel") return kernel(name, args, loc, qual); // Kernel.div/2 and the like
     static const std::set<std::string> stdlib = {
-        "Kernel", "Nx.Shape", "Keyword", "List",   "Tuple", "Enum",  "Map",     "Integer",  "Float", "String",
-        "Atom",   "IO",       "Logger",  "Access", "Range", ":math", ":erlang", "Function", "Code"};
+        "Kernel", "Nx.Shape", "Keyword", "List",  "Tuple", "Enum",    "Map",      "Integer", "Float",  "String", "Atom",
+        "IO",     "Logger",   "Access",  "Range", ":math", ":erlang", "Function", "Code",    "System", "Stream"};
     if (inElixir() && stdlib.count(module))
       return error(loc, fmt::format(FMT_STRING("{} is not in the part of Elixir that nxc runs at compile time "
                                                "(docs/language.md lists it)"),

@@ -202,6 +202,17 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
       v.keyLocs.push_back(t.loc);
     }
     if (single) nameIdx = 1;
+    // A struct's fields the template does not give (its keep fields, which
+    // hold no tensor) are nil, as struct/2 leaves them.
+    if (!t.structName.empty())
+      for (auto &m : file_.modules)
+        if (m.name == t.structName)
+          for (auto &field : m.structFields)
+            if (std::find(v.keys.begin(), v.keys.end(), field) == v.keys.end()) {
+              v.keys.push_back(field);
+              v.elems.push_back(Value::atomValue("nil", t.loc));
+              v.keyLocs.push_back(t.loc);
+            }
     return v;
   }
   if (t.isTuple) {
@@ -222,6 +233,15 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
     }
     if (single) nameIdx = 1;
     return v;
+  }
+  if (!t.term.empty()) {
+    // A term (a struct's keep field): its value, not a parameter.
+    ++nameIdx;
+    const std::string &x = t.term;
+    if (x[0] == ':') return Value::atomValue(x.substr(1), t.loc);
+    if (x == "true" || x == "false" || x == "nil") return Value::atomValue(x, t.loc);
+    if (x.find_first_of(".eE") != std::string::npos) return Value::real(std::strtod(x.c_str(), nullptr), t.loc);
+    return Value::number(std::strtoll(x.c_str(), nullptr, 10), t.loc);
   }
   if (t.values) {
     // A baked constant (`@weights.npy`): read-only data, not a parameter.

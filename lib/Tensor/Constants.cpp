@@ -122,7 +122,9 @@ Status loadConstants(Signature &sig) {
 
 Template templateOf(const HostValue &v) {
   Template t;
-  if (v.isTuple) {
+  if (v.literal) {
+    t.term = v.term;
+  } else if (v.isTuple) {
     t.isTuple = true;
     t.keys = v.keys;
     t.structName = v.structName;
@@ -134,6 +136,7 @@ Template templateOf(const HostValue &v) {
 }
 
 void flattenLeaves(const HostValue &v, std::vector<const HostTensor *> &out) {
+  if (v.literal) return;
   if (!v.isTuple) {
     out.push_back(&v.tensor);
     return;

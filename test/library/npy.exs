@@ -33,9 +33,15 @@ defmodule Npy do
   def template(%Nx.Tensor{type: {k, b}, shape: s}), do: "#{k}#{b}[#{s |> Tuple.to_list() |> Enum.join(",")}]"
   def template(n) when is_integer(n), do: "s32[]"
   def template(n) when is_float(n), do: "f32[]"
+  # A struct: its container fields' templates, and its keep fields that are
+  # atoms or numbers as terms (`whiten?: false`); other keep fields are left
+  # out (nil to nxc).
   def template(%mod{} = s) do
     {marked, _} = Nx.Container.traverse(s, nil, fn _, acc -> {:__leaf__, acc} end)
-    fields = for {k, v} <- Map.from_struct(s), Map.get(marked, k) != v, do: "#{k}: #{template(v)}"
+    fields =
+      for {k, v} <- Map.from_struct(s), Map.get(marked, k) != v or is_atom(v) or is_number(v) do
+        if Map.get(marked, k) != v, do: "#{k}: #{template(v)}", else: "#{k}: #{inspect(v)}"
+      end
     "%#{inspect(mod)}{" <> Enum.join(fields, ", ") <> "}"
   end
   def template(m) when is_map(m), do: "%{" <> (m |> Enum.sort() |> Enum.map(fn {k, v} -> "#{key(k)}#{template(v)}" end) |> Enum.join(", ")) <> "}"

@@ -13,6 +13,17 @@ defmodule Cases do
   def input({:p, shape}, key), do: Nx.Random.uniform(key, 0.05, 0.95, shape: shape)
   def input({:pos, shape}, key), do: Nx.Random.uniform(key, 0.5, 3.0, shape: shape)
   def input({:int, shape, max}, key), do: Nx.Random.randint(key, 0, max, shape: shape, type: :s64)
+  def input({:scalar, value}, key), do: {Nx.tensor(value), key}
+  def input({:tuple, specs}, key) do
+    {values, key} = Enum.map_reduce(specs, key, &input/2)
+    {List.to_tuple(values), key}
+  end
+  # A fitted model (a struct of tensors, its keep fields nil or defaults),
+  # for the functions that take one.
+  def input({:model, mod, specs, opts}, key) do
+    {args, key} = Enum.map_reduce(specs, key, &input/2)
+    {apply(mod, :fit, args ++ [opts]), key}
+  end
 
   def all do
     r = Scholar.Metrics.Regression
@@ -110,7 +121,40 @@ defmodule Cases do
       {Scholar.Preprocessing.RobustScaler, :fit, [{:u, {6, 3}}], []},
       {Scholar.Preprocessing.Normalizer, :fit_transform, [{:u, {6, 3}}], []},
       {Scholar.Impute.SimpleImputer, :fit, [{:u, {6, 3}}], [strategy: :median]},
-      {Scholar.Neighbors.BruteKNN, :fit, [{:u, {8, 2}}], [num_neighbors: 3]}
+      {Scholar.Neighbors.BruteKNN, :fit, [{:u, {8, 2}}], [num_neighbors: 3]},
+      # The public defn helpers the deftransforms above call with their
+      # options checked.
+      {r, :mean_absolute_error_n, two, []},
+      {r, :d2_absolute_error_score_n, two, []},
+      {r, :quantile, [{:u, {7}}, {:scalar, 0.3}], []},
+      {Scholar.Manifold.TSNE, :pairwise_dist, [{:u, {5, 3}}], [metric: :squared_euclidean]},
+      {Scholar.Linear.SVM, :hinge_loss, [{:u, {4, 3}}, {:p, {4, 3}}], [c: 1.0, margin: 1.0]},
+      {Scholar.Neighbors.NNDescent, :in1d, [{:int, {6}, 5}, {:int, {4}, 5}], []},
+      # PCA (its doctests download a dataset).
+      {Scholar.Decomposition.PCA, :fit, [{:u, {10, 4}}], [num_components: 2]},
+      {Scholar.Decomposition.PCA, :fit, [{:u, {10, 4}}], [num_components: 3, whiten?: true]},
+      {Scholar.Decomposition.PCA, :fit_transform, [{:u, {10, 4}}], [num_components: 2]},
+      {Scholar.Decomposition.PCA, :transform,
+       [{:model, Scholar.Decomposition.PCA, [{:u, {10, 4}}], [num_components: 2]}, {:u, {3, 4}}], []},
+      {Scholar.Decomposition.PCA, :partial_fit,
+       [{:model, Scholar.Decomposition.PCA, [{:u, {10, 4}}], [num_components: 2]}, {:u, {6, 4}}], []},
+      # Models' predictions from a model fitted under Nx.
+      {Scholar.Linear.LinearRegression, :predict,
+       [{:model, Scholar.Linear.LinearRegression, [{:u, {12, 3}}, {:u, {12}}], []}, {:u, {4, 3}}], []},
+      {Scholar.Linear.RidgeRegression, :predict,
+       [{:model, Scholar.Linear.RidgeRegression, [{:u, {12, 3}}, {:u, {12}}], [alpha: 0.5]}, {:u, {4, 3}}], []},
+      {Scholar.Linear.LogisticRegression, :predict_probability,
+       [{:model, Scholar.Linear.LogisticRegression, [{:u, {12, 3}}, {:int, {12}, 2}], [num_classes: 2]},
+        {:u, {4, 3}}], []},
+      {Scholar.NaiveBayes.Complement, :predict_log_probability,
+       [{:model, Scholar.NaiveBayes.Complement, [{:pos, {12, 3}}, {:int, {12}, 3}], [num_classes: 3]},
+        {:pos, {4, 3}}], []},
+      {Scholar.NaiveBayes.Multinomial, :predict_log_probability,
+       [{:model, Scholar.NaiveBayes.Multinomial, [{:pos, {12, 3}}, {:int, {12}, 3}], [num_classes: 3]},
+        {:pos, {4, 3}}], []},
+      {Scholar.NaiveBayes.Bernoulli, :predict_joint_log_probability,
+       [{:model, Scholar.NaiveBayes.Bernoulli, [{:u, {12, 3}}, {:int, {12}, 3}], [num_classes: 3]},
+        {:u, {4, 3}}], []}
     ]
   end
 end

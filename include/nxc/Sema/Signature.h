@@ -27,6 +27,10 @@ struct Template {
   /// A struct's module (a map template with keys; from a value, as the
   /// repl's bindings and Nx.serialize files hold structs).
   std::string structName;
+  /// A field that holds an Elixir term, not a tensor (a struct's keep field:
+  /// `%Mod{w: f32[3], whiten?: false}`): the literal as written (`false`,
+  /// `nil`, `:nan`, `3`, `0.5`). No leaf of the flattened arguments.
+  std::string term;
   Loc loc;
   /// A constant template: `@weights.npy` (a tensor), `@params.npz` (a tuple
   /// of the archive's arrays in order), optionally followed by `:TEMPLATE`

@@ -66,6 +66,9 @@ struct HostValue {
   /// repl's `0` from a transform, a struct's keep field `:nan`); `tensor` is
   /// then a u8 scalar standing in for it where a tensor must be passed.
   std::string term;
+  /// A term given in a template (`whiten?: false` in a struct's), with no
+  /// placeholder tensor: not among the flattened inputs.
+  bool literal = false;
   /// A leaf with Nx's vectorized axes: their names (the tensor's leading
   /// axes), printed as Nx prints a vectorized tensor.
   std::vector<std::string> vectorized;
