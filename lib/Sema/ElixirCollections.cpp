@@ -624,4 +624,121 @@ Result<std::optional<Value>> Tracer::elixirEnumCall(ElixirCall &call) {
   return Opt();
 }
 
+//===----------------------------------------------------------------------===//
+// Map keys and pairs, as Map, Enum and for see them
+//===----------------------------------------------------------------------===//
+
+std::optional<std::string> storedMapKey(const Value &key) {
+  if (key.kind == Value::Atom) return key.atom;
+  if (key.kind == Value::String) return ast::kStringKeyMark + key.atom;
+  return std::nullopt;
+}
+
+Value mapKeyTerm(const std::string &stored, const Loc &loc) {
+  Value key = Value::atomValue(ast::keyText(stored), loc);
+  if (ast::isStringKey(stored)) key.kind = Value::String;
+  return key;
+}
+
+std::vector<Value> mapPairs(const Value &map, const Loc &loc) {
+  std::vector<size_t> order(map.keys.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ast::mapKeyLess(map.keys[a], map.keys[b]); });
+  std::vector<Value> pairs;
+  for (size_t k : order) pairs.push_back(Value::tuple({mapKeyTerm(map.keys[k], loc), map.elems[k]}, loc));
+  return pairs;
+}
+
+Result<Value> mapOfPairs(Value into, const std::vector<Value> &pairs, const Loc &loc) {
+  for (auto &v : pairs) {
+    std::optional<std::string> key;
+    if (v.kind == Value::Tuple && v.elems.size() == 2) key = storedMapKey(v.elems[0]);
+    if (!key)
+      return error(v.loc.valid() ? v.loc : loc,
+                   "a map is built from {key, value} tuples with atom or string keys at compile time, got " +
+                       describeValue(v));
+    auto it = std::find(into.keys.begin(), into.keys.end(), *key);
+    if (it != into.keys.end()) {
+      into.elems[it - into.keys.begin()] = v.elems[1];
+    } else {
+      into.keys.push_back(*key);
+      into.elems.push_back(v.elems[1]);
+      into.keyLocs.push_back(loc);
+    }
+  }
+  return into;
+}
+
+//===----------------------------------------------------------------------===//
+// The source of a captured function, for a struct's keep field
+//===----------------------------------------------------------------------===//
+
+std::optional<std::string> Tracer::functionSource(const Value &v) {
+  if (v.kind != Value::Function || !v.fn || v.fn->kind != ExprKind::Fn || v.fn->children.empty()) return std::nullopt;
+  const Expr &body = *v.fn->children.back();
+  size_t arity = v.fn->children.size() - 1;
+  if (body.kind != ExprKind::Call) return std::nullopt;
+  std::string module = body.module;
+  if (module.empty() && v.fnModule) module = v.fnModule->name;
+  if (module.empty()) return std::nullopt;
+  // The arguments: the capture's own &N, literals, and the captured terms.
+  std::function<std::optional<std::string>(const Expr &)> arg = [&](const Expr &e) -> std::optional<std::string> {
+    switch (e.kind) {
+    case ExprKind::Var: {
+      if (!e.name.empty() && e.name[0] == '&') return e.name;
+      const Value *bound = v.captured ? v.captured->find(e.name) : nullptr;
+      std::function<bool(const Value &)> term = [&](const Value &x) {
+        if (x.kind == Value::Tensor || x.kind == Value::Vectorized || x.kind == Value::Function) return false;
+        return std::all_of(x.elems.begin(), x.elems.end(), term);
+      };
+      if (!bound || !term(*bound)) return std::nullopt;
+      return inspectValue(*bound);
+    }
+    case ExprKind::Int: return std::to_string(e.intValue);
+    case ExprKind::Float: return inspectValue(Value::real(e.floatValue, e.loc));
+    case ExprKind::Atom:
+      return e.name == "nil" || e.name == "true" || e.name == "false" ? e.name : ":" + atomText(e.name);
+    case ExprKind::List:
+    case ExprKind::Tuple: {
+      std::vector<std::string> items;
+      for (auto &c : e.children) {
+        auto item = c->kind == ExprKind::Pair ? arg(*c->children[0]) : arg(*c);
+        if (!item) return std::nullopt;
+        items.push_back(c->kind == ExprKind::Pair ? atomText(c->name) + ": " + *item : *item);
+      }
+      bool list = e.kind == ExprKind::List;
+      return fmt::format(FMT_STRING("{}{}{}"), list ? "[" : "{", fmt::join(items, ", "), list ? "]" : "}");
+    }
+    default: {
+      // Any other expression of the captured terms alone (`opts[:p]`):
+      // its value now, as the closure would compute it.
+      std::function<bool(const Expr &)> usesParams = [&](const Expr &x) {
+        if (x.kind == ExprKind::Var && !x.name.empty() && x.name[0] == '&') return true;
+        return std::any_of(x.children.begin(), x.children.end(), [&](auto &c) { return usesParams(*c); });
+      };
+      if (usesParams(e) || !v.captured) return std::nullopt;
+      Env scope(v.captured.get());
+      auto value = eval(e, scope);
+      std::function<bool(const Value &)> term = [&](const Value &x) {
+        if (x.kind == Value::Tensor || x.kind == Value::Vectorized || x.kind == Value::Function) return false;
+        return std::all_of(x.elems.begin(), x.elems.end(), term);
+      };
+      if (!value || !term(*value)) return std::nullopt;
+      return inspectValue(*value);
+    }
+    }
+  };
+  std::vector<std::string> args;
+  bool plain = body.children.size() == arity;
+  for (size_t k = 0; k < body.children.size(); ++k) {
+    auto a = arg(*body.children[k]);
+    if (!a) return std::nullopt;
+    plain = plain && *a == fmt::format(FMT_STRING("&{}"), k + 1);
+    args.push_back(*a);
+  }
+  if (plain) return fmt::format(FMT_STRING("&{}.{}/{}"), module, body.name, arity);
+  return fmt::format(FMT_STRING("&{}.{}({})"), module, body.name, fmt::join(args, ", "));
+}
+
 } // namespace nxc::sema
