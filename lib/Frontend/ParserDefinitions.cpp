@@ -26,6 +26,7 @@ Result<Module> Parser::module() {
   NXC_CHECK(expectWord("do", "after the module name"));
   skipNewlines();
   current_ = &m;
+  attributeTokens_.clear(); // a module's attributes are its own
   while (!isWord("end")) {
     if (at(Tok::Eof)) return error(m.loc, "missing 'end' for this 'defmodule'");
     NXC_CHECK(moduleItem(m));

@@ -313,6 +313,10 @@ Result<Value> Tracer::inlineCallBody(const ast::Function &f, const ast::Module &
     }
     args = std::move(filled.value());
   }
+  if (args.size() != f.params.size()) {
+    module_ = saved;
+    return error(loc, fmt::format(FMT_STRING("{} takes {} arguments, given {}"), qual, f.params.size(), args.size()));
+  }
   for (size_t i = 0; i < f.params.size(); ++i) NXC_CHECK(bindPattern(*f.params[i], args[i], env, &bound));
   stack_.push_back(&f);
   auto r = eval(*f.body, env);
