@@ -726,6 +726,19 @@ Result<std::optional<Value>> Tracer::elixirCall(const std::string &module, const
   if (module == ":erlang") return elixirErlangCall(call);
   if (module == "Nx.Defn.Composite" && n >= 1) return elixirCompositeCall(call);
   if (module == "Enum") return elixirEnumCall(call);
+  if ((module == "String" && name == "length" && n == 1 && args[0].kind == Value::String) ||
+      (module == "Atom" && name == "to_string" && n == 1 && args[0].kind == Value::Atom)) {
+    if (module == "Atom") {
+      Value s = args[0];
+      s.kind = Value::String;
+      s.loc = loc;
+      return std::optional<Value>(s);
+    }
+    // Characters (code points; a string of combining marks counts each, where Elixir counts graphemes).
+    int64_t count = 0;
+    for (unsigned char c : args[0].atom) count += (c & 0xC0) != 0x80;
+    return std::optional<Value>(Value::number(count, loc));
+  }
   if (module == "System" && (name == "system_time" || name == "os_time" || name == "monotonic_time") && n == 0) {
     // The clock when the code is compiled (library code seeds a default PRNG key with it).
     auto now = std::chrono::system_clock::now().time_since_epoch();
