@@ -153,6 +153,15 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
                                       file));
     NXC_TRY(serialized, parseNxSerialized(bytes, file));
     return serialized;
+  } else if (text == "true" || text == "false" || text == "nil" ||
+             (text.size() > 1 && text[0] == ':' && std::all_of(text.begin() + 1, text.end(), [](char c) {
+                return std::isalnum((unsigned char)c) || c == '_' || c == '?' || c == '!';
+              }))) {
+    // An Elixir term (a transform's flag or mode: `false`, `:mean`), not a tensor.
+    HostValue term;
+    term.term = text;
+    term.literal = true;
+    return term;
   } else {
     auto src = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
     NXC_TRY(t, parseLiteral(src));

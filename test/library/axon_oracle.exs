@@ -29,6 +29,7 @@ defmodule Cases do
   # A PRNG key (u32[2]) of its own seed; a scalar of a fixed value.
   def input({:key, seed}, key), do: {Nx.Random.key(seed), key}
   def input({:scalar, value}, key), do: {Nx.tensor(value), key}
+  def input({:term, value}, key), do: {value, key}
   # A map of tensors by string key (the recurrent cells' kernels), one
   # argument; its leaves are files in key order.
   def input({:map, names, spec}, key) do
@@ -108,6 +109,8 @@ defmodule Cases do
         {m, :specificity, [{:bin, {6}}, {:p, {6}}], []},
         {m, :mean_absolute_error, [{:u, {4, 3}}, {:u, {4, 3}}], []},
         {m, :top_k_categorical_accuracy, [{:onehot, {5, 4}}, {:p, {5, 4}}], [k: 2]},
+        {m, :accuracy_transform, [{:onehot, {6, 3}}, {:p, {6, 3}}, {:term, false}, {:term, false}], []},
+        {m, :accuracy_transform, [{:bin, {6, 1}}, {:u, {6, 1}}, {:term, true}, {:term, false}], []},
         {l, :apply_label_smoothing, [{:onehot, {4, 3}}, {:p, {4, 3}}], [smoothing: 0.2]},
         {l, :connectionist_temporal_classification, [{{:s32, {2}, 3}, {:s32, {2, 3}, 4}}, {:p, {2, 6, 5}}], []},
         {y, :separable_conv2d, [{:u, {1, 5, 5, 2}}, {:u, {3, 1, 1, 4}}, {:u, {4}}, {:u, {1, 3, 1, 4}}, {:u, {4}}], []},
@@ -141,7 +144,10 @@ defmodule Cases do
         {y, :conv_lstm, [{:u, {1, 3, 2, 5, 5}}, {{:u, {1, 1, 4, 5, 5}}, {:u, {1, 1, 4, 5, 5}}}, {:scalar, 0},
                          {:u, {16, 2, 3, 3}}, {:u, {16, 4, 3, 3}}, {:u, {16}}], [unroll: :static],
          ["Axon.Layers.static_unroll", "Axon.Layers.conv_lstm_cell"]},
-        {Axon.Quantization.QTensor, :from_tensor, [{:u, {4, 3}}], []},
+        # Through Nx.Defn.jit, as nxc jit compiles it: it multiplies by a
+        # reciprocal, which Nx's expressions rewrite into a division, and an
+        # element at .5 from one rounds to the other side eagerly.
+        {Axon.Quantization.QTensor, :from_tensor, [{:u, {4, 3}}], [], :jit},
         {Axon.Quantization.Layers, :weight_only_quantized_dense, [{:u, {2, 3}}, {:qtensor, {3, 4}}, {:u, {4}}], []}
       ]
   end

@@ -58,7 +58,7 @@ end
 # function, input specs, options} called on inputs `gen` makes from `key`
 # (a fifth element, when there is one, names the public functions the call
 # runs that nothing can call from outside, such as the unroll loops an
-# `lstm` layer runs its cell in: written to covers),
+# `lstm` layer runs its cell in: written to covers; or is :jit),
 # written to caseN/ as run_cases (oracle_env.sh) reads them: fn (the --fn
 # text, options in parentheses), arg0.npy... (the inputs' leaves in order),
 # want.npy or want.npz (Nx's result), or nx_error when Nx raised.
@@ -73,6 +73,10 @@ defmodule Oracle do
             {mod, fun, specs, opts} -> {mod, fun, specs, opts, []}
             {_, _, _, _, _} -> spec
           end
+        # :jit instead of a list: Nx's result through Nx.Defn.jit, as nxc
+        # jit compiles the function (a deftransform called directly runs
+        # eagerly, without Nx.Defn.Expr's rewrites).
+        {jit?, covers} = if covers == :jit, do: {true, []}, else: {false, covers}
         {args, key} = Enum.map_reduce(specs, key, gen)
         dir = "case#{i}"
         File.mkdir_p!(dir)
@@ -86,6 +90,10 @@ defmodule Oracle do
         # A container argument (a map, a struct, a tuple) is one .npz with its
         # template (argK.template); a tensor, one .npy.
         Enum.reduce(args, 0, fn
+          # An atom or a boolean (a transform's flag): the term itself.
+          a, k when is_atom(a) ->
+            File.write!("#{dir}/arg#{k}.term", inspect(a))
+            k + 1
           m, k when is_tuple(m) or (is_map(m) and not is_struct(m, Nx.Tensor)) ->
             Npy.write("#{dir}/arg#{k}.npz", m)
             File.write!("#{dir}/arg#{k}.template", Npy.template(m))
@@ -95,7 +103,14 @@ defmodule Oracle do
             |> Enum.reduce(k, fn {{_, t}, j}, _ -> File.write!("#{dir}/arg#{j}.npy", Npy.npy(t)); j + 1 end)
         end)
         try do
-          case apply(mod, fun, call) do
+          result =
+            if jit? do
+              extra = if opts == [], do: [], else: [opts]
+              Nx.Defn.jit_apply(fn t -> apply(mod, fun, Tuple.to_list(t) ++ extra) end, [List.to_tuple(args)])
+            else
+              apply(mod, fun, call)
+            end
+          case result do
             %Nx.Tensor{} = out -> File.write!("#{dir}/want.npy", Npy.npy(out))
             out -> Npy.write("#{dir}/want.npz", out)
           end

@@ -24,7 +24,7 @@ oracle_setup() {
 
 # run_cases SOURCE_OF JIT_ARGS...
 #   for every case*/ directory the oracle wrote in $work (fn, arg0.npy...
-#   or a map's argK.npz with its argK.template,
+#   or a map's argK.npz with its argK.template, or a term's argK.term,
 #   want.npy or want.npz; nx_error when Nx raised, skipped): `nxc jit` on the
 #   file `SOURCE_OF FN` names, with JIT_ARGS (the --with files), and the
 #   results compared (same_results.py). Prints what differs, then the
@@ -42,7 +42,8 @@ run_cases() {
     local args=()
     for k in $(seq 0 20); do
       if [ -f "$d/arg$k.npy" ]; then args+=("$d/arg$k.npy")
-      elif [ -f "$d/arg$k.npz" ]; then args+=("$d/arg$k.npz:$(cat "$d/arg$k.template")"); fi
+      elif [ -f "$d/arg$k.npz" ]; then args+=("$d/arg$k.npz:$(cat "$d/arg$k.template")")
+      elif [ -f "$d/arg$k.term" ]; then args+=("$(cat "$d/arg$k.term")"); fi
     done
     src=$("$source_of" "$fn")
     ext=npy; [ -f "$d/want.npz" ] && ext=npz
