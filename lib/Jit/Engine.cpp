@@ -59,6 +59,11 @@ Result<HostValue> takeForPattern(const ast::Expr &p, std::vector<HostValue> &arg
     tuple = p.children[0]->kind == ast::ExprKind::Tuple || p.children[0]->kind == ast::ExprKind::Map
                 ? p.children[0].get()
                 : p.children[1].get();
+  if (tuple->kind == ast::ExprKind::Map && tuple->name == "Nx.Tensor") {
+    // `%Nx.Tensor{} = data`: a tensor.
+    if (next >= args.size()) return error(where, "not enough arguments");
+    return args[next++];
+  }
   if (tuple->kind == ast::ExprKind::Map) {
     // A map comes whole from one .npz with a map template.
     if (next < args.size() && args[next].isTuple && !args[next].keys.empty()) return args[next++];

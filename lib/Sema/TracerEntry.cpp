@@ -60,7 +60,8 @@ Result<Graph> Tracer::run(const Signature &sig) {
       const Expr *pat = fn->params[a].get();
       if (pat->kind == ExprKind::Match)
         pat = pat->children[0]->kind == ExprKind::Map ? pat->children[0].get() : pat->children[1].get();
-      if (pat->kind == ExprKind::Map && v.kind != Value::Map) {
+      // (`%Nx.Tensor{} = data` takes a tensor.)
+      if (pat->kind == ExprKind::Map && pat->name != "Nx.Tensor" && v.kind != Value::Map) {
         std::vector<std::string> keys;
         for (auto &pair : pat->children) keys.push_back(pair->name + ": f32[...]");
         return error(sig.args[a].loc.valid() ? sig.args[a].loc : sig.loc,

@@ -36,14 +36,18 @@ defmodule Npy do
   # A struct: its container fields' templates, and its keep fields that are
   # atoms or numbers as terms (`whiten?: false`); other keep fields are left
   # out (nil to nxc).
+  # (A number in a container field, as a fitted model's degree is, is a term
+  # too: eagerly, Nx keeps it a number; arg_leaves leaves it out of the file.)
   def template(%mod{} = s) do
     {marked, _} = Nx.Container.traverse(s, nil, fn _, acc -> {:__leaf__, acc} end)
     fields =
       for {k, v} <- Map.from_struct(s), Map.get(marked, k) != v or is_atom(v) or is_number(v) do
-        if Map.get(marked, k) != v, do: "#{k}: #{template(v)}", else: "#{k}: #{inspect(v)}"
+        if Map.get(marked, k) != v and not is_number(v), do: "#{k}: #{template(v)}", else: "#{k}: #{inspect(v)}"
       end
     "%#{inspect(mod)}{" <> Enum.join(fields, ", ") <> "}"
   end
+  def arg_container(%_{} = s), do: Map.new(Map.from_struct(s), fn {k, v} -> {k, if(is_number(v), do: nil, else: v)} end) |> then(&struct(s, &1))
+  def arg_container(c), do: c
   def template(m) when is_map(m), do: "%{" <> (m |> Enum.sort() |> Enum.map(fn {k, v} -> "#{key(k)}#{template(v)}" end) |> Enum.join(", ")) <> "}"
   def template(t) when is_tuple(t), do: "{" <> (t |> Tuple.to_list() |> Enum.map(&template/1) |> Enum.join(", ")) <> "}"
   defp key(k) when is_binary(k), do: "#{inspect(k)} => "
@@ -95,7 +99,7 @@ defmodule Oracle do
             File.write!("#{dir}/arg#{k}.term", inspect(a))
             k + 1
           m, k when is_tuple(m) or (is_map(m) and not is_struct(m, Nx.Tensor)) ->
-            Npy.write("#{dir}/arg#{k}.npz", m)
+            Npy.write("#{dir}/arg#{k}.npz", Npy.arg_container(m))
             File.write!("#{dir}/arg#{k}.template", Npy.template(m))
             k + 1
           arg, k ->

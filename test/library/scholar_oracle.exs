@@ -14,6 +14,8 @@ defmodule Cases do
   def input({:pos, shape}, key), do: Nx.Random.uniform(key, 0.5, 3.0, shape: shape)
   def input({:int, shape, max}, key), do: Nx.Random.randint(key, 0, max, shape: shape, type: :s64)
   def input({:scalar, value}, key), do: {Nx.tensor(value), key}
+  def input({:const, values, type}, key), do: {Nx.tensor(values, type: type), key}
+  def input({:key, seed}, key), do: {Nx.Random.key(seed), key}
   def input({:tuple, specs}, key) do
     {values, key} = Enum.map_reduce(specs, key, &input/2)
     {List.to_tuple(values), key}
@@ -130,6 +132,21 @@ defmodule Cases do
       {Scholar.Manifold.TSNE, :pairwise_dist, [{:u, {5, 3}}], [metric: :squared_euclidean]},
       {Scholar.Linear.SVM, :hinge_loss, [{:u, {4, 3}}, {:p, {4, 3}}], [c: 1.0, margin: 1.0]},
       {Scholar.Neighbors.NNDescent, :in1d, [{:int, {6}, 5}, {:int, {4}, 5}], []},
+      {Scholar.Neighbors.NNDescent, :heap_size, [{:tuple, [{:int, {5}, 3}, {:const, [3.0, 0.1, 0.5, 0.9, 0.0], :f32}]}], []},
+      {Scholar.Neighbors.NNDescent, :min_heap_pop,
+       [{:tuple, [{:const, [0, 4, 2, 7, 0], :s64}, {:const, [3.0, 0.1, 0.5, 0.9, 0.0], :f32}]}], []},
+      {Scholar.Neighbors.NNDescent, :min_heap_insert,
+       [{:tuple, [{:const, [0, 4, 2, 0, 0], :s64}, {:const, [2.0, 0.1, 0.5, 0.0, 0.0], :f32}]},
+        {:const, 0.05, :f32}, {:const, 9, :s64}], []},
+      {Scholar.Metrics.Ranking, :dcg_n, [{:u, {6}}, {:u, {6}}], [k: 3]},
+      {Scholar.Decomposition.TruncatedSVD, :randomized_range_finder, [{:u, {6, 4}}, {:key, 1}],
+       [size: 2, num_iter: 2]},
+      {Scholar.Manifold.Trimap, :trimap_loss,
+       [{:tuple, [{:u, {6, 2}}, {:const, [[0, 1, 2], [3, 4, 5], [1, 3, 5], [2, 0, 4]], :s64}, {:p, {4}}]}], []},
+      {Scholar.Cluster.Hierarchical, :fit, [{:u, {6, 2}}], [linkage: :average]},
+      {Scholar.Neighbors.BruteKNN, :get_batches, [{:u, {7, 2}}], [batch_size: 3, min_batch_size: nil]},
+      {Scholar.Linear.PolynomialRegression, :predict,
+       [{:model, Scholar.Linear.PolynomialRegression, [{:u, {12, 2}}, {:u, {12}}], [degree: 2]}, {:u, {4, 2}}], []},
       # PCA (its doctests download a dataset).
       {Scholar.Decomposition.PCA, :fit, [{:u, {10, 4}}], [num_components: 2]},
       {Scholar.Decomposition.PCA, :fit, [{:u, {10, 4}}], [num_components: 3, whiten?: true]},
