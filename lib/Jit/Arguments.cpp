@@ -69,20 +69,26 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
   // container inside): the archive's entries by path, as -o writes them (a
   // nested map's leaves as `mu.w`, a tuple's elements as `0`, `1`, `pair.0`),
   // in the template's (sorted) order.
+  // The template after `FILE:`, parsed as the one argument of a signature
+  // `f(TEMPLATE)`; errors are reported in the argument as the user wrote it.
+  auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
+  auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
+  Loc at{argument, 1, (int)file.size() + 2};
+  auto inArgument = [&](Diag d) {
+    // "FILE:" precedes the template, "f(" was added.
+    if (d.loc.file == src) d.loc = Loc{argument, 1, std::max(1, d.loc.col + (int)file.size() - 1)};
+    return d;
+  };
+  auto declaredTemplate = [&]() -> Result<Template> {
+    auto sig = parseSignature(src);
+    if (!sig) return inArgument(sig.error());
+    if (sig->args.size() != 1 || !sig->args[0].constantPath.empty())
+      return error(at, fmt::format(FMT_STRING("expected one template after {}:"), file));
+    return std::move(sig->args[0]);
+  };
   auto byPath = [&]() -> Result<HostValue> {
     NXC_TRY(entries, readNpzEntries(file));
-    auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
-    auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
-    auto sig = parseSignature(src);
-    Loc at{argument, 1, (int)file.size() + 2};
-    if (!sig) {
-      // Reported where the user wrote it: "FILE:" precedes the template, "f(" was added.
-      Diag d = sig.error();
-      if (d.loc.file == src) d.loc = Loc{argument, 1, std::max(1, d.loc.col + (int)file.size() - 1)};
-      return d;
-    }
-    if (sig->args.size() != 1)
-      return error(at, fmt::format(FMT_STRING("expected one map or struct template after {}:"), file));
+    NXC_TRY(declaredT, declaredTemplate());
     std::vector<std::string> held;
     for (auto &e : entries) held.push_back(e.name);
     size_t used = 0;
@@ -119,7 +125,7 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
       v.structName = t.structName;
       return v;
     };
-    NXC_TRY(built, build(sig->args[0], ""));
+    NXC_TRY(built, build(declaredT, ""));
     if (used != entries.size())
       return error(at, fmt::format(FMT_STRING("{} holds {} entries ({}); the template names {}"), file, entries.size(),
                                    fmt::join(held, ", "), used));
@@ -168,21 +174,8 @@ Result<HostValue> readJitArgument(const std::string &text, size_t index) {
     return HostValue::leaf(std::move(t));
   }
   if (!declared.empty()) {
-    // Parsed as the one argument of a signature `f(TEMPLATE)`; errors are
-    // reported in the argument as the user wrote it.
-    auto argument = std::make_shared<const SourceFile>(SourceFile{fmt::format(FMT_STRING("argument {}"), index), text});
-    auto src = std::make_shared<const SourceFile>(SourceFile{argument->name, "f(" + declared + ")"});
-    int shift = (int)(file.size() + 1) - 2; // "FILE:" precedes the template, "f(" was added
-    auto inArgument = [&](Diag d) {
-      if (d.loc.file == src) d.loc = Loc{argument, 1, std::max(1, d.loc.col + shift)};
-      return d;
-    };
-    auto sig = parseSignature(src);
-    if (!sig) return inArgument(sig.error());
-    if (sig->args.size() != 1 || !sig->args[0].constantPath.empty())
-      return error(Loc{argument, 1, (int)file.size() + 2},
-                   fmt::format(FMT_STRING("expected one template after {}:"), file));
-    if (auto applied = applyTemplate(v, sig->args[0], file); !applied) return inArgument(applied.error());
+    NXC_TRY(t, declaredTemplate());
+    if (auto applied = applyTemplate(v, t, file); !applied) return inArgument(applied.error());
   }
   return v;
 }

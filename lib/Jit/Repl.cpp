@@ -258,15 +258,7 @@ Result<HostValue> ReplSession::evaluate(const ast::Expr &expr, const std::string
     std::string signature = fmt::format(FMT_STRING("Repl.__eager_{}__"), evaluations++);
     NXC_TRY(now, engine_->prepareGraph(graph, signature, program->source->text, false));
     NXC_TRY(result, engine_->call(now, inputs));
-    const HostTensor &h = result.tensor;
-    Template::Values values;
-    for (int64_t i = 0; i < h.numElements(); ++i) {
-      if (h.type.elem.isFloat())
-        values.f.push_back(h.at(i));
-      else
-        values.i.push_back(h.type.elem.isSigned() ? h.atInt(i) : (int64_t)h.atUInt(i));
-    }
-    return values;
+    return valuesOf(result.tensor);
   };
   auto prepared =
       engine_->prepare(*program, "Repl", kReplEntryName, args, useDiskCache_, Loc{inputSource, 1, 1}, nullptr, eager);

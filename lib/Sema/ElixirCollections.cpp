@@ -682,52 +682,34 @@ std::optional<std::string> Tracer::functionSource(const Value &v) {
   std::string module = body.module;
   if (module.empty() && v.fnModule) module = v.fnModule->name;
   if (module.empty()) return std::nullopt;
-  // The arguments: the capture's own &N, literals, and the captured terms.
+  // The arguments: the capture's own &N, lists and tuples of them, and any
+  // other expression of the captured terms alone (`p`, `opts[:p]`) by its
+  // value now, as the closure would compute it.
+  std::function<bool(const Expr &)> usesParams = [&](const Expr &x) {
+    if (x.kind == ExprKind::Var && !x.name.empty() && x.name[0] == '&') return true;
+    return std::any_of(x.children.begin(), x.children.end(), [&](auto &c) { return usesParams(*c); });
+  };
+  std::function<bool(const Value &)> term = [&](const Value &x) {
+    if (x.kind == Value::Tensor || x.kind == Value::Vectorized || x.kind == Value::Function) return false;
+    return std::all_of(x.elems.begin(), x.elems.end(), term);
+  };
   std::function<std::optional<std::string>(const Expr &)> arg = [&](const Expr &e) -> std::optional<std::string> {
-    switch (e.kind) {
-    case ExprKind::Var: {
-      if (!e.name.empty() && e.name[0] == '&') return e.name;
-      const Value *bound = v.captured ? v.captured->find(e.name) : nullptr;
-      std::function<bool(const Value &)> term = [&](const Value &x) {
-        if (x.kind == Value::Tensor || x.kind == Value::Vectorized || x.kind == Value::Function) return false;
-        return std::all_of(x.elems.begin(), x.elems.end(), term);
-      };
-      if (!bound || !term(*bound)) return std::nullopt;
-      return inspectValue(*bound);
-    }
-    case ExprKind::Int: return std::to_string(e.intValue);
-    case ExprKind::Float: return inspectValue(Value::real(e.floatValue, e.loc));
-    case ExprKind::Atom:
-      return e.name == "nil" || e.name == "true" || e.name == "false" ? e.name : ":" + atomText(e.name);
-    case ExprKind::List:
-    case ExprKind::Tuple: {
-      std::vector<std::string> items;
-      for (auto &c : e.children) {
-        auto item = c->kind == ExprKind::Pair ? arg(*c->children[0]) : arg(*c);
-        if (!item) return std::nullopt;
-        items.push_back(c->kind == ExprKind::Pair ? atomText(c->name) + ": " + *item : *item);
-      }
-      bool list = e.kind == ExprKind::List;
-      return fmt::format(FMT_STRING("{}{}{}"), list ? "[" : "{", fmt::join(items, ", "), list ? "]" : "}");
-    }
-    default: {
-      // Any other expression of the captured terms alone (`opts[:p]`):
-      // its value now, as the closure would compute it.
-      std::function<bool(const Expr &)> usesParams = [&](const Expr &x) {
-        if (x.kind == ExprKind::Var && !x.name.empty() && x.name[0] == '&') return true;
-        return std::any_of(x.children.begin(), x.children.end(), [&](auto &c) { return usesParams(*c); });
-      };
-      if (usesParams(e) || !v.captured) return std::nullopt;
+    if (!usesParams(e)) {
       Env scope(v.captured.get());
       auto value = eval(e, scope);
-      std::function<bool(const Value &)> term = [&](const Value &x) {
-        if (x.kind == Value::Tensor || x.kind == Value::Vectorized || x.kind == Value::Function) return false;
-        return std::all_of(x.elems.begin(), x.elems.end(), term);
-      };
       if (!value || !term(*value)) return std::nullopt;
       return inspectValue(*value);
     }
+    if (e.kind == ExprKind::Var) return e.name;
+    if (e.kind != ExprKind::List && e.kind != ExprKind::Tuple) return std::nullopt;
+    std::vector<std::string> items;
+    for (auto &c : e.children) {
+      auto item = c->kind == ExprKind::Pair ? arg(*c->children[0]) : arg(*c);
+      if (!item) return std::nullopt;
+      items.push_back(c->kind == ExprKind::Pair ? atomText(c->name) + ": " + *item : *item);
     }
+    bool list = e.kind == ExprKind::List;
+    return fmt::format(FMT_STRING("{}{}{}"), list ? "[" : "{", fmt::join(items, ", "), list ? "]" : "}");
   };
   std::vector<std::string> args;
   bool plain = body.children.size() == arity;

@@ -332,9 +332,7 @@ Result<Value> Tracer::kernel(const std::string &name, std::vector<Value> &args, 
     // struct(Module, fields): the module's defstruct fields in order, each
     // nil unless `fields` (a keyword list or map) gives it; keys the struct
     // does not have are ignored, as Elixir's struct/2 ignores them.
-    const ast::Module *target = nullptr;
-    for (auto &m : file_.modules)
-      if (m.name == args[0].atom) target = &m;
+    const ast::Module *target = programModule(args[0].atom);
     if (!target || target->structFields.empty())
       return error(loc, fmt::format(FMT_STRING("struct({}, ...): {} is not a struct among the files given (a "
                                                "module with defstruct; add its file with --with)"),

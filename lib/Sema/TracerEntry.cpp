@@ -205,15 +205,13 @@ Value Tracer::makeParams(const Template &t, const std::vector<std::string> &name
     if (single) nameIdx = 1;
     // A struct's fields the template does not give (its keep fields, which
     // hold no tensor) are nil, as struct/2 leaves them.
-    if (!t.structName.empty())
-      for (auto &m : file_.modules)
-        if (m.name == t.structName)
-          for (auto &field : m.structFields)
-            if (std::find(v.keys.begin(), v.keys.end(), field) == v.keys.end()) {
-              v.keys.push_back(field);
-              v.elems.push_back(Value::atomValue("nil", t.loc));
-              v.keyLocs.push_back(t.loc);
-            }
+    if (const ast::Module *m = t.structName.empty() ? nullptr : programModule(t.structName))
+      for (auto &field : m->structFields)
+        if (std::find(v.keys.begin(), v.keys.end(), field) == v.keys.end()) {
+          v.keys.push_back(field);
+          v.elems.push_back(Value::atomValue("nil", t.loc));
+          v.keyLocs.push_back(t.loc);
+        }
     return v;
   }
   if (t.isTuple) {

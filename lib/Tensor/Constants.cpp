@@ -14,16 +14,7 @@ Status fill(Template &t, const HostTensor &h, const std::string &what) {
     return error(t.loc, fmt::format(FMT_STRING("{} is {}, but the template declares {}"), what, h.type.str(),
                                     TensorType{t.tensor.elem, t.tensor.shape, {}}.str()));
   if (!t.declared) t.tensor = TensorType{h.type.elem, h.type.shape, {}};
-  auto v = std::make_shared<Template::Values>();
-  int64_t n = h.numElements();
-  if (h.type.elem.isFloat()) {
-    v->f.reserve(n);
-    for (int64_t i = 0; i < n; ++i) v->f.push_back(h.at(i));
-  } else {
-    v->i.reserve(n);
-    for (int64_t i = 0; i < n; ++i) v->i.push_back(!h.type.elem.isSigned() ? (int64_t)h.atUInt(i) : h.atInt(i));
-  }
-  t.values = std::move(v);
+  t.values = std::make_shared<Template::Values>(valuesOf(h));
   return okStatus();
 }
 
@@ -118,6 +109,19 @@ Status load(Template &t) {
 Status loadConstants(Signature &sig) {
   for (auto &a : sig.args) NXC_CHECK(load(a));
   return okStatus();
+}
+
+Template::Values valuesOf(const HostTensor &h) {
+  Template::Values v;
+  int64_t n = h.numElements();
+  if (h.type.elem.isFloat()) {
+    v.f.reserve(n);
+    for (int64_t i = 0; i < n; ++i) v.f.push_back(h.at(i));
+  } else {
+    v.i.reserve(n);
+    for (int64_t i = 0; i < n; ++i) v.i.push_back(!h.type.elem.isSigned() ? (int64_t)h.atUInt(i) : h.atInt(i));
+  }
+  return v;
 }
 
 Template templateOf(const HostValue &v) {

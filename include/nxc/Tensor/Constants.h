@@ -20,6 +20,9 @@ namespace nxc {
 /// directory). Errors point at the template in the --fn text.
 Status loadConstants(Signature &sig);
 
+/// A tensor's elements as a template's values (floats, or integers).
+Template::Values valuesOf(const HostTensor &h);
+
 /// The argument templates (types and shapes) of host values.
 Template templateOf(const HostValue &v);
 /// The leaves of `v`, depth-first.
