@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/GraphToNx.h"
+#include "nxc/Conversion/ComplexToReal.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
 #include "nxc/Tensor/Half.h"
 
@@ -29,6 +30,7 @@ Type nxElementType(MLIRContext *ctx, ElemType t) {
   case TypeKind::U: return IntegerType::get(ctx, t.bits, IntegerType::Unsigned);
   case TypeKind::BF: return BFloat16Type::get(ctx);
   case TypeKind::F8E4M3FN: return Float8E4M3FNType::get(ctx);
+  case TypeKind::C: return ComplexType::get(nxElementType(ctx, t.partType())); // not in the nx dialect
   case TypeKind::F:
     return t.bits == 8    ? (Type)Float8E5M2Type::get(ctx)
            : t.bits == 16 ? (Type)Float16Type::get(ctx)
@@ -74,6 +76,11 @@ static DenseElementsAttr constantAttr(RankedTensorType type, const Node &n) {
 }
 
 Status emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symbol) {
+  // The nx dialect has real types only: complex values become pairs first.
+  if (hasComplexValues(graph)) {
+    NXC_CHECK(checkComplexOps(graph));
+    return emitNxFunction(module, complexToReal(graph), symbol);
+  }
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<nx::NxDialect>();
   ctx->getOrLoadDialect<func::FuncDialect>();

@@ -296,6 +296,8 @@ Status Reader::constantData(const json &node, const std::string &ptr, Node &n) {
     for (int64_t i = 0; i < count; ++i) {
       if (t.isF8())
         n.fvalues.push_back(f8ToFloat((uint8_t)h->bitsAt(i), t));
+      else if (t.isComplex())
+        n.fvalues.push_back(h->partAt(i, 0)), n.fvalues.push_back(h->partAt(i, 1));
       else if (t.isFloat())
         n.fvalues.push_back(h->at(i));
       else n.ivalues.push_back(t.isSigned() ? h->atInt(i) : (int64_t)h->atUInt(i));
@@ -307,22 +309,34 @@ Status Reader::constantData(const json &node, const std::string &ptr, Node &n) {
     return err(vptr, fmt::format(FMT_STRING("expected an array of the {} values in row-major order"), count));
   if ((int64_t)value->size() != count)
     return err(vptr, fmt::format(FMT_STRING("expected {} values for {}, got {}"), count, n.type.str(), value->size()));
+  auto floatValue = [&](const json &v, const std::string &eptr) -> Status {
+    if (v.is_number()) {
+      n.fvalues.push_back(v.get<double>());
+      return okStatus();
+    }
+    static const std::map<std::string, double> special = {{"nan", std::numeric_limits<double>::quiet_NaN()},
+                                                          {"-nan", -std::numeric_limits<double>::quiet_NaN()},
+                                                          {"inf", std::numeric_limits<double>::infinity()},
+                                                          {"-inf", -std::numeric_limits<double>::infinity()}};
+    auto s = v.is_string() ? special.find(v.get<std::string>()) : special.end();
+    if (s == special.end())
+      return err(eptr, fmt::format(FMT_STRING("expected a number, \"nan\", \"-nan\", \"inf\" or \"-inf\", got {}"),
+                                   describe(v)));
+    n.fvalues.push_back(s->second);
+    return okStatus();
+  };
   for (int64_t i = 0; i < count; ++i) {
     const json &v = (*value)[i];
     std::string eptr = fmt::format(FMT_STRING("{}/{}"), vptr, i);
+    if (t.isComplex()) { // [real, imaginary]
+      if (!v.is_array() || v.size() != 2)
+        return err(eptr, fmt::format(FMT_STRING("expected a complex value as [real, imaginary], got {}"), describe(v)));
+      NXC_CHECK(floatValue(v[0], eptr + "/0"));
+      NXC_CHECK(floatValue(v[1], eptr + "/1"));
+      continue;
+    }
     if (t.isFloat()) {
-      if (v.is_number()) {
-        n.fvalues.push_back(v.get<double>());
-        continue;
-      }
-      static const std::map<std::string, double> special = {
-          {"nan", std::numeric_limits<double>::quiet_NaN()}, {"-nan", -std::numeric_limits<double>::quiet_NaN()},
-          {"inf", std::numeric_limits<double>::infinity()}, {"-inf", -std::numeric_limits<double>::infinity()}};
-      auto s = v.is_string() ? special.find(v.get<std::string>()) : special.end();
-      if (s == special.end())
-        return err(eptr, fmt::format(FMT_STRING("expected a number, \"nan\", \"-nan\", \"inf\" or \"-inf\", got {}"),
-                                     describe(v)));
-      n.fvalues.push_back(s->second);
+      NXC_CHECK(floatValue(v, eptr));
       continue;
     }
     bool fits;
@@ -562,6 +576,7 @@ Result<Graph> Reader::function(const json &fn, const std::string &ptr) {
   NXC_TRY(tree, resultTree(*resultField, ptr + "/result", g, 0));
   g.resultTree = std::move(tree);
   NXC_CHECK(checkScopes(g, ptr));
+  NXC_CHECK(checkComplexOps(g));
   return g;
 }
 

@@ -60,6 +60,9 @@ ojson constantValues(const Node &n) {
   ojson values = ojson::array();
   if (n.type.elem.isFloat()) {
     for (double d : n.fvalues) values.push_back(floatValue(d));
+  } else if (n.type.elem.isComplex()) { // [real, imaginary] per element
+    for (size_t i = 0; i + 1 < n.fvalues.size(); i += 2)
+      values.push_back(ojson::array({floatValue(n.fvalues[i]), floatValue(n.fvalues[i + 1])}));
   } else if (n.type.elem.isSigned()) {
     for (int64_t v : n.ivalues) values.push_back(v);
   } else {
@@ -89,6 +92,13 @@ HostTensor constantTensor(const Node &n) {
   HostTensor h = HostTensor::zeros(TensorType{stored, n.type.shape, {}});
   for (int64_t i = 0; i < h.numElements(); ++i) {
     uint64_t bits;
+    if (n.type.elem.isComplex()) {
+      for (int k = 0; k < 2; ++k) {
+        double d = n.fvalues[2 * i + k];
+        h.setPartBits(i, k, stored.bits == 128 ? doubleBits(d) : floatBits((float)d));
+      }
+      continue;
+    }
     if (n.type.elem.isF8()) {
       bits = doubleToF8(n.fvalues[i], n.type.elem);
     } else if (n.type.elem.isFloat()) {

@@ -84,6 +84,16 @@ int Tracer::constant(ElemType t, Shape shape, std::vector<double> fv, std::vecto
   Node n;
   n.op = Op::Constant;
   n.type = TensorType{t, std::move(shape), {}};
+  if (t.isComplex() && (int64_t)fv.size() != 2 * n.type.numElements()) {
+    // Real values (numbers given for a complex tensor): zero imaginary parts.
+    std::vector<double> parts;
+    if (fv.empty())
+      for (int64_t v : iv) parts.push_back((double)v), parts.push_back(0.0);
+    else
+      for (double v : fv) parts.push_back(v), parts.push_back(0.0);
+    fv = std::move(parts);
+    iv.clear();
+  }
   n.fvalues = std::move(fv);
   n.ivalues = std::move(iv);
   n.loc = loc;
@@ -101,7 +111,7 @@ Status Tracer::checkLiteralInteger(const Value &v) {
 
 Result<int> Tracer::numberConstant(const Value &v, ElemType t) {
   NXC_CHECK(checkLiteralInteger(v));
-  if (t.isFloat()) return constant(t, {}, {v.asDouble()}, {}, v.loc);
+  if (t.isFloat() || t.isComplex()) return constant(t, {}, {v.asDouble()}, {}, v.loc);
   return constant(t, {}, {}, {v.asInt()}, v.loc);
 }
 
@@ -330,7 +340,7 @@ std::optional<Value> Tracer::scalarConstant(const Value &v) {
   if (v.kind == Value::Int || v.kind == Value::Float) return v;
   if (v.kind != Value::Tensor) return std::nullopt;
   const Node &n = g_.nodes[v.node];
-  if (n.op != Op::Constant || !n.type.shape.empty()) return std::nullopt;
+  if (n.op != Op::Constant || !n.type.shape.empty() || n.type.elem.isComplex()) return std::nullopt;
   return n.type.elem.isFloat() ? Value::real(n.fvalues.at(0), n.loc) : Value::number(n.ivalues.at(0), n.loc);
 }
 
@@ -418,7 +428,8 @@ Result<std::optional<Value>> Tracer::constantAlgebra(Op op, const Value &a, cons
   int l;
   if (left.kind == Value::Tensor) l = cast(left.node, t, loc);
   else if (merged)
-    l = t.isFloat() ? constant(t, {}, {left.asDouble()}, {}, loc) : constant(t, {}, {}, {left.asInt()}, loc);
+    l = t.isFloat() || t.isComplex() ? constant(t, {}, {left.asDouble()}, {}, loc)
+                                     : constant(t, {}, {}, {left.asInt()}, loc);
   else { NXC_TRY(k, numberConstant(left, t)); l = k; }
   if (right.kind != Value::Tensor) return std::optional<Value>();
   Node n;

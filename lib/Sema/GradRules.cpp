@@ -26,6 +26,15 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     size_t arity = n.operands.size();
     fail(error(n.loc, fmt::format(FMT_STRING("gradient not yet implemented for Nx.{}/{}"), opName(op), arity)));
   };
+  // Nx's gradients of complex functions conjugate what real ones do not: not
+  // yet written, so refused rather than computed as if the values were real.
+  const TensorType *complexType = n.type.elem.isComplex() ? &n.type : nullptr;
+  for (int o : n.operands)
+    if (!complexType && g_.typeOf(o).elem.isComplex()) complexType = &g_.typeOf(o);
+  if (complexType && op != Op::Parameter && op != Op::RegionArg)
+    return fail(error(n.loc, fmt::format(FMT_STRING("nxc does not compute gradients through complex values yet "
+                                                    "(Nx.{} with {})"),
+                                         opName(op), complexType->str())));
   // What the rules share: the first operand, its square, its shape and the
   // reduced axes.
   int in = n.operands.empty() ? -1 : x(0);
@@ -466,6 +475,10 @@ void Backprop::rule(int id, int g, Adjoints &a) {
   // Nx's @constants never reach a rule (their results depend on nothing);
   // cond and while have rules of their own (sweep); the others have none yet.
   case Op::Cond: case Op::While: case Op::PrintValue: case Op::Constant:
+  case Op::Real:
+  case Op::Imag:
+  case Op::Conjugate:
+  case Op::Complex: // refused above
   case Op::Iota: case Op::Sign: case Op::Floor: case Op::Ceil:
   case Op::Round: case Op::BitwiseNot: case Op::PopulationCount: case Op::CountLeadingZeros:
   case Op::IsNan: case Op::IsInfinity: case Op::LogicalNot: case Op::BitwiseAnd:

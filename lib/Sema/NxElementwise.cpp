@@ -91,6 +91,7 @@ Result<Value> Tracer::nxSameUnary(const std::string &fn, std::vector<Value> &arg
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   ElemType in = g_.typeOf(x).elem;
   if ((fn == "floor" || fn == "ceil" || fn == "round") && in.isInteger()) return Value::tensor(x, loc);
+  if (fn == "abs" && in.isComplex()) return Value::tensor(unaryNode(Op::Abs, x, in.partType(), loc), loc);
   return Value::tensor(unaryNode(opOf(fn), x, in, loc), loc);
 }
 
@@ -98,7 +99,7 @@ Result<Value> Tracer::nxIntUnary(const std::string &fn, std::vector<Value> &args
   NXC_CHECK(arity(fn, args, 1, 1, loc));
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   ElemType in = g_.typeOf(x).elem;
-  if (in.isFloat()) return error(loc, fmt::format(FMT_STRING("{}{}"), kIntOnly, in.name()));
+  if (!in.isInteger()) return error(loc, fmt::format(FMT_STRING("{}{}"), kIntOnly, in.name()));
   return Value::tensor(unaryNode(opOf(fn), x, in, loc), loc);
 }
 

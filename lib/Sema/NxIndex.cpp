@@ -66,7 +66,7 @@ Result<int> Tracer::slice(int x, const std::vector<Value> &starts, const Shape &
       whole &= v == 0;
     } else if (s.kind == Value::Tensor) {
       const TensorType &t = g_.typeOf(s.node);
-      if (t.rank() != 0 || t.elem.isFloat())
+      if (t.rank() != 0 || !t.elem.isInteger())
         return error(s.loc.valid() ? s.loc : loc,
                      fmt::format(FMT_STRING("Nx.slice: a start index must be an integer or a scalar integer tensor, "
                                             "got {}"),
@@ -195,7 +195,7 @@ Result<Value> Tracer::nxTake(const std::string &fn, std::vector<Value> &args, co
   NXC_TRY(x, tensorArg(fn, args[0], loc));
   NXC_TRY(idx, tensorArg(fn, args[1], loc));
   const TensorType t = g_.typeOf(x), it = g_.typeOf(idx);
-  if (it.elem.isFloat())
+  if (!it.elem.isInteger())
     return error(args[1].loc.valid() ? args[1].loc : loc,
                  fmt::format(FMT_STRING("Nx.{} expects integer indices, got {}"), fn, it.elem.name()));
   Shape out;
@@ -285,7 +285,7 @@ Result<Value> Tracer::nxIndexed(const std::string &fn, std::vector<Value> &args,
     upd = reshape(upd, {1}, loc);
   }
   const TensorType t = g_.typeOf(x), it = g_.typeOf(idx), ut = g_.typeOf(upd);
-  if (it.elem.isFloat())
+  if (!it.elem.isInteger())
     return error(loc, fmt::format(FMT_STRING("Nx.{} expects integer indices, got {}"), fn, it.elem.name()));
   if (it.rank() != 2)
     return error(loc,
@@ -344,7 +344,7 @@ Result<Value> Tracer::nxSort(const std::string &fn, std::vector<Value> &args, co
   ElemType it = ElemType::s32();
   if (o.count("type")) {
     NXC_TRY(tt, parseType(o["type"]));
-    if (tt.isFloat()) return error(o["type"].loc, "Nx.argsort expects an integer :type");
+    if (!tt.isInteger()) return error(o["type"].loc, "Nx.argsort expects an integer :type");
     it = tt;
   }
   Node n;
@@ -441,7 +441,7 @@ Result<Value> Tracer::access(const Value &t, const Value &index, const Loc &loc)
       squeeze.push_back((int64_t)d);
     } else if (i.kind == Value::Tensor) {
       const TensorType &it = g_.typeOf(i.node);
-      if (it.elem.isFloat())
+      if (!it.elem.isInteger())
         return error(at, fmt::format(FMT_STRING("access expects integer indices, got a tensor of type {}"),
                                      it.elem.name()));
       if (it.rank() != 0)

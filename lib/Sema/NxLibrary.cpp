@@ -19,8 +19,8 @@ const std::unordered_map<std::string, NxHandler> &table() {
   static const std::unordered_map<std::string, NxHandler> t = [] {
     std::unordered_map<std::string, NxHandler> m;
     for (auto family : {nxElementwiseFunctions, nxReductionFunctions, nxShapeFunctions, nxIndexFunctions,
-                        nxCreationFunctions, nxLinAlgFunctions, nxSpectralFunctions, nxVectorizeFunctions,
-                        nxRandomFunctions, nxConvenienceFunctions, nxGenericReductionFunctions})
+                        nxCreationFunctions, nxLinAlgFunctions, nxSpectralFunctions, nxComplexFunctions,
+                        nxVectorizeFunctions, nxRandomFunctions, nxConvenienceFunctions, nxGenericReductionFunctions})
       for (const NxEntry &e : family()) m.emplace(e.name, e.handler);
     return m;
   }();

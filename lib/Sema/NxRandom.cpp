@@ -374,7 +374,8 @@ Result<Value> Tracer::nxRandomSample(const std::string &fn, std::vector<Value> &
   }
   Value sample;
   if (isRandint) {
-    if (type.isFloat()) return error(loc, fmt::format(FMT_STRING("expected integer type, got type {}"), type.name()));
+    if (!type.isInteger())
+      return error(loc, fmt::format(FMT_STRING("expected integer type, got type {}"), type.name()));
     int bitsN = type.bits;
     Shape twice = shape;
     twice.insert(twice.begin(), 2);

@@ -49,7 +49,7 @@ Result<Value> Tracer::nxArgReduce(const std::string &fn, std::vector<Value> &arg
     NXC_TRY(tt, parseType(o["type"]));
     t = tt;
   }
-  if (t.isFloat())
+  if (!t.isInteger())
     return error(o["type"].loc, fmt::format(FMT_STRING("Nx.{} expects an integer :type, got {}"), fn, t.name()));
   int64_t tie = 0;
   if (o.count("tie_break")) {

@@ -12,7 +12,9 @@ namespace nxc {
 Result<Graph> trace(const ast::File &file, const Signature &sig, EagerEvaluator eager) {
   sema::Tracer t(file);
   t.setEagerEvaluator(std::move(eager));
-  return t.run(sig);
+  NXC_TRY(g, t.run(sig));
+  NXC_CHECK(checkComplexOps(g));
+  return std::move(g);
 }
 
 namespace sema {

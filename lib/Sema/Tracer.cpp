@@ -345,7 +345,7 @@ Result<Value> Tracer::binaryExpr(const Expr &e, Env &env) {
     if (v.kind != Value::Tensor) return std::nullopt;
     const Node *c = constantNode(v.node);
     const TensorType &t = g_.typeOf(v.node);
-    if (!c || t.rank() != 0 || t.elem.isFloat() || c->ivalues.size() != 1) return std::nullopt;
+    if (!c || t.rank() != 0 || !t.elem.isInteger() || c->ivalues.size() != 1) return std::nullopt;
     return (double)c->ivalues[0];
   };
   std::optional<double> sa = staticInteger(a), sb = staticInteger(b);

@@ -228,6 +228,7 @@ std::vector<NxEntry> nxIndexFunctions();
 std::vector<NxEntry> nxCreationFunctions();
 std::vector<NxEntry> nxLinAlgFunctions();
 std::vector<NxEntry> nxSpectralFunctions();
+std::vector<NxEntry> nxComplexFunctions();
 std::vector<NxEntry> nxVectorizeFunctions();
 /// Whether `v` (or a list or tuple in it) holds a vectorized tensor.
 bool holdsVectorized(const Value &v);
@@ -496,6 +497,14 @@ public:
   Result<Value> mapVectorized(const std::vector<Value> &args,
                               const std::function<Result<Value>(std::vector<Value> &)> &each, const Loc &loc);
   Result<Value> devectorized(const Value &v, bool keepNames, const Loc &loc);
+  // complex numbers and the Fourier transforms (NxComplex.cpp)
+  Result<Value> nxComplexPart(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxComplex(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxFft(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxFft2(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> dft(int x, int64_t axis, int64_t length, bool inverse, double eps, const Loc &loc);
+  Result<int64_t> dftLength(const Value *v, int64_t n, const Loc &loc);
+  Result<double> dftEps(std::map<std::string, Value> &o, const Loc &loc);
   // eigh, svd and what is built on svd (NxSpectral.cpp)
   Result<Value> nxEigh(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxSvd(const std::string &fn, std::vector<Value> &args, const Loc &loc);

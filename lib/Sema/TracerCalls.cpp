@@ -475,7 +475,17 @@ Result<Value> Tracer::constants(const std::string &name, std::vector<Value> &arg
                                                   "smallest_positive_normal", "epsilon"};
   static const std::set<std::string> typed = {"max_finite", "min_finite", "max", "min"};
   if (!floatOnly.count(name) && !typed.count(name)) {
-    if (name == "i") return error(loc, "Nx.Constants.i: complex types are not supported by nxc");
+    if (name == "i" && args.size() <= 2) { // i(type \\ :c64, opts \\ [])
+      ElemType t{TypeKind::C, 64};
+      if (!args.empty()) {
+        NXC_TRY(tt, parseType(args[0]));
+        t = tt;
+      }
+      if (!t.isComplex())
+        return error(args[0].loc.valid() ? args[0].loc : loc,
+                     fmt::format(FMT_STRING("Nx.Constants.i expects a complex type, got {}"), t.name()));
+      return Value::tensor(constant(t, {}, {0.0, 1.0}, {}, loc), loc);
+    }
     return error(loc, fmt::format(FMT_STRING("undefined function {}"), qual));
   }
   if (args.size() > 2 || (args.empty() && typed.count(name)))

@@ -15,6 +15,7 @@ std::string ElemType::name() const {
   case TypeKind::F: return fmt::format(FMT_STRING("f{}"), bits);
   case TypeKind::BF: return fmt::format(FMT_STRING("bf{}"), bits);
   case TypeKind::F8E4M3FN: return "f8_e4m3fn";
+  case TypeKind::C: return fmt::format(FMT_STRING("c{}"), bits);
   }
   return "?";
 }
@@ -25,6 +26,7 @@ std::string ElemType::cType() const {
   case TypeKind::U: return fmt::format(FMT_STRING("uint{}_t"), bits);
   case TypeKind::BF: return "uint16_t";
   case TypeKind::F8E4M3FN: return "uint8_t";
+  case TypeKind::C: return fmt::format(FMT_STRING("nxc_c{}"), bits);
   case TypeKind::F: return bits == 32 ? "float" : bits == 64 ? "double" : bits == 8 ? "uint8_t" : "uint16_t";
   }
   return "?";
@@ -41,7 +43,8 @@ const struct {
                   {"u32", TypeKind::U, 32}, {"u64", TypeKind::U, 64},
                   {"f8", TypeKind::F, 8},   {"f8_e4m3fn", TypeKind::F8E4M3FN, 8},
                   {"f16", TypeKind::F, 16}, {"bf16", TypeKind::BF, 16},
-                  {"f32", TypeKind::F, 32}, {"f64", TypeKind::F, 64}};
+                  {"f32", TypeKind::F, 32}, {"f64", TypeKind::F, 64},
+                  {"c64", TypeKind::C, 64}, {"c128", TypeKind::C, 128}};
 } // namespace
 
 std::optional<ElemType> ElemType::parse(const std::string &n) {
@@ -64,12 +67,13 @@ std::string ElemType::kindAtom() const {
   case TypeKind::F: return "f";
   case TypeKind::BF: return "bf";
   case TypeKind::F8E4M3FN: return "f8_e4m3fn";
+  case TypeKind::C: return "c";
   }
   return "?";
 }
 
 std::optional<ElemType> ElemType::fromKindAtom(const std::string &kind, int64_t bits) {
-  if (bits < 1 || bits > 64) return std::nullopt;
+  if (bits < 1 || bits > 128) return std::nullopt;
   if (kind == "f8_e4m3fn") return bits == 8 ? std::optional<ElemType>(ElemType{TypeKind::F8E4M3FN, 8}) : std::nullopt;
   return parse(kind + std::to_string(bits));
 }
@@ -86,6 +90,7 @@ ElemType mergeTypes(ElemType a, ElemType b) {
   if (rank(a.kind) < rank(b.kind)) low = a, high = b;
   if (low.kind == TypeKind::U && high.kind == TypeKind::S)
     return {TypeKind::S, std::max(std::min(low.bits * 2, 64), high.bits)};
+  if (low.kind == TypeKind::F && high.kind == TypeKind::C) return {TypeKind::C, std::max(low.bits * 2, high.bits)};
   return high; // the higher kind wins with its own size
 }
 
@@ -116,9 +121,21 @@ ElemType mergeInteger(ElemType t, int64_t v) {
   }
 }
 
-ElemType mergeFloat(ElemType t) { return t.kind == TypeKind::F || t.kind == TypeKind::BF ? t : ElemType::f32(); }
+ElemType mergeFloat(ElemType t) {
+  return t.kind == TypeKind::F || t.kind == TypeKind::BF || t.kind == TypeKind::C ? t : ElemType::f32();
+}
 
-ElemType toFloating(ElemType t) { return t.isFloat() ? t : mergeTypes(t, ElemType::f32()); }
+ElemType toFloating(ElemType t) { return t.isFloat() || t.isComplex() ? t : mergeTypes(t, ElemType::f32()); }
+
+ElemType toComplex(ElemType t) {
+  if (t.isComplex()) return t;
+  return t == ElemType{TypeKind::F, 64} ? ElemType{TypeKind::C, 128} : ElemType{TypeKind::C, 64};
+}
+
+ElemType toReal(ElemType t) {
+  if (t.isComplex()) return t.partType();
+  return t.isFloat() ? t : ElemType::f32();
+}
 
 ElemType toAggregate(ElemType t) {
   switch (t.kind) {

@@ -117,6 +117,9 @@ Template::Values valuesOf(const HostTensor &h) {
   if (h.type.elem.isFloat()) {
     v.f.reserve(n);
     for (int64_t i = 0; i < n; ++i) v.f.push_back(h.at(i));
+  } else if (h.type.elem.isComplex()) { // the parts, interleaved
+    v.f.reserve(2 * n);
+    for (int64_t i = 0; i < n; ++i) v.f.push_back(h.partAt(i, 0)), v.f.push_back(h.partAt(i, 1));
   } else {
     v.i.reserve(n);
     for (int64_t i = 0; i < n; ++i) v.i.push_back(!h.type.elem.isSigned() ? (int64_t)h.atUInt(i) : h.atInt(i));

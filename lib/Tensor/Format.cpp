@@ -63,6 +63,14 @@ std::string elementString(const HostTensor &t, int64_t i) {
   case TypeKind::BF: return nxFloatString(t.bitsAt(i), 16, true);
   case TypeKind::F8E4M3FN: return nxF8String(t.bitsAt(i), true);
   case TypeKind::F: return e.bits == 8 ? nxF8String(t.bitsAt(i), false) : nxFloatString(t.bitsAt(i), e.bits, false);
+  case TypeKind::C: {
+    // Complex.to_string/1: the real part, then the imaginary part with its
+    // sign (`1.0-2.0i`, `0.0+Inf i` as `0.0+Infi`), each as its part type prints.
+    int bits = e.bits / 2;
+    std::string re = nxFloatString(t.partBitsAt(i, 0), bits, false);
+    std::string im = nxFloatString(t.partBitsAt(i, 1), bits, false);
+    return re + (im[0] == '-' ? "" : "+") + im + "i";
+  }
   }
   return "?";
 }

@@ -25,6 +25,7 @@ bool HostTensor::consistent() const {
 }
 
 uint64_t HostTensor::bitsAt(int64_t i) const {
+  if (type.elem.isComplex()) return partBitsAt(i, 0);
   size_t w = (size_t)type.elem.bytes();
   assert(i >= 0 && (size_t)(i + 1) * w <= data.size());
   uint64_t v = 0;
@@ -33,9 +34,34 @@ uint64_t HostTensor::bitsAt(int64_t i) const {
 }
 
 void HostTensor::setBits(int64_t i, uint64_t bits) {
+  if (type.elem.isComplex()) {
+    setPartBits(i, 0, bits);
+    setPartBits(i, 1, 0);
+    return;
+  }
   size_t w = (size_t)type.elem.bytes();
   assert(i >= 0 && (size_t)(i + 1) * w <= data.size());
   std::memcpy(data.data() + (size_t)i * w, &bits, w);
+}
+
+uint64_t HostTensor::partBitsAt(int64_t i, int part) const {
+  size_t w = (size_t)type.elem.bytes() / 2;
+  assert(type.elem.isComplex() && i >= 0 && (size_t)(i + 1) * 2 * w <= data.size());
+  uint64_t v = 0;
+  std::memcpy(&v, data.data() + ((size_t)i * 2 + (size_t)part) * w, w);
+  return v;
+}
+
+void HostTensor::setPartBits(int64_t i, int part, uint64_t bits) {
+  size_t w = (size_t)type.elem.bytes() / 2;
+  assert(type.elem.isComplex() && i >= 0 && (size_t)(i + 1) * 2 * w <= data.size());
+  std::memcpy(data.data() + ((size_t)i * 2 + (size_t)part) * w, &bits, w);
+}
+
+double HostTensor::partAt(int64_t i, int part) const {
+  if (!type.elem.isComplex()) return part ? 0.0 : at(i);
+  uint64_t b = partBitsAt(i, part);
+  return type.elem.bits == 64 ? floatFromBits((uint32_t)b) : doubleFromBits(b);
 }
 
 /// Sign-extends the low `bits` bits of `v`.
@@ -57,6 +83,7 @@ double HostTensor::at(int64_t i) const {
     if (type.elem.bits == 16) return f16ToFloat((uint16_t)b);
     if (type.elem.bits == 32) return floatFromBits((uint32_t)b);
     return doubleFromBits(b);
+  case TypeKind::C: return partAt(i, 0);
   }
   return 0;
 }

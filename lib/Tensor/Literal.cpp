@@ -268,7 +268,8 @@ private:
       for (const Node &c : n.children) NXC_CHECK(store(c, t, index));
       return okStatus();
     }
-    NXC_TRY(bits, encode(n, t.type.elem));
+    // A complex element takes the number as its real part.
+    NXC_TRY(bits, encode(n, t.type.elem.partType()));
     t.setBits(index++, bits);
     return okStatus();
   }

@@ -212,13 +212,18 @@ Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::s
   case 'f':
     if (size == 2 || size == 4 || size == 8) t = ElemType{TypeKind::F, size * 8};
     break;
+  case 'c': // complex64, complex128: a real and an imaginary part
+    if (size == 8 || size == 16) t = ElemType{TypeKind::C, size * 8};
+    break;
   default: break;
   }
   if (!t) {
-    const char *what = kind == 'c' ? "complex" : kind == 'U' || kind == 'S' ? "string" : kind == 'V' ? "void/structured"
-                       : kind == 'M' || kind == 'm' ? "datetime" : nullptr;
+    const char *what = kind == 'U' || kind == 'S'   ? "string"
+                       : kind == 'V'                ? "void/structured"
+                       : kind == 'M' || kind == 'm' ? "datetime"
+                                                    : nullptr;
     return fileError(file, fmt::format(FMT_STRING("unsupported dtype '{}'{}{}{}; nxc reads bool, int8..int64, "
-                                                  "uint8..uint64, float16, float32 and float64"),
+                                                  "uint8..uint64, float16, float32, float64, complex64 and complex128"),
                                        descr, what ? " (" : "", what ? what : "", what ? ")" : ""));
   }
   bool bigEndian = order == '>' && size > 1;
@@ -228,7 +233,7 @@ Result<std::pair<ElemType, bool>> dtypeOf(const std::string &descr, const std::s
 /// NumPy's descr for an element type ("<f4", "|u1"). NumPy has no 8-bit
 /// floats: f8 and f8_e4m3fn are written as their bytes, "|u1".
 std::string descrOf(ElemType t) {
-  char kind = t.kind == TypeKind::S ? 'i' : t.kind == TypeKind::U || t.isF8() ? 'u' : 'f';
+  char kind = t.kind == TypeKind::S ? 'i' : t.kind == TypeKind::U || t.isF8() ? 'u' : t.isComplex() ? 'c' : 'f';
   return fmt::format(FMT_STRING("{}{}{}"), t.bytes() == 1 ? '|' : '<', kind, t.bytes());
 }
 
@@ -309,7 +314,7 @@ Result<NpyLayout> parseLayout(const uint8_t *data, size_t size, const std::strin
 
 /// Converts big-endian elements of type `elem` to native order in place.
 void swapBytes(std::vector<uint8_t> &data, ElemType elem) {
-  size_t w = (size_t)elem.bytes();
+  size_t w = (size_t)elem.partType().bytes(); // each part of a complex on its own
   for (size_t i = 0; i + w <= data.size(); i += w)
     for (size_t a = i, b = i + w - 1; a < b; ++a, --b) std::swap(data[a], data[b]);
 }

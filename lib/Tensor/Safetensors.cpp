@@ -45,7 +45,8 @@ std::optional<ElemType> elemTypeOf(const std::string &dtype) {
       {"U16", {TypeKind::U, 16}},   {"I16", {TypeKind::S, 16}},    {"F16", {TypeKind::F, 16}},
       {"BF16", {TypeKind::BF, 16}}, {"U32", {TypeKind::U, 32}},    {"I32", {TypeKind::S, 32}},
       {"F32", {TypeKind::F, 32}},   {"U64", {TypeKind::U, 64}},    {"I64", {TypeKind::S, 64}},
-      {"F64", {TypeKind::F, 64}},   {"F8_E5M2", {TypeKind::F, 8}}, {"F8_E4M3", {TypeKind::F8E4M3FN, 8}}};
+      {"F64", {TypeKind::F, 64}},   {"F8_E5M2", {TypeKind::F, 8}}, {"F8_E4M3", {TypeKind::F8E4M3FN, 8}},
+      {"C64", {TypeKind::C, 64}}};
   auto it = types.find(dtype);
   if (it == types.end()) return std::nullopt;
   return it->second;
@@ -141,7 +142,7 @@ Result<HostValue> parseSafetensors(const std::vector<uint8_t> &bytes, const std:
     std::optional<ElemType> elem = elemTypeOf(dtype.get<std::string>());
     if (!elem)
       return error(Loc{}, fmt::format(FMT_STRING("{} has dtype {}, which nxc does not support (it reads BOOL, U8..U64, "
-                                                 "I8..I64, F8_E5M2, F8_E4M3, F16, BF16, F32 and F64)"),
+                                                 "I8..I64, F8_E5M2, F8_E4M3, F16, BF16, F32, F64 and C64)"),
                                       what, dtype.get<std::string>()));
     if (!shape.is_array() || shape.size() > (size_t)kMaxRank)
       return error(Loc{}, fmt::format(FMT_STRING("{}: shape is not a list of at most {} sizes"), what, kMaxRank));

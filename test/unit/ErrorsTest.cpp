@@ -490,9 +490,9 @@ const ErrorCase kSemaErrors[] = {
      "A.f(f32[2])", File, 2, 18, "function B.g/1 is private to B"},
     {"an Nx module nxc does not support",
      "defmodule M do\n"
-     "  defn f(x), do: Nx.fft(x)\n"
+     "  defn f(x), do: Nx.stft(x)\n"
      "end\n",
-     "f(f32[2,2])", File, 2, 18, "Nx.fft/1 is unknown or not supported yet by nxc"},
+     "f(f32[2,2])", File, 2, 18, "Nx.stft/1 is unknown or not supported yet by nxc"},
     {"a tuple pattern with fewer elements than the value",
      "defmodule M do\n"
      "  defn f(x) do\n"

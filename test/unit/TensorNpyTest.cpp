@@ -231,7 +231,7 @@ TEST_CASE("unsupported arrays are rejected with messages that name the file") {
   pythonOk(dir, R"PY(
 np.save('fortran.npy', np.asfortranarray(np.arange(6.0).reshape(2, 3)))
 np.save('object.npy', np.array([1, 'a', None], dtype=object), allow_pickle=True)
-np.save('complex.npy', np.zeros(2, np.complex64))
+np.save('complex.npy', np.zeros(2, np.clongdouble))
 np.save('record.npy', np.zeros(2, dtype=[('a', '<i4'), ('b', '<f4')]))
 np.save('text.npy', np.array(['abc', 'de']))
 np.save('dates.npy', np.array(['2024-01-01'], dtype='datetime64[D]'))
@@ -243,8 +243,8 @@ np.save('half.npy', np.zeros(2, np.float16))
   std::string o = dir / "object.npy";
   CHECK(errorOf(readNpy(o)) == o + ": object arrays (dtype '|O') are not supported; save numbers only");
   std::string c = dir / "complex.npy";
-  CHECK(errorOf(readNpy(c)) == c + ": unsupported dtype '<c8' (complex); nxc reads bool, int8..int64, uint8..uint64, "
-                                   "float16, float32 and float64");
+  CHECK(errorOf(readNpy(c)) == c + ": unsupported dtype '<c32'; nxc reads bool, int8..int64, uint8..uint64, "
+                                   "float16, float32, float64, complex64 and complex128");
   std::string r = dir / "record.npy";
   CHECK(errorOf(readNpy(r)) == r + ": structured dtypes (record arrays) are not supported");
   CHECK(errorOf(readNpy(dir / "text.npy")).find("unsupported dtype '<U3' (string)") != std::string::npos);

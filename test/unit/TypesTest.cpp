@@ -30,7 +30,29 @@ TEST_CASE("parsing and naming element types") {
   CHECK_FALSE(ElemType::parse("s128").has_value());
   CHECK_FALSE(ElemType::parse("").has_value());
   CHECK_FALSE(ElemType::parse("F32").has_value());
-  CHECK_FALSE(ElemType::parse("c64").has_value());
+  CHECK(ElemType::parse("c64")->name() == "c64");
+  CHECK(ElemType::parse("c128")->bytes() == 16);
+  CHECK_FALSE(ElemType::parse("c32").has_value());
+}
+
+TEST_CASE("complex types promote as Nx.Type.merge/2 does") {
+  // Nx.Type's doctests.
+  CHECK(mergeTypes(ty("f16"), ty("c64")).name() == "c64");
+  CHECK(mergeTypes(ty("f32"), ty("c64")).name() == "c64");
+  CHECK(mergeTypes(ty("f64"), ty("c64")).name() == "c128");
+  CHECK(mergeTypes(ty("c64"), ty("f32")).name() == "c64");
+  CHECK(mergeTypes(ty("c128"), ty("c64")).name() == "c128");
+  CHECK(mergeTypes(ty("s64"), ty("c64")).name() == "c64");
+  CHECK(mergeTypes(ty("bf16"), ty("c64")).name() == "c64");
+  CHECK(toComplex(ty("f64")).name() == "c128");
+  CHECK(toComplex(ty("s8")).name() == "c64");
+  CHECK(toReal(ty("c128")).name() == "f64");
+  CHECK(toReal(ty("s32")).name() == "f32");
+  CHECK(toFloating(ty("c64")).name() == "c64");
+  CHECK(mergeInteger(ty("c64"), 300).name() == "c64");
+  CHECK_FALSE(ty("c64").isFloat());
+  CHECK_FALSE(ty("c64").isInteger());
+  CHECK(ty("c64").partType().name() == "f32");
 }
 
 TEST_CASE("type predicates, sizes and C types") {

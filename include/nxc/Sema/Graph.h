@@ -105,6 +105,11 @@ struct Graph {
   bool printing = false;
 };
 
+/// The first node that takes or makes a complex value and cannot
+/// (complexSupport), as an error at its location: Nx's own message where Nx
+/// refuses complex inputs.
+Status checkComplexOps(const Graph &g);
+
 } // namespace nxc
 
 #endif // NXC_SEMA_GRAPH_H

@@ -45,6 +45,7 @@ enum class OpFamily : uint8_t {
   Window,            ///< window_*
   Contraction,       ///< dot, conv
   Indexing,          ///< take, gather, indexed_*, argsort
+  ComplexParts,      ///< real, imag, conjugate, complex: no nx op
 };
 
 namespace detail {
@@ -76,8 +77,19 @@ inline std::optional<Op> opNamed(std::string_view name) {
 /// and the nx dialect alike (MLIR's ShapedType::kDynamic has the same value).
 inline constexpr int64_t kDynamicSliceStart = INT64_MIN;
 
-/// Whether the op is an nx dialect op (every family but Graph).
-inline constexpr bool isNxDialectOp(Op op) { return opFamily(op) != OpFamily::Graph; }
+/// Whether the op is an nx dialect op (every family but Graph and
+/// ComplexParts).
+inline constexpr bool isNxDialectOp(Op op) {
+  return opFamily(op) != OpFamily::Graph && opFamily(op) != OpFamily::ComplexParts;
+}
+
+/// What an op does with complex operands or results (c64, c128).
+enum class ComplexSupport : uint8_t {
+  Lowered,     ///< computed on the pairs of reals (ComplexToReal.cpp)
+  RefusedByNx, ///< Nx raises "does not support complex inputs" itself
+  NotYet,      ///< Nx computes it; nxc does not yet
+};
+ComplexSupport complexSupport(Op op);
 
 } // namespace nxc
 

@@ -1,6 +1,6 @@
 //===- Types.h - Nx element types, shapes and promotion ---------*- C++ -*-===//
 //
-// Nx's type lattice (s/u/f/bf/f8_e4m3fn with a bit width) and its promotion
+// Nx's type lattice (s/u/f/bf/f8_e4m3fn/c with a bit width) and its promotion
 // rules, as in Nx.Type.merge/2, merge_number/2, to_floating/1 and
 // to_aggregate/1.
 //
@@ -17,10 +17,11 @@ namespace nxc {
 
 /// Ordered as Nx sorts kinds for merging (Nx.Type's type_to_int), but for
 /// F8E4M3FN, which Nx ranks with F (see mergeTypes).
-enum class TypeKind { U, S, BF, F, F8E4M3FN };
+enum class TypeKind { U, S, BF, F, F8E4M3FN, C };
 
 /// An Nx element type: s8..s64, u8..u64, f8 (E5M2: {:f, 8}), f8_e4m3fn,
-/// f16, bf16, f32, f64.
+/// f16, bf16, f32, f64, and the complex c64 and c128 (a real and an
+/// imaginary part of f32 or f64, stored in that order).
 struct ElemType {
   TypeKind kind = TypeKind::F;
   int bits = 32;
@@ -29,14 +30,18 @@ struct ElemType {
   /// f8 (E5M2) or f8_e4m3fn: stored as a byte, computed in f32, rounded as
   /// Nx.Floating.dump_f8/dump_f8_e4m3fn round.
   bool isF8() const { return bits == 8 && (kind == TypeKind::F || kind == TypeKind::F8E4M3FN); }
-  bool isInteger() const { return !isFloat(); }
+  bool isComplex() const { return kind == TypeKind::C; }
+  bool isInteger() const { return kind == TypeKind::S || kind == TypeKind::U; }
+  /// Nx.Type.to_real/1 of a complex type: the type of each part (f32 of c64).
+  ElemType partType() const { return isComplex() ? ElemType{TypeKind::F, bits / 2} : *this; }
   bool isSigned() const { return kind == TypeKind::S; }
   bool operator==(const ElemType &o) const { return kind == o.kind && bits == o.bits; }
   bool operator!=(const ElemType &o) const { return !(*this == o); }
   /// Nx's spelling: "f32", "s64", "u8", "bf16", "f8_e4m3fn".
   std::string name() const;
   /// The C type a generated header uses ("float", "int32_t", "uint16_t" for
-  /// f16/bf16, "uint8_t" for the f8 types).
+  /// f16/bf16, "uint8_t" for the f8 types, "nxc_c64"/"nxc_c128" for the
+  /// complex types, which the header defines).
   std::string cType() const;
   int bytes() const { return bits / 8; }
   /// Parses Nx's spelling ("f32", "s8", ...); nullopt if it is not one.
@@ -65,6 +70,11 @@ ElemType mergeFloat(ElemType t);
 ElemType toFloating(ElemType t);
 /// Nx.Type.to_aggregate/1 (sum/product): s8..s32 -> s32, u8..u32 -> u32, u64 -> s64.
 ElemType toAggregate(ElemType t);
+/// Nx.Type.to_complex/1: f64 gives c128, every other non-complex type c64.
+ElemType toComplex(ElemType t);
+/// Nx.Type.to_real/1: the part type of a complex type, floats as they are,
+/// f32 for integers.
+ElemType toReal(ElemType t);
 
 using Shape = std::vector<int64_t>;
 

@@ -45,10 +45,19 @@ struct HostTensor {
   int64_t atInt(int64_t i) const;
   /// Element `i` as an unsigned integer (the raw value for u64).
   uint64_t atUInt(int64_t i) const;
-  /// The raw bits of element `i`, zero-extended (f32 1.0 -> 0x3F800000).
+  /// The raw bits of element `i`, zero-extended (f32 1.0 -> 0x3F800000);
+  /// of a complex element, its real part's (partBitsAt).
   uint64_t bitsAt(int64_t i) const;
-  /// Stores `bits` (the low elem.bytes() bytes) as element `i`.
+  /// Stores `bits` (the low elem.bytes() bytes) as element `i`; of a complex
+  /// element, as its real part with a zero imaginary part.
   void setBits(int64_t i, uint64_t bits);
+  /// The raw bits of part `part` (0 real, 1 imaginary) of complex element
+  /// `i`: an f32 (c64) or f64 (c128).
+  uint64_t partBitsAt(int64_t i, int part) const;
+  void setPartBits(int64_t i, int part, uint64_t bits);
+  /// Part `part` of complex element `i` as a double (of a real element: the
+  /// element for part 0, zero for part 1).
+  double partAt(int64_t i, int part) const;
 
   /// Same type, shape and bytes.
   bool operator==(const HostTensor &o) const { return type.sameTypeAndShape(o.type) && data == o.data; }

@@ -332,6 +332,10 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, Op op, ValueRange args, Type
   case Op::CumulativeMax: case Op::CumulativeMin: case Op::WindowSum: case Op::WindowProduct: case Op::WindowMax:
   case Op::WindowMin: case Op::Dot: case Op::Conv: case Op::Argsort: case Op::Take: case Op::TakeAlongAxis:
   case Op::Gather: case Op::IndexedAdd: case Op::IndexedPut:
+  case Op::Real:
+  case Op::Imag:
+  case Op::Conjugate:
+  case Op::Complex: // pairs of reals by then
     break;
   }
   return failure();

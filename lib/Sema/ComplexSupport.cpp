@@ -1,0 +1,162 @@
+//===- ComplexSupport.cpp - which ops take complex values -----------------===//
+//
+// The one list of what each op does with c64/c128 operands or results:
+// computed on pairs of reals (lib/Conversion/ComplexToReal.cpp lowers exactly
+// these), refused by Nx itself (then nxc refuses with Nx's message), or not
+// yet computed by nxc. checkComplexOps reports the first op of a traced or
+// read graph that cannot take its complex values, at the op's location.
+//
+//===----------------------------------------------------------------------===//
+#include "nxc/Sema/Graph.h"
+
+#include <fmt/format.h>
+
+namespace nxc {
+
+ComplexSupport complexSupport(Op op) {
+  switch (op) {
+  case Op::Parameter:
+  case Op::RegionArg:
+  case Op::Elem:
+  case Op::Metadata:
+  case Op::Cond:
+  case Op::While:
+  case Op::Constant:
+  case Op::Iota:
+  case Op::Exp:
+  case Op::Log:
+  case Op::Sqrt:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Negate:
+  case Op::Abs:
+  case Op::IsNan:
+  case Op::IsInfinity:
+  case Op::AsType:
+  case Op::Add:
+  case Op::Subtract:
+  case Op::Multiply:
+  case Op::Divide:
+  case Op::Equal:
+  case Op::NotEqual:
+  case Op::Select:
+  case Op::Broadcast:
+  case Op::Reshape:
+  case Op::Transpose:
+  case Op::Reverse:
+  case Op::Slice:
+  case Op::PutSlice:
+  case Op::Pad:
+  case Op::Concatenate:
+  case Op::Sum:
+  case Op::Dot:
+  case Op::Take:
+  case Op::TakeAlongAxis:
+  case Op::Gather:
+  case Op::Real:
+  case Op::Imag:
+  case Op::Conjugate:
+  case Op::Complex: return ComplexSupport::Lowered;
+  // Nx raises "Nx.f/n does not support complex inputs" for these.
+  case Op::Erf:
+  case Op::Erfc:
+  case Op::ErfInv:
+  case Op::Floor:
+  case Op::Ceil:
+  case Op::Round:
+  case Op::Remainder:
+  case Op::Max:
+  case Op::Min:
+  case Op::Less:
+  case Op::LessEqual:
+  case Op::Greater:
+  case Op::GreaterEqual:
+  case Op::ReduceMax:
+  case Op::ReduceMin:
+  case Op::Argmax:
+  case Op::Argmin:
+  case Op::Argsort:
+  case Op::WindowMax:
+  case Op::WindowMin:
+  case Op::CumulativeMax:
+  case Op::CumulativeMin:
+  case Op::Bitcast:
+  case Op::BitwiseNot:
+  case Op::PopulationCount:
+  case Op::CountLeadingZeros:
+  case Op::Quotient:
+  case Op::BitwiseAnd:
+  case Op::BitwiseOr:
+  case Op::BitwiseXor:
+  case Op::LeftShift:
+  case Op::RightShift: return ComplexSupport::RefusedByNx;
+  case Op::PrintValue:
+  case Op::Expm1:
+  case Op::Log1p:
+  case Op::Log2:
+  case Op::Sigmoid:
+  case Op::Tan:
+  case Op::Sinh:
+  case Op::Cosh:
+  case Op::Tanh:
+  case Op::Asin:
+  case Op::Acos:
+  case Op::Atan:
+  case Op::Asinh:
+  case Op::Acosh:
+  case Op::Atanh:
+  case Op::Rsqrt:
+  case Op::Cbrt:
+  case Op::Sign:
+  case Op::Pow:
+  case Op::Atan2:
+  case Op::LogicalAnd:
+  case Op::LogicalOr:
+  case Op::LogicalXor:
+  case Op::LogicalNot:
+  case Op::Product:
+  case Op::All:
+  case Op::Any:
+  case Op::CumulativeSum:
+  case Op::CumulativeProduct:
+  case Op::WindowSum:
+  case Op::WindowProduct:
+  case Op::Conv:
+  case Op::IndexedAdd:
+  case Op::IndexedPut: return ComplexSupport::NotYet;
+  }
+  return ComplexSupport::NotYet;
+}
+
+namespace {
+
+bool anyComplex(const Graph &g, const Node &n) {
+  if (n.type.elem.isComplex()) return true;
+  for (const TensorType &t : n.resultTypes)
+    if (t.elem.isComplex()) return true;
+  for (int o : n.operands)
+    if (g.typeOf(o).elem.isComplex()) return true;
+  return false;
+}
+
+} // namespace
+
+Status checkComplexOps(const Graph &g) {
+  for (const Node &n : g.nodes) {
+    if (!anyComplex(g, n)) continue;
+    std::string name(opName(n.op));
+    int arity = n.op == Op::PrintValue ? 1 : std::max<int>(1, (int)n.operands.size());
+    switch (complexSupport(n.op)) {
+    case ComplexSupport::Lowered: continue;
+    case ComplexSupport::RefusedByNx:
+      return error(n.loc, fmt::format(FMT_STRING("Nx.{}/{} does not support complex inputs"), name, arity));
+    case ComplexSupport::NotYet:
+      return error(n.loc, fmt::format(FMT_STRING("nxc does not compute {} on complex values yet ({}); "
+                                                 "docs/features.md lists what takes them"),
+                                      name, n.type.str()));
+    }
+  }
+  return okStatus();
+}
+
+} // namespace nxc

@@ -1,0 +1,200 @@
+//===- NxComplex.cpp - complex numbers and the discrete Fourier transform -===//
+//
+// Nx.real, imag, conjugate, phase and complex/2 with Nx's types (to_real,
+// to_complex), and Nx.fft/ifft/fft2/ifft2 with :length(s), :axis/:axes and
+// :eps. The transforms are computed as Nx.BinaryBackend computes them: in
+// f64, parts whose magnitude is at most :eps set to zero, then rounded to
+// the result's part type; nxc multiplies by the DFT matrix (its cosines and
+// sines computed here in double precision) where the backend runs a radix-2
+// recursion, so results agree to the last bit of c64 but may differ in that
+// of c128.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace nxc::sema {
+
+std::vector<NxEntry> nxComplexFunctions() {
+  return {{"real", &Tracer::nxComplexPart},  {"imag", &Tracer::nxComplexPart}, {"conjugate", &Tracer::nxComplexPart},
+          {"phase", &Tracer::nxComplexPart}, {"complex", &Tracer::nxComplex},  {"fft", &Tracer::nxFft},
+          {"ifft", &Tracer::nxFft},          {"fft2", &Tracer::nxFft2},        {"ifft2", &Tracer::nxFft2}};
+}
+
+Result<Value> Tracer::nxComplexPart(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType in = g_.typeOf(x);
+  if (fn == "conjugate") // of a real tensor too: Nx makes it complex
+    return Value::tensor(unaryNode(Op::Conjugate, cast(x, toComplex(in.elem), loc), toComplex(in.elem), loc), loc);
+  if (fn == "phase") { // atan2(imag, real), in to_real's type
+    NXC_TRY(im, callNx("imag", {Value::tensor(x, loc)}, loc));
+    NXC_TRY(re, callNx("real", {Value::tensor(x, loc)}, loc));
+    return callNx("atan2", {im, re}, loc);
+  }
+  if (in.elem.isComplex())
+    return Value::tensor(unaryNode(fn == "real" ? Op::Real : Op::Imag, x, toReal(in.elem), loc), loc);
+  if (fn == "real") return Value::tensor(cast(x, toReal(in.elem), loc), loc);
+  // imag of a real tensor: zeros of its floating type.
+  ElemType t = toFloating(in.elem);
+  return Value::tensor(named(broadcastTo(constant(t, {}, {0.0}, {}, loc), in.shape, loc), in.names), loc);
+}
+
+Result<Value> Tracer::nxComplex(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_CHECK(arity(fn, args, 2, 2, loc));
+  NXC_TRY(re, toTensor(args[0], loc));
+  NXC_TRY(im, toTensor(args[1], loc));
+  if (g_.typeOf(re).elem.isComplex() || g_.typeOf(im).elem.isComplex())
+    return error(loc, "Nx.complex/2 does not support complex inputs");
+  ElemType t = toComplex(mergeTypes(g_.typeOf(re).elem, g_.typeOf(im).elem));
+  // imag * i + real, as Nx computes it.
+  Value i = Value::tensor(constant(t, {}, {0.0, 1.0}, {}, loc), loc);
+  NXC_TRY(scaled, callNx("multiply", {Value::tensor(im, loc), i}, loc));
+  return callNx("add", {scaled, Value::tensor(re, loc)}, loc);
+}
+
+/// The transform of `x` along `axis` to `length` points (x is padded with
+/// zeros or cut), inverse or not; parts at most `eps` in magnitude are 0.
+Result<Value> Tracer::dft(int x, int64_t axis, int64_t length, bool inverse, double eps, const Loc &loc) {
+  TensorType in = g_.typeOf(x);
+  ElemType out = toComplex(in.elem);
+  ElemType wide{TypeKind::F, 64};
+  auto num = [&](int64_t v) { return Value::number(v, loc); };
+  auto tensor = [&](int id) { return Value::tensor(id, loc); };
+  int64_t rank = in.rank(), last = rank - 1;
+  // The transformed axis last.
+  std::vector<Value> perm;
+  for (int64_t a = 0; a < rank; ++a)
+    if (a != axis) perm.push_back(num(a));
+  perm.push_back(num(axis));
+  Value v = tensor(x);
+  if (axis != last) {
+    NXC_TRY(t, callNx("transpose", {v, Value::keywords({{"axes", Value::list(perm, loc)}}, loc)}, loc));
+    v = t;
+  }
+  int complexIn = cast(v.node, out, loc);
+  int a = cast(unaryNode(Op::Real, complexIn, out.partType(), loc), wide, loc);
+  int b = cast(unaryNode(Op::Imag, complexIn, out.partType(), loc), wide, loc);
+  int64_t n = in.shape[axis];
+  for (int *part : {&a, &b}) {
+    if (length < n) {
+      NXC_TRY(cut, callNx("slice_along_axis",
+                          {tensor(*part), num(0), num(length), Value::keywords({{"axis", num(last)}}, loc)}, loc));
+      *part = cut.node;
+    } else if (length > n) {
+      std::vector<Value> config;
+      for (int64_t d = 0; d < rank; ++d)
+        config.push_back(Value::tuple({num(0), num(d == last ? length - n : 0), num(0)}, loc));
+      NXC_TRY(padded, callNx("pad", {tensor(*part), Value::real(0.0, loc), Value::list(config, loc)}, loc));
+      *part = padded.node;
+    }
+  }
+  // cos and sin of 2 pi j k / length, the product reduced modulo length first.
+  std::vector<double> c((size_t)(length * length)), s(c.size());
+  for (int64_t j = 0; j < length; ++j)
+    for (int64_t k = 0; k < length; ++k) {
+      double angle = 2 * M_PI * (double)((j * k) % length) / (double)length;
+      c[(size_t)(j * length + k)] = std::cos(angle);
+      s[(size_t)(j * length + k)] = std::sin(angle);
+    }
+  Value cm = tensor(constant(wide, {length, length}, c, {}, loc)),
+        sm = tensor(constant(wide, {length, length}, s, {}, loc));
+  auto dot = [&](int l, const Value &r) { return callNx("dot", {tensor(l), r}, loc); };
+  NXC_TRY(ac, dot(a, cm));
+  NXC_TRY(as, dot(a, sm));
+  NXC_TRY(bc, dot(b, cm));
+  NXC_TRY(bs, dot(b, sm));
+  // Forward: (a + bi)(cos - i sin); inverse: (a + bi)(cos + i sin) / length.
+  NXC_TRY(re, callNx(inverse ? "subtract" : "add", {ac, bs}, loc));
+  NXC_TRY(im, callNx(inverse ? "add" : "subtract", {bc, as}, loc));
+  if (inverse) {
+    NXC_TRY(r, callNx("divide", {re, Value::real((double)length, loc)}, loc));
+    NXC_TRY(i, callNx("divide", {im, Value::real((double)length, loc)}, loc));
+    re = r, im = i;
+  }
+  int parts[2];
+  int k = 0;
+  for (Value *p : {&re, &im}) {
+    NXC_TRY(mag, callNx("abs", {*p}, loc));
+    NXC_TRY(small, callNx("less_equal", {mag, Value::real(eps, loc)}, loc));
+    NXC_TRY(cleaned, callNx("select", {small, Value::real(0.0, loc), *p}, loc));
+    parts[k++] = cast(cleaned.node, out.partType(), loc);
+  }
+  Shape shape = g_.typeOf(parts[0]).shape;
+  Value z = tensor(node(Op::Complex, {parts[0], parts[1]}, TensorType{out, shape, {}}, loc));
+  if (axis == last) return z;
+  // Back to the axes' order (the inverse of perm).
+  std::vector<Value> back((size_t)rank);
+  for (int64_t p = 0; p < rank; ++p) back[(size_t)perm[(size_t)p].i] = num(p);
+  return callNx("transpose", {z, Value::keywords({{"axes", Value::list(back, loc)}}, loc)}, loc);
+}
+
+/// Nx's :length option of a transform along an axis of size `n`.
+Result<int64_t> Tracer::dftLength(const Value *v, int64_t n, const Loc &loc) {
+  if (!v || v->isNil()) return n;
+  if (v->kind == Value::Atom && v->atom == "power_of_two") {
+    int64_t p = 1;
+    while (p < n) p *= 2;
+    return p;
+  }
+  if (v->kind == Value::Int && v->i > 0) return v->i;
+  return error(v->loc.valid() ? v->loc : loc,
+               fmt::format(FMT_STRING("expected an integer or :power_of_two as length, got: {}"), describeValue(*v)));
+}
+
+Result<double> Tracer::dftEps(std::map<std::string, Value> &o, const Loc &loc) {
+  if (!o.count("eps")) return 1.0e-10;
+  if (!o["eps"].isNumber()) return error(o["eps"].loc.valid() ? o["eps"].loc : loc, "expected :eps to be a number");
+  return o["eps"].asDouble();
+}
+
+Result<Value> Tracer::nxFft(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"length", "axis", "eps"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType t = g_.typeOf(x);
+  if (t.rank() == 0) return error(loc, fmt::format(FMT_STRING("Nx.{} expects a tensor of rank 1 or more"), fn));
+  NXC_TRY(axis, normalizeAxis(o.count("axis") ? o["axis"] : Value::number(-1, loc), t.rank(), loc, x));
+  NXC_TRY(length, dftLength(o.count("length") ? &o["length"] : nullptr, t.shape[axis], loc));
+  NXC_TRY(eps, dftEps(o, loc));
+  return dft(x, axis, length, fn == "ifft", eps, loc);
+}
+
+Result<Value> Tracer::nxFft2(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"lengths", "axes", "eps"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType t = g_.typeOf(x);
+  if (t.rank() < 2) return error(loc, fmt::format(FMT_STRING("Nx.{} expects a tensor of rank 2 or more"), fn));
+  std::vector<int64_t> axes = {t.rank() - 2, t.rank() - 1};
+  if (o.count("axes")) {
+    const Value &a = o["axes"];
+    if (a.kind != Value::List || a.elems.size() != 2)
+      return error(a.loc.valid() ? a.loc : loc,
+                   fmt::format(FMT_STRING("Nx.{} expects :axes to be a list of 2 axes"), fn));
+    for (int k = 0; k < 2; ++k) {
+      NXC_TRY(ax, normalizeAxis(a.elems[k], t.rank(), loc, x));
+      axes[k] = ax;
+    }
+  }
+  const Value *lengths = o.count("lengths") ? &o["lengths"] : nullptr;
+  if (lengths && (lengths->kind != Value::List || lengths->elems.size() != 2))
+    return error(lengths->loc.valid() ? lengths->loc : loc,
+                 fmt::format(FMT_STRING("Nx.{} expects :lengths to be a list of 2 lengths"), fn));
+  NXC_TRY(eps, dftEps(o, loc));
+  // Along the second axis, then the first (each rounded, as Nx rounds).
+  Value v = Value::tensor(x, loc);
+  for (int k : {1, 0}) {
+    NXC_TRY(len, dftLength(lengths ? &lengths->elems[(size_t)k] : nullptr, g_.typeOf(v.node).shape[axes[k]], loc));
+    NXC_TRY(r, dft(v.node, axes[k], len, fn == "ifft2", eps, loc));
+    v = r;
+  }
+  return v;
+}
+
+} // namespace nxc::sema
