@@ -121,12 +121,12 @@ Result<Value> Tracer::nxTypeCall(const std::string &name, std::vector<Value> &ar
   }
   if (name == "merge" && types.size() == 2) return typeValue(mergeTypes(types[0], types[1]), loc);
   if (name == "normalize!" && types.size() == 1) return typeValue(types[0], loc);
-  if (name == "to_floating" && types.size() == 1)
-    return typeValue(types[0].isFloat() ? types[0] : mergeTypes(types[0], ElemType::f32()), loc);
+  if (name == "to_floating" && types.size() == 1) return typeValue(toFloating(types[0]), loc);
+  if (name == "to_complex" && types.size() == 1) return typeValue(toComplex(types[0]), loc);
+  if (name == "to_real" && types.size() == 1) return typeValue(toReal(types[0]), loc);
   if (name == "float?" && types.size() == 1) return boolean(types[0].isFloat(), loc);
   if (name == "integer?" && types.size() == 1) return boolean(types[0].isInteger(), loc);
-  // nxc has no complex types yet: every type it reads is real.
-  if (name == "complex?" && types.size() == 1) return boolean(false, loc);
+  if (name == "complex?" && types.size() == 1) return boolean(types[0].isComplex(), loc);
   if (name == "to_string" && types.size() == 1) {
     Value s;
     s.kind = Value::String;

@@ -139,15 +139,74 @@ bool anyComplex(const Graph &g, const Node &n) {
   return false;
 }
 
+/// What is wrong with the operand types of a lowered op on complex values
+/// (a graph file can say anything; Sema's graphs are consistent), or "".
+std::string operandTypeError(const Graph &g, const Node &n) {
+  auto typeAt = [&](size_t k) { return g.typeOf(n.operands[k]).elem; };
+  auto sameAsResult = [&](size_t from, size_t to) -> std::string {
+    for (size_t k = from; k < std::min(to, n.operands.size()); ++k)
+      if (typeAt(k) != n.type.elem)
+        return fmt::format(FMT_STRING("operand {} is {}, but the result is {}"), k, typeAt(k).name(),
+                           n.type.elem.name());
+    return "";
+  };
+  switch (n.op) {
+  case Op::Real:
+  case Op::Imag:
+  case Op::Conjugate:
+    if (n.operands.size() != 1 || !typeAt(0).isComplex()) return "expects one complex operand";
+    if (n.type.elem != (n.op == Op::Conjugate ? typeAt(0) : typeAt(0).partType()))
+      return fmt::format(FMT_STRING("of {} is {}"), typeAt(0).name(),
+                         (n.op == Op::Conjugate ? typeAt(0) : typeAt(0).partType()).name());
+    return "";
+  case Op::Complex:
+    if (n.operands.size() != 2 || !n.type.elem.isComplex() || typeAt(0) != n.type.elem.partType() ||
+        typeAt(1) != n.type.elem.partType())
+      return "expects a complex result from two operands of its part type";
+    return "";
+  case Op::Abs:
+    if (n.operands.size() != 1 || !typeAt(0).isComplex() || n.type.elem != typeAt(0).partType())
+      return "of a complex operand is its part type";
+    return "";
+  case Op::AsType:
+  case Op::Parameter:
+  case Op::RegionArg:
+  case Op::Elem:
+  case Op::Cond:
+  case Op::While:
+  case Op::Constant:
+  case Op::Iota: return "";
+  case Op::Equal:
+  case Op::NotEqual:
+  case Op::IsNan:
+  case Op::IsInfinity:
+    for (size_t k = 0; k < n.operands.size(); ++k)
+      if (typeAt(k) != typeAt(0)) return "expects operands of one type";
+    return n.type.elem == ElemType::u8() ? "" : "gives u8";
+  case Op::Select: return n.type.elem.isComplex() ? sameAsResult(1, 3) : "expects a complex result";
+  case Op::Metadata: return n.type.elem.isComplex() ? sameAsResult(0, 1) : "";
+  case Op::Slice:
+  case Op::Take:
+  case Op::TakeAlongAxis:
+  case Op::Gather: return n.type.elem.isComplex() ? sameAsResult(0, 1) : "expects a complex result";
+  case Op::PutSlice: return n.type.elem.isComplex() ? sameAsResult(0, 2) : "expects a complex result";
+  default: return n.type.elem.isComplex() ? sameAsResult(0, n.operands.size()) : "expects a complex result";
+  }
+}
+
 } // namespace
 
 Status checkComplexOps(const Graph &g) {
   for (const Node &n : g.nodes) {
-    if (!anyComplex(g, n)) continue;
+    if (!anyComplex(g, n) && opFamily(n.op) != OpFamily::ComplexParts) continue;
     std::string name(opName(n.op));
     int arity = n.op == Op::PrintValue ? 1 : std::max<int>(1, (int)n.operands.size());
     switch (complexSupport(n.op)) {
-    case ComplexSupport::Lowered: continue;
+    case ComplexSupport::Lowered: {
+      std::string wrong = operandTypeError(g, n);
+      if (!wrong.empty()) return error(n.loc, fmt::format(FMT_STRING("{} on complex values: {}"), name, wrong));
+      continue;
+    }
     case ComplexSupport::RefusedByNx:
       return error(n.loc, fmt::format(FMT_STRING("Nx.{}/{} does not support complex inputs"), name, arity));
     case ComplexSupport::NotYet:

@@ -37,6 +37,9 @@ struct Node {
   double value = 0;           ///< Float
   bool boolean = false;       ///< Bool
   std::vector<Node> children; ///< List
+  /// A complex number as Nx prints one (`1.0-2.5i`): its imaginary part
+  /// (the node itself is the real part).
+  std::optional<double> imaginary;
 };
 
 class LiteralParser {
@@ -196,6 +199,30 @@ private:
       if (p_ < s_.size() && (s_[p_] == '-' || s_[p_] == '+')) clean += s_[p_++];
       NXC_CHECK(digits(" in the exponent"));
     }
+    // A complex number: the real part, then [+-] the imaginary part and 'i'.
+    if (p_ + 1 < s_.size() && (s_[p_] == '+' || s_[p_] == '-') &&
+        (std::isdigit((unsigned char)s_[p_ + 1]) || s_.compare(p_ + 1, 3, "Inf") == 0 ||
+         s_.compare(p_ + 1, 3, "NaN") == 0)) {
+      bool minus = s_[p_++] == '-';
+      double im;
+      if (s_.compare(p_, 3, "Inf") == 0 || s_.compare(p_, 3, "NaN") == 0) {
+        im = s_[p_] == 'I' ? HUGE_VAL : std::nan("");
+        p_ += 3;
+      } else {
+        size_t b = p_;
+        while (p_ < s_.size() &&
+               (std::isdigit((unsigned char)s_[p_]) || s_[p_] == '.' || s_[p_] == 'e' || s_[p_] == 'E' ||
+                ((s_[p_] == '-' || s_[p_] == '+') && (s_[p_ - 1] == 'e' || s_[p_ - 1] == 'E'))))
+          ++p_;
+        char *end = nullptr;
+        std::string text = s_.substr(b, p_ - b);
+        im = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() + text.size()) return err(b, "malformed imaginary part");
+      }
+      if (p_ >= s_.size() || s_[p_] != 'i') return err(p_, "expected 'i' after the imaginary part");
+      ++p_;
+      n.imaginary = minus ? -im : im;
+    }
     if (p_ < s_.size() && (std::isalnum((unsigned char)s_[p_]) || s_[p_] == '_' || s_[p_] == '.'))
       return err(p_, fmt::format(FMT_STRING("unexpected '{}' in a number"), s_[p_]));
     n.len = p_ - start;
@@ -256,9 +283,9 @@ private:
       }
       return t;
     }
-    case Node::Int: return ElemType::s32();
+    case Node::Int: return n.imaginary ? ElemType{TypeKind::C, 64} : ElemType::s32();
     case Node::Bool: return ElemType::u8();
-    default: return ElemType::f32();
+    default: return n.imaginary ? ElemType{TypeKind::C, 64} : ElemType::f32();
     }
   }
   static ElemType inferType(const Node &n) { return leafType(n).value_or(ElemType::f32()); }
@@ -268,9 +295,24 @@ private:
       for (const Node &c : n.children) NXC_CHECK(store(c, t, index));
       return okStatus();
     }
-    // A complex element takes the number as its real part.
+    // A complex element takes a real number as its real part.
+    if (n.imaginary && !t.type.elem.isComplex())
+      return err(n.pos, fmt::format(FMT_STRING("the complex number {} cannot be stored in {}"), textOf(n),
+                                    t.type.elem.name()));
     NXC_TRY(bits, encode(n, t.type.elem.partType()));
-    t.setBits(index++, bits);
+    t.setBits(index, bits);
+    if (n.imaginary) {
+      Node im;
+      im.kind = std::isnan(*n.imaginary)   ? Node::NaN
+                : std::isinf(*n.imaginary) ? (*n.imaginary < 0 ? Node::NegInf : Node::PosInf)
+                                           : Node::Float;
+      im.value = *n.imaginary;
+      im.pos = n.pos;
+      im.len = n.len;
+      NXC_TRY(imBits, encode(im, t.type.elem.partType()));
+      t.setPartBits(index, 1, imBits);
+    }
+    ++index;
     return okStatus();
   }
 

@@ -10,8 +10,9 @@ Each defn in cases/*.nx is preceded by a comment block:
     #     ...
     # error: MESSAGE @LINE:COL     instead of expect: the error nxc must report
     # ulps: N                      (optional) the numbers may each differ by N units in the last
-                                   place of their type: for results that depend on the order
-                                   of a float sum, which Nx leaves to the backend
+                                   place of their type (of each part's, for complex types): for
+                                   results that depend on the order of a float sum, which Nx
+                                   leaves to the backend
 
 The runner compiles and runs each function and compares what it prints, then
 prints the pass count per case file (op family). Exit status 1 on any failure.
@@ -65,7 +66,7 @@ def parse(path):
 
 
 NUMBER = re.compile(r"-?(?:\d+\.\d+(?:e[-+]?\d+)?|Inf|NaN)")
-FLOAT_TYPES = {"f16": "float16", "f32": "float32", "f64": "float64"}
+FLOAT_TYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "c64": "float32", "c128": "float64"}
 
 
 def within_ulps(expected, got, ulps):
@@ -74,7 +75,7 @@ def within_ulps(expected, got, ulps):
     import numpy as np
     if NUMBER.sub("#", expected) != NUMBER.sub("#", got):
         return False
-    m = re.search(r"#Nx\.Tensor<\s*(f16|f32|f64)", expected)
+    m = re.search(r"#Nx\.Tensor<\s*(f16|f32|f64|c64|c128)", expected)
     if not m:
         return False
     dtype = np.dtype(FLOAT_TYPES[m.group(1)])

@@ -68,11 +68,13 @@ TYPES = {
     "u64": (np.uint64, "uint64_t"),
     "f32": (np.float32, "float"),
     "f64": (np.float64, "double"),
+    "c64": (np.complex64, "nxc_c64"),
+    "c128": (np.complex128, "nxc_c128"),
 }
 NX_TYPE_OF = {np.dtype(dtype): nx for nx, (dtype, _) in TYPES.items()}
 
 # (rtol, atol) per floating-point result type; integer results must be exact.
-TOLERANCES = {"f32": (1e-5, 1e-6), "f64": (1e-12, 1e-14)}
+TOLERANCES = {"f32": (1e-5, 1e-6), "f64": (1e-12, 1e-14), "c64": (1e-5, 1e-6), "c128": (1e-12, 1e-14)}
 
 # What a generated shared object may import: libc's memory functions only,
 # and the C math library's functions when the manifest declares "m" (f64 math).
@@ -513,9 +515,10 @@ def compare(label, got, out, fma=True):
         rule = f"within {ulps:g} ulp"
     elif out.type in TOLERANCES:
         rtol, atol = (GPU_TOLERANCES if ARGS.device != "cpu" else TOLERANCES)[out.type]
-        ref = ref.astype(np.float64)
-        err = np.abs(got.astype(np.float64) - ref)
-        g64 = got.astype(np.float64)
+        wide = np.complex128 if out.type.startswith("c") else np.float64  # complex: |difference| of the pair
+        ref = ref.astype(wide)
+        err = np.abs(got.astype(wide) - ref)
+        g64 = got.astype(wide)
         # NaN where NaN is expected and equal infinities match; any other NaN is bad.
         special = (np.isnan(g64) & np.isnan(ref)) | (np.isinf(ref) & (g64 == ref))
         bad = ~(err <= atol + rtol * np.abs(ref)) & ~special
@@ -608,7 +611,8 @@ def cuda_driver(module, calls):
 
 
 # (rtol, atol) on the GPU: reductions combine in another order, math is approximated differently.
-GPU_TOLERANCES = {"f32": (2e-5, 1e-6), "f64": (1e-11, 1e-13), "f16": (2e-3, 1e-4), "bf16": (1e-2, 1e-3)}
+GPU_TOLERANCES = {"f32": (2e-5, 1e-6), "f64": (1e-11, 1e-13), "f16": (2e-3, 1e-4), "bf16": (1e-2, 1e-3),
+                  "c64": (2e-5, 1e-6), "c128": (1e-11, 1e-13)}
 
 
 def check_cuda(case_dir, module, calls):
@@ -642,10 +646,15 @@ def check_cuda(case_dir, module, calls):
         for j, o in enumerate(call.outputs):
             name = f"{rel}/c{i}_ref{j}.bin"
             floating = o.type in GPU_TOLERANCES
-            ref = np.asarray(o.ref, dtype=np.float64 if floating else np.int64)
+            otype = o.type
+            if otype.startswith("c"):  # complex: its parts, each checked as a float
+                ref = np.asarray(o.ref, dtype=np.complex128).view(np.float64)
+                otype = "f32" if otype == "c64" else "f64"
+            else:
+                ref = np.asarray(o.ref, dtype=np.float64 if floating else np.int64)
             ref.tofile(os.path.join(bundle, name))
             rtol, atol = GPU_TOLERANCES.get(o.type, (0, 0))
-            lines.append(f"OUT {o.type} {ref.size} {name} {rtol:g} {atol:g}")
+            lines.append(f"OUT {otype} {ref.size} {name} {rtol:g} {atol:g}")
     with open(os.path.join(bundle, "calls.txt"), "a") as f:
         f.write("\n".join(lines) + "\n")
     return None
@@ -1184,6 +1193,27 @@ def _(ctx):
     fns = ["minus(f32[8])", "power(f32[8], f32[8])", "relu(f32[8])", "clamp(f32[8])",
            "clamp_int(s32[8])"]
     return ctx.check_calls("math.nx", fns, "ops", calls)
+
+
+@case("complex")
+def _(ctx):
+    """c64 and c128 arguments and results as C's complex types, the DFT, and
+    complex arithmetic, against NumPy's complex128."""
+    rng = ctx.rng()
+    x = normal(rng, 12)
+    z = (normal(rng, 6) + 1j * normal(rng, 6)).astype(np.complex64)
+    w = (normal(rng, 6) + 1j * normal(rng, 6)).astype(np.complex64)
+    y = (normal(rng, 5, dtype=np.float64) + 1j * normal(rng, 5, dtype=np.float64)).astype(np.complex128)
+    s = np.fft.fft(f64(x))
+    z64, w64 = z.astype(np.complex128), w.astype(np.complex128)
+    calls = [
+        Call("cplx_spectrum", [x], [Out("c64", s), Out("f32", np.abs(s) ** 2), Out("f32", f64(x))]),
+        Call("cplx_arith", [z, w], [Out("c64", z64 * w64), Out("c64", z64 / w64), Out("c64", np.exp(z64)),
+                                    Out("c64", np.conj(z64) + 1.0), Out("c64", np.dot(z64, w64))]),
+        Call("cplx_wide", [y], [Out("c128", np.sqrt(y)), Out("c128", np.log(y)), Out("c128", np.sum(y))]),
+    ]
+    fns = ["spectrum(f32[12])", "arith(c64[6], c64[6])", "wide(c128[5])"]
+    return ctx.check_calls("complex.nx", fns, "cplx", calls)
 
 
 @case("rounding_special_values")

@@ -1304,7 +1304,7 @@ def write_bad_npy_files(ctx):
     put("empty.npy", b"")
     files["fortran.npy"] = ctx.save("fortran.npy", np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))
     files["object.npy"] = ctx.save("object.npy", np.array([1, "a", None], dtype=object), allow_pickle=True)
-    files["complex.npy"] = ctx.save("complex.npy", np.array([1 + 2j], dtype=np.complex64))
+    files["clongdouble.npy"] = ctx.save("clongdouble.npy", np.array([1 + 2j], dtype=np.clongdouble))
     with open(files["fortran.npy"], "rb") as f:
         check(b"'fortran_order': True" in f.read(200), "numpy did not write a Fortran-ordered .npy")
     return files
@@ -1324,7 +1324,7 @@ def case_errors_files(ctx):
         ([err, "--fn", "add", bad["empty.npy"], "1"], ["error", "empty.npy"]),
         ([err, "--fn", "add", bad["fortran.npy"], "1"], ["error", "fortran.npy", "Fortran"]),
         ([err, "--fn", "add", bad["object.npy"], "1"], ["error", "object.npy", "object"]),
-        ([err, "--fn", "add", bad["complex.npy"], "1"], ["error", "complex.npy"]),
+        ([err, "--fn", "add", bad["clongdouble.npy"], "1"], ["error", "clongdouble.npy", "<c32"]),
     ]
     results = ctx.jit_many([args for args, _ in table])
     failures = Failures()

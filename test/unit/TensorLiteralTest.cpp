@@ -98,6 +98,16 @@ TEST_CASE("lists: shapes and merged types") {
   CHECK(show("[[1, 2, 3]]") == "s32[1][3] [[1, 2, 3]]");
 }
 
+TEST_CASE("complex numbers as Nx prints them") {
+  CHECK(show("1.0+2.0i") == "c64 1.0+2.0i");
+  CHECK(show("[1+2i, 3.5]") == "c64[2] [1.0+2.0i, 3.5+0.0i]");
+  CHECK(show("c64:[0.5-0.25i, -1]") == "c64[2] [0.5-0.25i, -1.0+0.0i]");
+  CHECK(show("c128:[1e-3+2.5e10i]") == "c128[1] [0.001+2.5e10i]");
+  CHECK(show("c64:[1-Infi, 2+NaNi]") == "c64[2] [1.0-Infi, 2.0+NaNi]");
+  CHECK(where("f32:[1+2i]") == "1:6: the complex number 1+2i cannot be stored in f32");
+  CHECK(where("[1+2]") == "1:5: expected 'i' after the imaginary part");
+}
+
 TEST_CASE("empty lists are f32 unless typed") {
   CHECK(show("[]") == "f32[0] []");
   CHECK(show("[[], []]") == "f32[2][0] [[], []]");
