@@ -152,10 +152,71 @@ private:
     n.type = TensorType{type(re).elem, s, {}};
     return emit(std::move(n));
   }
-  /// The parts of a pair in f64, where complex arithmetic is computed.
-  std::pair<int, int> wideParts(int p) { return {cast(part(p, 0), kWide), cast(part(p, 1), kWide)}; }
+  /// A complex value as its two real parts, in f64 while it is computed.
+  struct Z {
+    int re, im;
+  };
+  Z wide(int p) { return {cast(part(p, 0), kWide), cast(part(p, 1), kWide)}; }
   /// The pair of f64 parts, rounded once to the part type of `t`.
-  int finish(int re, int im, ElemType t) { return pair(cast(re, t.partType()), cast(im, t.partType())); }
+  int finish(Z z, ElemType t) { return pair(cast(z.re, t.partType()), cast(z.im, t.partType())); }
+  /// re + im i filled in the shape of `like`'s parts, in f64.
+  Z constant(int likePair, double re, double im) {
+    Shape s = type(likePair).shape;
+    s.pop_back();
+    return {filled(kWide, re, s), filled(kWide, im, s)};
+  }
+  int mulR(int a, int b) { return binary(Op::Multiply, a, b); }
+  int addR(int a, int b) { return binary(Op::Add, a, b); }
+  int subR(int a, int b) { return binary(Op::Subtract, a, b); }
+  /// The BEAM's -x, which is 0 - x (so -0.0 is 0.0), as Complex computes it.
+  int negR(int a) { return subR(like(a, 0.0), a); }
+
+  // Complex's formulas (complex 0.6, which Nx.BinaryBackend computes with).
+  Z neg(Z z) { return {negR(z.re), negR(z.im)}; }
+  Z mul(Z x, Z y) { return {subR(mulR(x.re, y.re), mulR(x.im, y.im)), addR(mulR(x.im, y.re), mulR(x.re, y.im))}; }
+  Z div(Z x, Z y) {
+    int numRe = addR(mulR(x.re, y.re), mulR(x.im, y.im));
+    int numIm = subR(mulR(x.im, y.re), mulR(x.re, y.im));
+    int den = addR(mulR(y.re, y.re), mulR(y.im, y.im));
+    return {binary(Op::Divide, numRe, den), binary(Op::Divide, numIm, den)};
+  }
+  Z exp(Z z) {
+    int rho = unary(Op::Exp, z.re);
+    return {mulR(rho, unary(Op::Cos, z.im)), mulR(rho, unary(Op::Sin, z.im))};
+  }
+  Z log(Z z) { return {unary(Op::Log, magnitude(z.re, z.im)), binary(Op::Atan2, z.im, z.re)}; }
+  Z sin(Z z) {
+    return {mulR(unary(Op::Sin, z.re), unary(Op::Cosh, z.im)), mulR(unary(Op::Cos, z.re), unary(Op::Sinh, z.im))};
+  }
+  Z cos(Z z) { // -sin(re) * sinh(im), the BEAM's negation
+    return {mulR(unary(Op::Cos, z.re), unary(Op::Cosh, z.im)), mulR(negR(unary(Op::Sin, z.re)), unary(Op::Sinh, z.im))};
+  }
+  /// (exp(z) -/+ exp(-z)) / 2.
+  Z halfOf(Z d) { return {binary(Op::Divide, d.re, like(d.re, 2.0)), binary(Op::Divide, d.im, like(d.im, 2.0))}; }
+  Z sinh(Z z) {
+    Z a = exp(z), b = exp(neg(z));
+    return halfOf({subR(a.re, b.re), subR(a.im, b.im)});
+  }
+  Z cosh(Z z) {
+    Z a = exp(z), b = exp(neg(z));
+    return halfOf({addR(a.re, b.re), addR(a.im, b.im)});
+  }
+  /// Complex.pow/2: 0 ** 0 is 1, 0 ** y is 0, x ** 1 is x, x ** -1 is 1 / x,
+  /// otherwise through the polar form.
+  Z pow(Z x, Z y) {
+    auto is = [&](int v, double c) { return predicate(Op::Equal, v, like(v, c)); };
+    auto both = [&](int p, int q) { return make(Op::LogicalAnd, {p, q}, type(p)); };
+    auto pick = [&](int p, Z a, Z b) { return Z{select(p, a.re, b.re), select(p, a.im, b.im)}; };
+    int rho = magnitude(x.re, x.im), theta = binary(Op::Atan2, x.im, x.re);
+    int s = mulR(binary(Op::Pow, rho, y.re), unary(Op::Exp, mulR(negR(y.im), theta)));
+    int r = addR(mulR(y.re, theta), mulR(y.im, unary(Op::Log, rho)));
+    Z polar{mulR(s, unary(Op::Cos, r)), mulR(s, unary(Op::Sin, r))};
+    Z one = {like(x.re, 1.0), like(x.re, 0.0)}, zero = {like(x.re, 0.0), like(x.re, 0.0)};
+    Z result = pick(both(is(y.re, -1.0), is(y.im, 0.0)), div(one, x), polar);
+    result = pick(both(is(y.re, 1.0), is(y.im, 0.0)), x, result);
+    int yZero = both(is(y.re, 0.0), is(y.im, 0.0));
+    return pick(both(is(x.re, 0.0), is(x.im, 0.0)), pick(yZero, one, zero), result);
+  }
 
   /// |re + im i| as Complex.abs computes it: the larger magnitude times
   /// sqrt(1 + (smaller / larger)^2), or the larger when the smaller is 0.
@@ -297,55 +358,50 @@ private:
       return make(Op::LogicalOr, {ea, eb}, type(ea));
     }
     case Op::Abs: {
-      auto [a, b] = wideParts(in(0));
+      auto [a, b] = wide(in(0));
       return cast(magnitude(a, b), t);
     }
-    case Op::Multiply: {
-      auto [a, b] = wideParts(in(0));
-      auto [c, d] = wideParts(in(1));
-      int re = binary(Op::Subtract, binary(Op::Multiply, a, c), binary(Op::Multiply, b, d));
-      int im = binary(Op::Add, binary(Op::Multiply, b, c), binary(Op::Multiply, a, d));
-      return finish(re, im, t);
+    case Op::Multiply: return finish(mul(wide(in(0)), wide(in(1))), t);
+    case Op::Divide: return finish(div(wide(in(0)), wide(in(1))), t);
+    case Op::Pow: return finish(pow(wide(in(0)), wide(in(1))), t);
+    case Op::Exp: return finish(exp(wide(in(0))), t);
+    case Op::Expm1: { // Complex.exp(z) - 1
+      Z e = exp(wide(in(0)));
+      return finish({binary(Op::Subtract, e.re, like(e.re, 1.0)), e.im}, t);
     }
-    case Op::Divide: {
-      auto [a, b] = wideParts(in(0));
-      auto [c, d] = wideParts(in(1));
-      int numRe = binary(Op::Add, binary(Op::Multiply, a, c), binary(Op::Multiply, b, d));
-      int numIm = binary(Op::Subtract, binary(Op::Multiply, b, c), binary(Op::Multiply, a, d));
-      int den = binary(Op::Add, binary(Op::Multiply, c, c), binary(Op::Multiply, d, d));
-      return finish(binary(Op::Divide, numRe, den), binary(Op::Divide, numIm, den), t);
+    case Op::Log: return finish(log(wide(in(0))), t);
+    case Op::Log1p: { // Complex.log(z + 1)
+      Z z = wide(in(0));
+      return finish(log({binary(Op::Add, z.re, like(z.re, 1.0)), z.im}), t);
     }
-    case Op::Exp: {
-      auto [a, b] = wideParts(in(0));
-      int rho = unary(Op::Exp, a);
-      return finish(binary(Op::Multiply, rho, unary(Op::Cos, b)), binary(Op::Multiply, rho, unary(Op::Sin, b)), t);
-    }
-    case Op::Log: {
-      auto [a, b] = wideParts(in(0));
-      return finish(unary(Op::Log, magnitude(a, b)), binary(Op::Atan2, b, a), t);
-    }
+    case Op::Log2: return finish(div(log(wide(in(0))), constant(in(0), std::log(2.0), 0.0)), t);
     case Op::Sqrt: {
-      auto [a, b] = wideParts(in(0));
+      auto [a, b] = wide(in(0));
       auto [re, im] = squareRoot(a, b);
-      return finish(re, im, t);
+      return finish({re, im}, t);
     }
-    case Op::Sin:
-    case Op::Cos: {
-      auto [a, b] = wideParts(in(0));
-      int sa = unary(Op::Sin, a), ca = unary(Op::Cos, a), chb = unary(Op::Cosh, b), shb = unary(Op::Sinh, b);
-      if (n.op == Op::Sin) return finish(binary(Op::Multiply, sa, chb), binary(Op::Multiply, ca, shb), t);
-      // Complex.cos/1's -sin(a) * sinh(b), where the BEAM's negation is 0 - x
-      // (the sign of a zero imaginary part is Nx's).
-      int minusSa = binary(Op::Subtract, like(sa, 0.0), sa);
-      return finish(binary(Op::Multiply, ca, chb), binary(Op::Multiply, minusSa, shb), t);
+    case Op::Rsqrt: { // 1 / Complex.sqrt(z)
+      auto [a, b] = wide(in(0));
+      auto [re, im] = squareRoot(a, b);
+      return finish(div(constant(in(0), 1.0, 0.0), {re, im}), t);
     }
+    case Op::Sigmoid: { // 1 / (exp(-z) + 1)
+      Z e = exp(neg(wide(in(0))));
+      return finish(div(constant(in(0), 1.0, 0.0), {binary(Op::Add, e.re, like(e.re, 1.0)), e.im}), t);
+    }
+    case Op::Sin: return finish(sin(wide(in(0))), t);
+    case Op::Cos: return finish(cos(wide(in(0))), t);
+    case Op::Tan: return finish(div(sin(wide(in(0))), cos(wide(in(0)))), t);
+    case Op::Sinh: return finish(sinh(wide(in(0))), t);
+    case Op::Cosh: return finish(cosh(wide(in(0))), t);
+    case Op::Tanh: return finish(div(sinh(wide(in(0))), cosh(wide(in(0)))), t);
     case Op::Dot: {
-      auto [a, b] = wideParts(in(0));
-      auto [c, d] = wideParts(in(1));
+      auto [a, b] = wide(in(0));
+      auto [c, d] = wide(in(1));
       auto dot = [&](int l, int r) { return makeLike(n, {l, r}, kWide); };
       int re = binary(Op::Subtract, dot(a, c), dot(b, d));
       int im = binary(Op::Add, dot(a, d), dot(b, c));
-      return finish(re, im, t);
+      return finish({re, im}, t);
     }
     default:
       // checkComplexOps refuses every other op with complex values first.

@@ -24,6 +24,16 @@ ComplexSupport complexSupport(Op op) {
   case Op::Constant:
   case Op::Iota:
   case Op::Exp:
+  case Op::Expm1:
+  case Op::Log1p:
+  case Op::Log2:
+  case Op::Rsqrt:
+  case Op::Sigmoid:
+  case Op::Tan:
+  case Op::Sinh:
+  case Op::Cosh:
+  case Op::Tanh:
+  case Op::Pow:
   case Op::Log:
   case Op::Sqrt:
   case Op::Sin:
@@ -91,24 +101,14 @@ ComplexSupport complexSupport(Op op) {
   case Op::LeftShift:
   case Op::RightShift: return ComplexSupport::RefusedByNx;
   case Op::PrintValue:
-  case Op::Expm1:
-  case Op::Log1p:
-  case Op::Log2:
-  case Op::Sigmoid:
-  case Op::Tan:
-  case Op::Sinh:
-  case Op::Cosh:
-  case Op::Tanh:
   case Op::Asin:
   case Op::Acos:
   case Op::Atan:
   case Op::Asinh:
   case Op::Acosh:
   case Op::Atanh:
-  case Op::Rsqrt:
   case Op::Cbrt:
   case Op::Sign:
-  case Op::Pow:
   case Op::Atan2:
   case Op::LogicalAnd:
   case Op::LogicalOr:

@@ -21,7 +21,8 @@ namespace nxc::sema {
 std::vector<NxEntry> nxComplexFunctions() {
   return {{"real", &Tracer::nxComplexPart},  {"imag", &Tracer::nxComplexPart}, {"conjugate", &Tracer::nxComplexPart},
           {"phase", &Tracer::nxComplexPart}, {"complex", &Tracer::nxComplex},  {"fft", &Tracer::nxFft},
-          {"ifft", &Tracer::nxFft},          {"fft2", &Tracer::nxFft2},        {"ifft2", &Tracer::nxFft2}};
+          {"ifft", &Tracer::nxFft},          {"fft2", &Tracer::nxFft2},        {"ifft2", &Tracer::nxFft2},
+          {"rfft", &Tracer::nxRfft},         {"irfft", &Tracer::nxRfft}};
 }
 
 Result<Value> Tracer::nxComplexPart(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -195,6 +196,58 @@ Result<Value> Tracer::nxFft2(const std::string &fn, std::vector<Value> &args, co
     v = r;
   }
   return v;
+}
+
+/// Nx.rfft and Nx.irfft as Nx defines them: the first half of fft's result,
+/// and ifft's real part of the spectrum completed by its mirrored conjugate.
+Result<Value> Tracer::nxRfft(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"length", "axis", "eps"}, "Nx." + fn));
+  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  TensorType t = g_.typeOf(x);
+  if (t.rank() == 0) return error(loc, fmt::format(FMT_STRING("Nx.{} expects a tensor of rank 1 or more"), fn));
+  NXC_TRY(axis, normalizeAxis(o.count("axis") ? o["axis"] : Value::number(-1, loc), t.rank(), loc, x));
+  NXC_TRY(eps, dftEps(o, loc));
+  auto num = [&](int64_t v) { return Value::number(v, loc); };
+  Value axisOpt = Value::keywords({{"axis", num(axis)}}, loc);
+  if (fn == "rfft") {
+    if (t.elem.isComplex())
+      return error(loc, fmt::format(FMT_STRING("Nx.rfft/2 expects a real tensor, got type: {{:c, {}}}"), t.elem.bits));
+    NXC_TRY(length, dftLength(o.count("length") ? &o["length"] : nullptr, t.shape[axis], loc));
+    NXC_TRY(spectrum, dft(x, axis, length, false, eps, loc));
+    return callNx("slice_along_axis", {spectrum, num(0), num(length / 2 + 1), axisOpt}, loc);
+  }
+  int64_t have = t.shape[axis];
+  int64_t n = 2 * (have - 1);
+  if (o.count("length")) {
+    const Value &l = o["length"];
+    if (l.kind != Value::Int || l.i <= 0)
+      return error(l.loc.valid() ? l.loc : loc,
+                   fmt::format(FMT_STRING("expected a positive integer as length, got: {}"), describeValue(l)));
+    n = l.i;
+  }
+  if (n <= 0) return error(loc, fmt::format(FMT_STRING("Nx.irfft: an axis of {} gives no length; pass :length"), have));
+  int64_t m = n / 2 + 1;
+  Value v = Value::tensor(x, loc);
+  if (have > m) {
+    NXC_TRY(cut, callNx("slice_along_axis", {v, num(0), num(m), axisOpt}, loc));
+    v = cut;
+  } else if (have < m) {
+    std::vector<Value> config;
+    for (int64_t d = 0; d < t.rank(); ++d) config.push_back(Value::tuple({num(0), num(d == axis ? m - have : 0), num(0)}, loc));
+    NXC_TRY(padded, callNx("pad", {v, num(0), Value::list(config, loc)}, loc));
+    v = padded;
+  }
+  if (n - m < 1) // Nx slices an empty mirror, which Nx.slice refuses
+    return error(loc, fmt::format(FMT_STRING("length at axis {} must be greater than or equal to 1, got: {}"), axis,
+                                  n - m));
+  NXC_TRY(mirrored, callNx("slice_along_axis", {v, num(1), num(n - m), axisOpt}, loc));
+  NXC_TRY(conj, callNx("conjugate", {mirrored}, loc));
+  NXC_TRY(rev, callNx("reverse", {conj, Value::keywords({{"axes", Value::list({num(axis)}, loc)}}, loc)}, loc));
+  NXC_TRY(whole, callNx("concatenate", {Value::list({v, rev}, loc), axisOpt}, loc));
+  NXC_TRY(back, dft(whole.node, axis, g_.typeOf(whole.node).shape[axis], true, eps, loc));
+  return callNx("real", {back}, loc);
 }
 
 } // namespace nxc::sema

@@ -502,6 +502,7 @@ public:
   Result<Value> nxComplex(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxFft(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxFft2(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  Result<Value> nxRfft(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> dft(int x, int64_t axis, int64_t length, bool inverse, double eps, const Loc &loc);
   Result<int64_t> dftLength(const Value *v, int64_t n, const Loc &loc);
   Result<double> dftEps(std::map<std::string, Value> &o, const Loc &loc);
