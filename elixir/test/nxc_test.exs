@@ -94,7 +94,21 @@ defmodule NxcTest.Defns do
 
   defn sorted(x), do: {Nx.sort(x), Nx.argsort(x, direction: :desc)}
 
-  defn unsupported(a, b), do: Nx.fft(a + b)
+  defn unsupported(a, b), do: Nx.asin(Nx.complex(a, b))
+
+  defn complex_math(a, b) do
+    z = Nx.complex(a, b)
+    {z * z, z / Nx.conjugate(z), Nx.abs(z), Nx.real(z), Nx.imag(z), Nx.phase(z), Nx.exp(z), Nx.sqrt(z), Nx.sum(z),
+     Nx.dot(z, z), z * Nx.Constants.i(), Nx.as_type(a, :c64)}
+  end
+
+  defn spectra(x) do
+    {Nx.fft(x), Nx.ifft(Nx.fft(x, length: 8)), Nx.fft2(Nx.reshape(x, {2, 3})), Nx.rfft(x), Nx.irfft(Nx.rfft(x))}
+  end
+
+  defn complex_io(z, w), do: {z * w + 1, Nx.abs(z)}
+
+  defn f8s(a, b), do: {a * Nx.exp(b), b + Nx.sqrt(a), Nx.as_type(a, :f32), Nx.as_type(Nx.as_type(b, :f32) * 3, :f8_e4m3fn)}
 
   defn solves(a, b, c) do
     {Nx.LinAlg.triangular_solve(a, b), Nx.LinAlg.triangular_solve(a, c, lower: false, left_side: false),
@@ -186,7 +200,7 @@ defmodule NxcTest do
     assert got.names == want.names
 
     case want.type do
-      {:f, _} ->
+      {kind, _} when kind in [:f, :c] ->
         assert Nx.all_close(got, want, rtol: 1.0e-5, atol: 1.0e-6, equal_nan: true) |> Nx.to_number() == 1,
                "got #{inspect(got)}, want #{inspect(want)}"
 
@@ -334,10 +348,27 @@ defmodule NxcTest do
 
   test "what Nxc does not compile yet is an error naming it" do
     a = Nx.tensor([[2.0, 0.0], [1.0, 1.0]])
-    error = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.unsupported/2, compiler: Nxc).(a, uniform({2})) end
-    assert error.message =~ "Nx op :fft"
+    error = assert_raise Nxc.CompileError, fn -> Nx.Defn.jit(&Defns.unsupported/2, compiler: Nxc).(a, uniform({2, 2})) end
+    assert error.message =~ "nxc does not compute asin on complex values yet"
     loop = assert_raise Nxc.UnsupportedError, fn -> Nx.Defn.jit(&Defns.hook_in_loop/1, compiler: Nxc).(uniform({2})) end
     assert loop.message =~ "hook (print_value, hook or io_call) inside while"
+  end
+
+  test "complex numbers" do
+    assert_same(&Defns.complex_math/2, [uniform({5}, -2.0, 2.0, 11), uniform({5}, -2.0, 2.0, 12)])
+    z = Nx.complex(uniform({3}, -1.0, 1.0, 13), uniform({3}, -1.0, 1.0, 14))
+    w = Nx.complex(uniform({3}, -1.0, 1.0, 15), uniform({3}, -1.0, 1.0, 16)) |> Nx.as_type(:c128)
+    assert_same(&Defns.complex_io/2, [z, w])
+  end
+
+  test "the discrete Fourier transforms" do
+    assert_same(&Defns.spectra/1, [uniform({6}, -1.0, 1.0, 17)])
+  end
+
+  test "the 8-bit float types" do
+    a = uniform({6}, 0.0, 4.0, 18) |> Nx.as_type({:f, 8})
+    b = uniform({6}, -2.0, 2.0, 19) |> Nx.as_type({:f8_e4m3fn, 8})
+    assert_same(&Defns.f8s/2, [a, b])
   end
 
   test "triangular_solve and solve, batched and on either side, through nxc's own prelude" do

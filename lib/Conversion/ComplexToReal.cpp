@@ -265,6 +265,7 @@ private:
     if (!complexIn && !complexOut) return copy(n);
     ElemType t = n.type.elem;
     switch (n.op) {
+    case Op::PrintValue: // prints a complex leaf's elements as their pairs of parts
     case Op::Parameter:
     case Op::RegionArg:
     case Op::Elem:

@@ -328,9 +328,15 @@ Status Reader::constantData(const json &node, const std::string &ptr, Node &n) {
   for (int64_t i = 0; i < count; ++i) {
     const json &v = (*value)[i];
     std::string eptr = fmt::format(FMT_STRING("{}/{}"), vptr, i);
-    if (t.isComplex()) { // [real, imaginary]
-      if (!v.is_array() || v.size() != 2)
-        return err(eptr, fmt::format(FMT_STRING("expected a complex value as [real, imaginary], got {}"), describe(v)));
+    if (t.isComplex()) { // [real, imaginary], or a real number
+      if (!v.is_array()) {
+        NXC_CHECK(floatValue(v, eptr));
+        n.fvalues.push_back(0.0);
+        continue;
+      }
+      if (v.size() != 2)
+        return err(eptr, fmt::format(FMT_STRING("expected a complex value as [real, imaginary] or a number, got {}"),
+                                     describe(v)));
       NXC_CHECK(floatValue(v[0], eptr + "/0"));
       NXC_CHECK(floatValue(v[1], eptr + "/1"));
       continue;

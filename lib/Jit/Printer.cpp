@@ -42,7 +42,15 @@ extern "C" void nxc_print_end() {
   size_t next = 0;
   for (auto &t : h->leaves) {
     HostTensor ht = HostTensor::zeros(t);
-    for (int64_t i = 0; i < ht.numElements() && next < pending.bits.size(); ++i) ht.setBits(i, pending.bits[next++]);
+    // A complex element comes as its two parts (a pair of reals by then).
+    int parts = t.elem.isComplex() ? 2 : 1;
+    for (int64_t i = 0; i < ht.numElements() && next + parts <= pending.bits.size(); ++i)
+      if (parts == 2) {
+        ht.setPartBits(i, 0, pending.bits[next++]);
+        ht.setPartBits(i, 1, pending.bits[next++]);
+      } else {
+        ht.setBits(i, pending.bits[next++]);
+      }
     leaves.push_back(std::move(ht));
   }
   // Rebuild the container from "{0,{1,2}}".

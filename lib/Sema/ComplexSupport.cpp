@@ -23,6 +23,7 @@ ComplexSupport complexSupport(Op op) {
   case Op::While:
   case Op::Constant:
   case Op::Iota:
+  case Op::PrintValue:
   case Op::Exp:
   case Op::Expm1:
   case Op::Log1p:
@@ -100,7 +101,6 @@ ComplexSupport complexSupport(Op op) {
   case Op::BitwiseXor:
   case Op::LeftShift:
   case Op::RightShift: return ComplexSupport::RefusedByNx;
-  case Op::PrintValue:
   case Op::Asin:
   case Op::Acos:
   case Op::Atan:
@@ -169,6 +169,7 @@ std::string operandTypeError(const Graph &g, const Node &n) {
       return "of a complex operand is its part type";
     return "";
   case Op::AsType:
+  case Op::PrintValue:
   case Op::Parameter:
   case Op::RegionArg:
   case Op::Elem:

@@ -254,4 +254,53 @@ defmodule Nxc.Expand do
       :indexed_put -> Nx.indexed_put(target, all, flat)
     end
   end
+
+  @doc """
+  Nx.fft/ifft along `opts[:axis]` to `opts[:length]` points, as nxc's own
+  front end computes them (Nx.BinaryBackend's values): the parts in f64
+  multiplied by the DFT matrix (its cosines and sines computed here), parts
+  of at most `opts[:eps]` set to zero, rounded once to the result's type.
+  """
+  def dft(out, tensor, opts, inverse?) do
+    axis = opts[:axis]
+    n = opts[:length]
+    rank = tuple_size(tensor.shape)
+    last = rank - 1
+    perm = Enum.to_list(0..last) -- [axis]
+    perm = perm ++ [axis]
+    moved = if axis == last, do: tensor, else: Nx.transpose(tensor, axes: perm)
+    z = Nx.as_type(moved, out.type)
+    have = elem(moved.shape, last)
+
+    fit = fn part ->
+      part = Nx.as_type(part, :f64)
+
+      cond do
+        n < have -> Nx.slice_along_axis(part, 0, n, axis: last)
+        n > have -> Nx.pad(part, 0.0, List.duplicate({0, 0, 0}, last) ++ [{0, n - have, 0}])
+        true -> part
+      end
+    end
+
+    a = fit.(Nx.real(z))
+    b = fit.(Nx.imag(z))
+    angle = fn j, k -> 2 * :math.pi() * rem(j * k, n) / n end
+    c = Nx.tensor(for(j <- 0..(n - 1), do: for(k <- 0..(n - 1), do: :math.cos(angle.(j, k)))), type: :f64)
+    s = Nx.tensor(for(j <- 0..(n - 1), do: for(k <- 0..(n - 1), do: :math.sin(angle.(j, k)))), type: :f64)
+    {ac, as, bc, bs} = {Nx.dot(a, c), Nx.dot(a, s), Nx.dot(b, c), Nx.dot(b, s)}
+
+    {re, im} =
+      if inverse? do
+        {Nx.divide(Nx.subtract(ac, bs), n), Nx.divide(Nx.add(bc, as), n)}
+      else
+        {Nx.add(ac, bs), Nx.subtract(bc, as)}
+      end
+
+    {_, bits} = out.type
+    part_type = {:f, div(bits, 2)}
+    clean = fn x -> Nx.select(Nx.less_equal(Nx.abs(x), opts[:eps]), 0.0, x) |> Nx.as_type(part_type) end
+    result = Nx.complex(clean.(re), clean.(im))
+    back = Enum.map(0..last, fn p -> Enum.find_index(perm, &(&1 == p)) end)
+    if axis == last, do: result, else: Nx.transpose(result, axes: back)
+  end
 end

@@ -271,6 +271,23 @@ defmodule Nxc.Graph do
     end
   end
 
+  # The parts of complex values, and abs of a complex value (a real result of
+  # a complex operand, not the operand converted first).
+  defp lower_op(%T{data: %Expr{op: op, args: [x]}} = t, state) when op in [:real, :imag, :conjugate] do
+    {a, state} = lower(x, state)
+    emit(state, node(Atom.to_string(op), [a], t))
+  end
+
+  defp lower_op(%T{data: %Expr{op: :abs, args: [%T{type: {:c, _}} = x]}} = t, state) do
+    {a, state} = lower(x, state)
+    emit(state, node("abs", [a], t))
+  end
+
+  # The discrete Fourier transforms, written with Nx ops.
+  defp lower_op(%T{data: %Expr{op: op, args: [x, opts]}} = t, state) when op in [:fft, :ifft] do
+    lower(Nxc.Expand.dft(t, x, opts, op == :ifft), state)
+  end
+
   defp lower_op(%T{data: %Expr{op: op, args: [x]}} = t, state) when op in @unary do
     {a, state} = operand(x, t.type, x.shape, state)
     emit(state, node(Atom.to_string(op), [a], t))
@@ -588,7 +605,7 @@ defmodule Nxc.Graph do
     n = elem(a.shape, tuple_size(a.shape) - 1)
     left? = Keyword.get(opts, :left_side, true)
     lower? = Keyword.get(opts, :lower, true)
-    if opts[:transform_a] == :conjugate and match?({:c, _}, t.type), do: unsupported("complex types")
+    if opts[:transform_a] == :conjugate and match?({:c, _}, t.type), do: unsupported("triangular_solve of complex matrices")
     transpose? = opts[:transform_a] == :transpose
     trans_a? = left? == transpose?
     reverse_a? = left? == (lower? == transpose?)
@@ -897,8 +914,7 @@ defmodule Nxc.Graph do
 
   ## Values
 
-  defp type({:f, 8}), do: unsupported("the type f8")
-  defp type({:c, _}), do: unsupported("complex types")
+  defp type({:f8_e4m3fn, 8}), do: "f8_e4m3fn"
   defp type({kind, bits}), do: "#{kind}#{bits}"
 
   defp shape(%T{shape: shape}), do: Tuple.to_list(shape)
@@ -906,16 +922,21 @@ defmodule Nxc.Graph do
   defp number(:nan), do: "nan"
   defp number(:infinity), do: "inf"
   defp number(:neg_infinity), do: "-inf"
-  defp number(%Complex{}), do: unsupported("complex constants")
+  defp number(%Complex{re: re, im: im}), do: [number(re), number(im)]
   defp number(v) when is_number(v), do: v
 
   @doc false
-  # A .npy file of the tensor (bf16 as f32, exactly, as the format asks).
+  # A .npy file of the tensor (bf16 as f32, exactly, and the f8 types as
+  # their bytes, as the format asks; complex as NumPy's complex64/128).
   def npy(tensor) do
     tensor = if tensor.type == {:bf, 16}, do: Nx.as_type(tensor, :f32), else: tensor
 
     descr =
       case tensor.type do
+        {:f, 8} -> "|u1"
+        {:f8_e4m3fn, 8} -> "|u1"
+        {:c, 64} -> "<c8"
+        {:c, 128} -> "<c16"
         {:f, 16} -> "<f2"
         {:f, 32} -> "<f4"
         {:f, 64} -> "<f8"
