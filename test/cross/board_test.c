@@ -8,12 +8,14 @@
  *   sm:  MyDefn.softmax(f32[1000])
  *   mlp: predict({f32[64,32], f32[32], f32[32,10], f32[10]}, f32[4,64])
  *   ctl: power_iteration(f32[3,3], s32[]) (a while loop; the trip count is an input)
+ *   cpx: spectrum(f32[12]) (a DFT: a complex result, nxc_c64, its power and inverse)
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "mlp.h"
+#include "cpx.h"
 #include "ctl.h"
 #include "nxrt.h"
 #include "sm.h"
@@ -34,6 +36,7 @@ static void fill(float *x, int n, float scale) {
 static _Alignas(64) unsigned char sm_ws[WS_BYTES(SM_SOFTMAX_WORKSPACE_SIZE)];
 static _Alignas(64) unsigned char mlp_ws[WS_BYTES(MLP_PREDICT_WORKSPACE_SIZE)];
 static _Alignas(64) unsigned char ctl_ws[WS_BYTES(CTL_POWER_ITERATION_WORKSPACE_SIZE)];
+static _Alignas(64) unsigned char cpx_ws[WS_BYTES(CPX_SPECTRUM_WORKSPACE_SIZE)];
 
 static float x[SM_SOFTMAX_X_SIZE], y[SM_SOFTMAX_RESULT_SIZE], y2[SM_SOFTMAX_RESULT_SIZE];
 static float w1[MLP_PREDICT_W1_SIZE], b1[MLP_PREDICT_B1_SIZE], w2[MLP_PREDICT_W2_SIZE], b2[MLP_PREDICT_B2_SIZE];
@@ -77,6 +80,19 @@ int main(void) {
   int32_t steps = 40;
   failures += check("ctl_power_iteration_with_workspace", ctl_power_iteration_with_workspace(m, &steps, v, ctl_ws));
   for (int i = 0; i < 3; i++) printf("ctl %d %.9g\n", i, (double)v[i]);
+
+  /* Complex results: the spectrum's parts (a real part, then an imaginary
+   * part per element), its power and the signal back. */
+  static float signal[CPX_SPECTRUM_X_SIZE], power[CPX_SPECTRUM_RESULT_1_SIZE], back[CPX_SPECTRUM_RESULT_2_SIZE];
+  static nxc_c64 spectrum[CPX_SPECTRUM_RESULT_0_SIZE];
+  fill(signal, CPX_SPECTRUM_X_SIZE, 1.0f);
+  failures += check("cpx_spectrum_with_workspace", cpx_spectrum_with_workspace(signal, spectrum, power, back, cpx_ws));
+  const float *parts = (const float *)spectrum;
+  for (int i = 0; i < 2 * CPX_SPECTRUM_RESULT_0_SIZE; i++) printf("spectrum %d %.9g\n", i, (double)parts[i]);
+  for (int i = 0; i < CPX_SPECTRUM_RESULT_1_SIZE; i++)
+    printf("spectrum %d %.9g\n", 2 * CPX_SPECTRUM_RESULT_0_SIZE + i, (double)power[i]);
+  for (int i = 0; i < CPX_SPECTRUM_RESULT_2_SIZE; i++)
+    printf("spectrum %d %.9g\n", 3 * CPX_SPECTRUM_RESULT_0_SIZE + i, (double)back[i]);
 
   printf("workspace sm=%d mlp=%d\n", (int)SM_SOFTMAX_WORKSPACE_SIZE, (int)MLP_PREDICT_WORKSPACE_SIZE);
   printf("%s\n", failures ? "FAILED" : "DONE");

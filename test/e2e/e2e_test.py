@@ -83,7 +83,7 @@ ALLOWED_IMPORTS = {"malloc", "free", "memcpy", "memset", "memmove", "getenv"}
 LIBM_FUNCTIONS = {f + suffix for suffix in ("", "f") for f in (
     "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "pow", "sin", "cos", "tan", "asin", "acos",
     "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt", "cbrt", "erf", "erfc",
-    "fmod")}
+    "fmod")} | {"sincos", "sincosf"}  # sin and cos of one argument, combined by LLVM (glibc, musl and newlib have it)
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "graph-format.schema.json")
 _schema = None

@@ -48,6 +48,10 @@ arith::FastMathFlagsAttr fm(OpBuilder &b);
 Value faddFast(OpBuilder &b, Location l, Value x, Value y);
 
 Value fmulFast(OpBuilder &b, Location l, Value x, Value y);
+/// Nx's NaN-propagating max (or min) of two floats, +0 above -0: arith's
+/// maximumf/minimumf, but for f64 a comparison and selects (LLVM 22 cannot
+/// select its soft-float expansion of the f64 intrinsic for 32-bit Arm).
+Value floatExtremum(OpBuilder &b, Location l, Value x, Value y, bool max);
 
 Value toU8(OpBuilder &b, Location l, Value i1);
 

@@ -128,6 +128,23 @@ arith::FastMathFlagsAttr fm(OpBuilder &b) {
 Value faddFast(OpBuilder &b, Location l, Value x, Value y) { return arith::AddFOp::create(b, l, x, y, fm(b)); }
 Value fmulFast(OpBuilder &b, Location l, Value x, Value y) { return arith::MulFOp::create(b, l, x, y, fm(b)); }
 
+Value floatExtremum(OpBuilder &b, Location l, Value x, Value y, bool max) {
+  if (!x.getType().isF64())
+    return max ? (Value)arith::MaximumFOp::create(b, l, x, y) : (Value)arith::MinimumFOp::create(b, l, x, y);
+  using P = arith::CmpFPredicate;
+  Value pick = arith::SelectOp::create(b, l, arith::CmpFOp::create(b, l, max ? P::OGT : P::OLT, x, y), x, y);
+  // Equal zeros of either sign: +0 wins for max (-0 + +0 is +0), -0 for min
+  // (-(+0 + -0) is -0); x + y is NaN when either is.
+  Value sum = arith::AddFOp::create(b, l, x, y);
+  Value zeros = arith::NegFOp::create(
+      b, l, arith::AddFOp::create(b, l, arith::NegFOp::create(b, l, x), arith::NegFOp::create(b, l, y)));
+  Value zero = arith::ConstantOp::create(b, l, b.getF64FloatAttr(0.0));
+  Value bothZero = arith::AndIOp::create(b, l, arith::CmpFOp::create(b, l, P::OEQ, x, zero),
+                                         arith::CmpFOp::create(b, l, P::OEQ, y, zero));
+  Value r = arith::SelectOp::create(b, l, bothZero, max ? sum : zeros, pick);
+  return arith::SelectOp::create(b, l, arith::CmpFOp::create(b, l, P::UNO, x, y), sum, r);
+}
+
 Value toU8(OpBuilder &b, Location l, Value i1) { return arith::ExtUIOp::create(b, l, b.getI8Type(), i1); }
 
 Value isNonZero(OpBuilder &b, Location l, Value x) {
@@ -233,11 +250,13 @@ FailureOr<Value> scalarOp(OpBuilder &b, Location l, Op op, ValueRange args, Type
   case Op::Quotient: return safeIntDivision(b, l, x, y, uns, /*remainder=*/false);
   case Op::Atan2: return t.isF32() ? atan2F32(b, l, x, y) : atan2WithZeros(b, l, x, y);
   case Op::Max:
-    return isF ? (Value)arith::MaximumFOp::create(b, l, x, y)
-               : uns ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
+    return isF   ? floatExtremum(b, l, x, y, /*max=*/true)
+           : uns ? (Value)arith::MaxUIOp::create(b, l, x, y)
+                 : (Value)arith::MaxSIOp::create(b, l, x, y);
   case Op::Min:
-    return isF ? (Value)arith::MinimumFOp::create(b, l, x, y)
-               : uns ? (Value)arith::MinUIOp::create(b, l, x, y) : (Value)arith::MinSIOp::create(b, l, x, y);
+    return isF   ? floatExtremum(b, l, x, y, /*max=*/false)
+           : uns ? (Value)arith::MinUIOp::create(b, l, x, y)
+                 : (Value)arith::MinSIOp::create(b, l, x, y);
   case Op::BitwiseAnd: return (Value)arith::AndIOp::create(b, l, x, y);
   case Op::BitwiseOr: return (Value)arith::OrIOp::create(b, l, x, y);
   case Op::BitwiseXor: return (Value)arith::XOrIOp::create(b, l, x, y);

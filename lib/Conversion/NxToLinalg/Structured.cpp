@@ -128,11 +128,15 @@ Value reductionCombine(OpBuilder &b, Location l, Op reduction, Type nxElem, Valu
   if (reduction == Op::Sum) return isF ? faddFast(b, l, acc, x) : (Value)arith::AddIOp::create(b, l, acc, x);
   if (reduction == Op::Product) return isF ? fmulFast(b, l, acc, x) : (Value)arith::MulIOp::create(b, l, acc, x);
   if (reduction == Op::ReduceMax)
-    return isF ? (Value)arith::MaximumFOp::create(b, l, acc, x, fm(b))
-               : uns ? (Value)arith::MaxUIOp::create(b, l, acc, x) : (Value)arith::MaxSIOp::create(b, l, acc, x);
+    return isF   ? (x.getType().isF64() ? floatExtremum(b, l, acc, x, true)
+                                        : (Value)arith::MaximumFOp::create(b, l, acc, x, fm(b)))
+           : uns ? (Value)arith::MaxUIOp::create(b, l, acc, x)
+                 : (Value)arith::MaxSIOp::create(b, l, acc, x);
   if (reduction == Op::ReduceMin)
-    return isF ? (Value)arith::MinimumFOp::create(b, l, acc, x, fm(b))
-               : uns ? (Value)arith::MinUIOp::create(b, l, acc, x) : (Value)arith::MinSIOp::create(b, l, acc, x);
+    return isF   ? (x.getType().isF64() ? floatExtremum(b, l, acc, x, false)
+                                        : (Value)arith::MinimumFOp::create(b, l, acc, x, fm(b)))
+           : uns ? (Value)arith::MinUIOp::create(b, l, acc, x)
+                 : (Value)arith::MinSIOp::create(b, l, acc, x);
   Value nz = toU8(b, l, isNonZero(b, l, x));
   if (reduction == Op::All) return (Value)arith::AndIOp::create(b, l, acc, nz);
   return (Value)arith::OrIOp::create(b, l, acc, nz); // any
