@@ -164,8 +164,9 @@ defmodule Nxc do
   end
 
   @doc false
-  # Bytes of a tensor (or template) of `type` and `shape`.
-  def tensor_bytes({_, bits}, shape), do: div(Nx.size(shape) * bits, 8)
+  # Bytes of a tensor (or template) of `type` and `shape` as compiled code
+  # takes it (a sub-byte integer in a byte of its own).
+  def tensor_bytes({_, bits}, shape), do: div(Nx.size(shape) * max(bits, 8), 8)
 
   @doc false
   # Runs nxc; its refusal raises Nxc.CompileError with its message.
@@ -336,7 +337,7 @@ defmodule Nxc do
     binaries =
       Enum.map(args, fn arg ->
         arg = if is_function(arg, 0), do: arg.(), else: arg
-        Nx.to_binary(arg)
+        arg |> Nx.to_binary() |> unpack(Nx.type(arg))
       end)
 
     case invoke(compiled.lib, compiled.symbol, binaries, compiled.inputs, compiled.outputs, compiled.workspace) do
@@ -422,6 +423,16 @@ defmodule Nxc do
   end
 
   @doc false
+  # Nx packs s2/s4/u2/u4 elements in its binaries; compiled code takes and
+  # gives them one per byte, sign- (zero-) extended.
+  @doc false
+  def unpack(bin, {:s, bits}) when bits < 8, do: for(<<x::size(bits)-signed <- bin>>, into: <<>>, do: <<x::8-signed>>)
+  def unpack(bin, {:u, bits}) when bits < 8, do: for(<<x::size(bits) <- bin>>, into: <<>>, do: <<x::8>>)
+  def unpack(bin, _type), do: bin
+
+  defp pack(bin, {kind, bits}) when kind in [:s, :u] and bits < 8, do: for(<<x::8 <- bin>>, into: <<>>, do: <<x::size(bits)>>)
+  defp pack(bin, _type), do: bin
+
   # The result binaries as tensors of the traced types, shapes and names, in
   # the traced container.
   def outputs(container, results) do
@@ -430,12 +441,12 @@ defmodule Nxc do
         tensor =
           case leaf.vectorized_axes do
             [] ->
-              bin |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names)
+              bin |> pack(leaf.type) |> Nx.from_binary(leaf.type) |> Nx.reshape(leaf.shape, names: leaf.names)
 
             # Vectorized axes lead the bytes, as in the graph.
             axes ->
               flat = Nx.devectorize(leaf, keep_names: false)
-              bin |> Nx.from_binary(leaf.type) |> Nx.reshape(flat.shape) |> Nx.vectorize(axes)
+              bin |> pack(leaf.type) |> Nx.from_binary(leaf.type) |> Nx.reshape(flat.shape) |> Nx.vectorize(axes)
               |> Nx.rename(leaf.names)
           end
 

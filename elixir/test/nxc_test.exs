@@ -108,6 +108,8 @@ defmodule NxcTest.Defns do
 
   defn complex_io(z, w), do: {z * w + 1, Nx.abs(z)}
 
+  defn sub_bytes(a, u), do: {-a, Nx.abs(a), a + 1, Nx.as_type(a, :f32) * 2, Nx.sum(a), Nx.bitwise_not(u), Nx.as_type(a, :s2), Nx.dot(a, a)}
+
   defn f8s(a, b), do: {a * Nx.exp(b), b + Nx.sqrt(a), Nx.as_type(a, :f32), Nx.as_type(Nx.as_type(b, :f32) * 3, :f8_e4m3fn)}
 
   defn solves(a, b, c) do
@@ -363,6 +365,12 @@ defmodule NxcTest do
 
   test "the discrete Fourier transforms" do
     assert_same(&Defns.spectra/1, [uniform({6}, -1.0, 1.0, 17)])
+  end
+
+  test "the sub-byte integers (Nx packs them, compiled code takes bytes)" do
+    a = Nx.tensor([-8, -3, 0, 5, 7, -1, 3], type: :s4)
+    u = Nx.tensor([0, 1, 2, 3, 3, 1, 2, 0, 1], type: :u2)
+    assert_same(&Defns.sub_bytes/2, [a, u])
   end
 
   test "the 8-bit float types" do

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/ComplexToReal.h"
+#include "GraphRewriter.h"
 
 #include <cassert>
 #include <cmath>
@@ -40,86 +41,12 @@ std::vector<int64_t> upTo(int64_t n) {
   return v;
 }
 
-class Expander {
+class Expander : public GraphRewriter {
 public:
-  explicit Expander(const Graph &in) : in_(in), map_(in.nodes.size(), -1), made_(in.nodes.size()) {}
-
-  Graph run() {
-    out_.function = in_.function;
-    out_.paramNames = in_.paramNames;
-    out_.printing = in_.printing;
-    for (size_t i = 0; i < in_.nodes.size(); ++i) {
-      cur_ = (int)i;
-      map_[i] = expand(in_.nodes[i]);
-    }
-    // Parents and regions, now that every node has its new id.
-    for (size_t i = 0; i < in_.nodes.size(); ++i) {
-      for (int m : made_[i]) out_.nodes[m].parent = in_.nodes[i].parent < 0 ? -1 : map_[in_.nodes[i].parent];
-      const Node &n = in_.nodes[i];
-      if (n.regions.empty()) continue;
-      Node &o = out_.nodes[map_[i]];
-      o.regions.clear();
-      for (const Region &r : n.regions) {
-        Region nr;
-        for (int a : r.args) nr.args.push_back(map_[a]);
-        for (int m : r.nodes) nr.nodes.insert(nr.nodes.end(), made_[m].begin(), made_[m].end());
-        for (int y : r.results) nr.results.push_back(map_[y]);
-        o.regions.push_back(std::move(nr));
-      }
-    }
-    for (int p : in_.params) out_.params.push_back(map_[p]);
-    for (int r : in_.results) out_.results.push_back(map_[r]);
-    for (int c : in_.bakedConstants) out_.bakedConstants.push_back(map_[c]);
-    out_.resultTree = in_.resultTree;
-    remapTree(out_.resultTree);
-    return std::move(out_);
-  }
+  explicit Expander(const Graph &in) : GraphRewriter(in) {}
 
 private:
-  void remapTree(ResultTree &t) {
-    if (t.node >= 0) t.node = map_[t.node];
-    for (auto &e : t.elems) remapTree(e);
-  }
-
-  int emit(Node n) {
-    n.loc = in_.nodes[cur_].loc;
-    int id = out_.add(std::move(n));
-    made_[cur_].push_back(id);
-    return id;
-  }
-  int make(Op op, std::vector<int> operands, TensorType type) {
-    Node n;
-    n.op = op;
-    n.operands = std::move(operands);
-    n.type = std::move(type);
-    return emit(std::move(n));
-  }
-  const TensorType &type(int id) const { return out_.nodes[id].type; }
-  TensorType typed(int like, ElemType e) const { return TensorType{e, type(like).shape, {}}; }
-
-  int cast(int x, ElemType t) { return type(x).elem == t ? x : make(Op::AsType, {x}, typed(x, t)); }
-  int unary(Op op, int x) { return make(op, {x}, typed(x, type(x).elem)); }
-  int binary(Op op, int a, int b) { return make(op, {a, b}, typed(a, type(a).elem)); }
-  int predicate(Op op, int a, int b) { return make(op, {a, b}, typed(a, ElemType::u8())); }
-  int select(int p, int a, int b) { return make(Op::Select, {p, a, b}, typed(a, type(a).elem)); }
-  /// A scalar constant broadcast to `shape`.
-  int filled(ElemType t, double v, const Shape &shape) {
-    Node c;
-    c.op = Op::Constant;
-    c.type = TensorType{t, {}, {}};
-    if (t.isInteger())
-      c.ivalues = {(int64_t)v};
-    else
-      c.fvalues = {v};
-    int k = emit(std::move(c));
-    if (shape.empty()) return k;
-    Node b;
-    b.op = Op::Broadcast;
-    b.operands = {k};
-    b.type = TensorType{t, shape, {}};
-    return emit(std::move(b));
-  }
-  int like(int x, double v) { return filled(type(x).elem, v, type(x).shape); }
+  TensorType mapType(const TensorType &t) const override { return pairType(t); }
 
   /// Part k (0 real, 1 imaginary) of a pair, without its axis of 2.
   int part(int pair, int k) {
@@ -255,8 +182,8 @@ private:
     return {select(zero, re, outRe), select(zero, im, outIm)};
   }
 
-  int expand(const Node &n) {
-    auto in = [&](size_t k) { return map_[n.operands[k]]; };
+  int expand(const Node &n) override {
+    auto in = [&](size_t k) { return operandOf(n, k); };
     auto inType = [&](size_t k) { return in_.typeOf(n.operands[k]); };
     bool complexIn = false;
     for (int o : n.operands) complexIn |= in_.typeOf(o).elem.isComplex();
@@ -421,22 +348,6 @@ private:
     c.ivalues.clear();
     return emit(std::move(c));
   }
-
-  /// n with its operands mapped and its types made pairs.
-  Node copyOf(const Node &n) {
-    Node c = n;
-    for (int &o : c.operands) o = map_[o];
-    c.type = pairType(n.type);
-    for (auto &t : c.resultTypes) t = pairType(t);
-    return c;
-  }
-  int copy(const Node &n) { return emit(copyOf(n)); }
-
-  const Graph &in_;
-  Graph out_;
-  std::vector<int> map_;
-  std::vector<std::vector<int>> made_;
-  int cur_ = 0;
 };
 
 } // namespace

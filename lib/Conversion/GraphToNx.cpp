@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "nxc/Conversion/GraphToNx.h"
 #include "nxc/Conversion/ComplexToReal.h"
+#include "nxc/Conversion/SubByteIntegers.h"
 #include "nxc/Dialect/Nx/NxDialect.h"
 #include "nxc/Tensor/Half.h"
 
@@ -76,11 +77,13 @@ static DenseElementsAttr constantAttr(RankedTensorType type, const Node &n) {
 }
 
 Status emitNxFunction(ModuleOp module, const Graph &graph, const std::string &symbol) {
-  // The nx dialect has real types only: complex values become pairs first.
+  // The nx dialect has real types of whole bytes only: complex values become
+  // pairs of reals first, sub-byte integers bytes.
   if (hasComplexValues(graph)) {
     NXC_CHECK(checkComplexOps(graph));
     return emitNxFunction(module, complexToReal(graph), symbol);
   }
+  if (hasSubByteIntegers(graph)) return emitNxFunction(module, subByteToBytes(graph), symbol);
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<nx::NxDialect>();
   ctx->getOrLoadDialect<func::FuncDialect>();

@@ -37,6 +37,7 @@ Status applyTemplate(HostValue &v, const Template &declared, const std::string &
     for (size_t i = 0; i < v.elems.size(); ++i) NXC_CHECK(applyTemplate(v.elems[i], declared.elems[i], file));
     return okStatus();
   }
+  if (v.tensor.type.shape == declared.tensor.shape) NXC_CHECK(retypeStored(v.tensor, declared.tensor.elem, file));
   if (!(v.tensor.type.elem == declared.tensor.elem && v.tensor.type.shape == declared.tensor.shape))
     return error(declared.loc, fmt::format(FMT_STRING("{} holds {}, but the template declares {}"), file,
                                            v.tensor.type.str(), declared.tensor.str()));

@@ -22,8 +22,8 @@ std::string ElemType::name() const {
 
 std::string ElemType::cType() const {
   switch (kind) {
-  case TypeKind::S: return fmt::format(FMT_STRING("int{}_t"), bits);
-  case TypeKind::U: return fmt::format(FMT_STRING("uint{}_t"), bits);
+  case TypeKind::S: return fmt::format(FMT_STRING("int{}_t"), std::max(bits, 8));
+  case TypeKind::U: return fmt::format(FMT_STRING("uint{}_t"), std::max(bits, 8));
   case TypeKind::BF: return "uint16_t";
   case TypeKind::F8E4M3FN: return "uint8_t";
   case TypeKind::C: return fmt::format(FMT_STRING("nxc_c{}"), bits);
@@ -37,8 +37,10 @@ const struct {
   const char *name;
   TypeKind kind;
   int bits;
-} kSpellings[] = {{"s8", TypeKind::S, 8},   {"s16", TypeKind::S, 16},
+} kSpellings[] = {{"s2", TypeKind::S, 2},   {"s4", TypeKind::S, 4},
+                  {"s8", TypeKind::S, 8},   {"s16", TypeKind::S, 16},
                   {"s32", TypeKind::S, 32}, {"s64", TypeKind::S, 64},
+                  {"u2", TypeKind::U, 2},   {"u4", TypeKind::U, 4},
                   {"u8", TypeKind::U, 8},   {"u16", TypeKind::U, 16},
                   {"u32", TypeKind::U, 32}, {"u64", TypeKind::U, 64},
                   {"f8", TypeKind::F, 8},   {"f8_e4m3fn", TypeKind::F8E4M3FN, 8},
@@ -94,8 +96,9 @@ ElemType mergeTypes(ElemType a, ElemType b) {
   return high; // the higher kind wins with its own size
 }
 
+/// Nx.Type's unsigned_size/signed_size: 0 and 1 (and -1) fit anything.
 static int unsignedSize(int64_t v) {
-  if (v <= 1) return 8; // Nx has u2/u4; nxc's smallest integer is 8 bits
+  if (v <= 1) return 1;
   if (v <= 255) return 8;
   if (v <= 65535) return 16;
   if (v <= 4294967295LL) return 32;
@@ -104,6 +107,7 @@ static int unsignedSize(int64_t v) {
 
 static int signedSize(int64_t v) {
   int64_t m = v < 0 ? -v - 1 : v;
+  if (m <= 1) return 1;
   if (m <= 127) return 8;
   if (m <= 32767) return 16;
   if (m <= 2147483647LL) return 32;

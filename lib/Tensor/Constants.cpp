@@ -9,7 +9,12 @@
 namespace nxc {
 namespace {
 
-Status fill(Template &t, const HostTensor &h, const std::string &what) {
+Status fill(Template &t, const HostTensor &stored, const std::string &what) {
+  HostTensor h = stored;
+  if (t.declared && h.type.shape == t.tensor.shape) {
+    Status retyped = retypeStored(h, t.tensor.elem, what);
+    if (!retyped) return error(t.loc, retyped.error().message);
+  }
   if (t.declared && !(t.tensor.elem == h.type.elem && t.tensor.shape == h.type.shape))
     return error(t.loc, fmt::format(FMT_STRING("{} is {}, but the template declares {}"), what, h.type.str(),
                                     TensorType{t.tensor.elem, t.tensor.shape, {}}.str()));

@@ -3,6 +3,8 @@
 
 #include "nxc/Tensor/Half.h"
 
+#include <fmt/format.h>
+
 #include <cassert>
 #include <cstring>
 
@@ -41,6 +43,11 @@ void HostTensor::setBits(int64_t i, uint64_t bits) {
   }
   size_t w = (size_t)type.elem.bytes();
   assert(i >= 0 && (size_t)(i + 1) * w <= data.size());
+  if (type.elem.isSubByte()) { // held sign- or zero-extended to the byte
+    int shift = 8 - type.elem.bits;
+    bits = type.elem.isSigned() ? (uint64_t)(uint8_t)((int8_t)(uint8_t)(bits << shift) >> shift)
+                                : bits & ((1u << type.elem.bits) - 1);
+  }
   std::memcpy(data.data() + (size_t)i * w, &bits, w);
 }
 
@@ -64,9 +71,26 @@ double HostTensor::partAt(int64_t i, int part) const {
   return type.elem.bits == 64 ? floatFromBits((uint32_t)b) : doubleFromBits(b);
 }
 
+Status retypeStored(HostTensor &h, ElemType declared, const std::string &what) {
+  bool bytesOfF8 = declared.isF8() && h.type.elem == ElemType::u8();
+  bool subByte = declared.isSubByte() && h.type.elem == declared.byteType();
+  if (!bytesOfF8 && !subByte) return okStatus();
+  if (subByte) {
+    int64_t lo = declared.isSigned() ? -(int64_t(1) << (declared.bits - 1)) : 0;
+    int64_t hi = declared.isSigned() ? (int64_t(1) << (declared.bits - 1)) - 1 : (int64_t(1) << declared.bits) - 1;
+    for (int64_t i = 0; i < h.numElements(); ++i)
+      if (h.atInt(i) < lo || h.atInt(i) > hi)
+        return error(Loc{}, fmt::format(FMT_STRING("{}: element {} is {}, outside {} ({}..{})"), what, i, h.atInt(i),
+                                        declared.name(), lo, hi));
+  }
+  h.type.elem = declared;
+  return okStatus();
+}
+
 /// Sign-extends the low `bits` bits of `v`.
 static int64_t signExtend(uint64_t v, int bits) {
   if (bits == 64) return (int64_t)v;
+  v &= (1ull << bits) - 1;
   uint64_t m = 1ull << (bits - 1);
   return (int64_t)((v ^ m) - m);
 }
@@ -91,7 +115,7 @@ double HostTensor::at(int64_t i) const {
 int64_t HostTensor::atInt(int64_t i) const {
   switch (type.elem.kind) {
   case TypeKind::S: return signExtend(bitsAt(i), type.elem.bits);
-  case TypeKind::U: return (int64_t)bitsAt(i);
+  case TypeKind::U: return (int64_t)(type.elem.bits < 8 ? bitsAt(i) & ((1u << type.elem.bits) - 1) : bitsAt(i));
   default: {
     double d = at(i);
     if (!(d == d)) return 0;

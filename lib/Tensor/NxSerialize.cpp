@@ -204,12 +204,21 @@ Result<HostValue> fromTerm(const Term &t, const uint8_t *buffers, uint64_t size,
       dims.push_back(d.i);
     }
     HostTensor h = HostTensor::zeros(e, dims);
+    // Sub-byte integers are packed, the first element in the high bits.
+    uint64_t stored = e.isSubByte() ? ((uint64_t)h.numElements() * (uint64_t)e.bits + 7) / 8 : h.data.size();
     if (offset.i < 0 || bytes.i < 0 || (uint64_t)offset.i > size || (uint64_t)bytes.i > size - (uint64_t)offset.i ||
-        (uint64_t)bytes.i != h.data.size())
+        (uint64_t)bytes.i != stored)
       return bad(fmt::format(FMT_STRING("a tensor of {} bytes ({}) lies outside the file's data or has the wrong size"),
                              bytes.i, h.type.str()));
-    if (!h.data.empty())
+    if (e.isSubByte()) {
+      for (int64_t k = 0; k < h.numElements(); ++k) {
+        uint64_t bit = (uint64_t)k * (uint64_t)e.bits;
+        uint8_t byte = buffers[offset.i + (int64_t)(bit / 8)];
+        h.setBits(k, (uint64_t)(byte >> (8 - e.bits - bit % 8)));
+      }
+    } else if (!h.data.empty()) {
       std::memcpy(h.data.data(), buffers + offset.i, h.data.size()); // (an empty tensor has no storage)
+    }
     if (bigEndian && e.bytes() > 1)
       for (size_t k = 0; k < h.data.size(); k += e.bytes())
         std::reverse(h.data.begin() + k, h.data.begin() + k + e.bytes());

@@ -192,7 +192,7 @@ TEST_CASE("syntax errors point at the offending character") {
   CHECK(where("foo") == "1:1: unknown value 'foo'");
   CHECK(where("[1, nan]") == "1:5: unknown value 'nan'");
   CHECK(where("f33:[1]") ==
-        "1:1: unknown type 'f33'; expected one of s8 s16 s32 s64 u8 u16 u32 u64 f8 f8_e4m3fn f16 bf16 f32 f64 c64 c128 pred");
+        "1:1: unknown type 'f33'; expected one of s2 s4 s8 s16 s32 s64 u2 u4 u8 u16 u32 u64 f8 f8_e4m3fn f16 bf16 f32 f64 c64 c128 pred");
   CHECK(where("f32:") == "1:5: expected a number or a list");
   CHECK(where("#") == "1:1: unexpected '#'");
   CHECK(where("[[1, 2], [3]]") == "1:10: ragged list: this element has shape {1}, the first has {2}");

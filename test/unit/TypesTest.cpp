@@ -35,6 +35,27 @@ TEST_CASE("parsing and naming element types") {
   CHECK_FALSE(ElemType::parse("c32").has_value());
 }
 
+TEST_CASE("sub-byte integers: one byte each, Nx's merges and merge_number sizes") {
+  CHECK(ty("s4").bytes() == 1);
+  CHECK(ty("u2").cType() == "uint8_t");
+  CHECK(ty("s4").cType() == "int8_t");
+  CHECK(ty("s4").isSubByte());
+  CHECK(ty("s4").byteType().name() == "s8");
+  CHECK_FALSE(ty("s8").isSubByte());
+  // Nx.Type.merge/2 and merge_number/2 (unsigned_size/signed_size of 0 and 1 are 1).
+  CHECK(mergeTypes(ty("u4"), ty("s4")).name() == "s8");
+  CHECK(mergeTypes(ty("s2"), ty("s4")).name() == "s4");
+  CHECK(mergeTypes(ty("u2"), ty("f32")).name() == "f32");
+  CHECK(mergeInteger(ty("u4"), 1).name() == "u4");
+  CHECK(mergeInteger(ty("u4"), 2).name() == "u8");
+  CHECK(mergeInteger(ty("s2"), -1).name() == "s2");
+  CHECK(mergeInteger(ty("s4"), -2).name() == "s4");
+  CHECK(mergeInteger(ty("s2"), 2).name() == "s8");
+  CHECK(mergeInteger(ty("u2"), -1).name() == "s4");
+  CHECK(toAggregate(ty("s4")).name() == "s32");
+  CHECK(toAggregate(ty("u2")).name() == "u32");
+}
+
 TEST_CASE("complex types promote as Nx.Type.merge/2 does") {
   // Nx.Type's doctests.
   CHECK(mergeTypes(ty("f16"), ty("c64")).name() == "c64");

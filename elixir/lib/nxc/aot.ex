@@ -250,7 +250,7 @@ defmodule Nxc.AOT do
               "#{function.name} was compiled for #{Nx.Type.to_string(type)}#{inspect(shape)}, got #{Nx.Type.to_string(t.type)}#{inspect(t.shape)}"
             )
 
-        Nx.to_binary(t)
+        t |> Nx.to_binary() |> Nxc.unpack(type)
       end)
   end
 end

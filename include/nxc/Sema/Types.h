@@ -19,7 +19,7 @@ namespace nxc {
 /// F8E4M3FN, which Nx ranks with F (see mergeTypes).
 enum class TypeKind { U, S, BF, F, F8E4M3FN, C };
 
-/// An Nx element type: s8..s64, u8..u64, f8 (E5M2: {:f, 8}), f8_e4m3fn,
+/// An Nx element type: s2, s4, s8..s64, u2, u4, u8..u64, f8 (E5M2: {:f, 8}), f8_e4m3fn,
 /// f16, bf16, f32, f64, and the complex c64 and c128 (a real and an
 /// imaginary part of f32 or f64, stored in that order).
 struct ElemType {
@@ -35,15 +35,21 @@ struct ElemType {
   /// Nx.Type.to_real/1 of a complex type: the type of each part (f32 of c64).
   ElemType partType() const { return isComplex() ? ElemType{TypeKind::F, bits / 2} : *this; }
   bool isSigned() const { return kind == TypeKind::S; }
+  /// s2, s4, u2, u4: Nx packs them in its binaries; nxc holds one per byte,
+  /// sign-extended (s2, s4) or zero-extended (u2, u4), and computes in s8/u8.
+  bool isSubByte() const { return isInteger() && bits < 8; }
+  /// The byte-wide type a sub-byte integer is held and computed in.
+  ElemType byteType() const { return isSubByte() ? ElemType{kind, 8} : *this; }
   bool operator==(const ElemType &o) const { return kind == o.kind && bits == o.bits; }
   bool operator!=(const ElemType &o) const { return !(*this == o); }
   /// Nx's spelling: "f32", "s64", "u8", "bf16", "f8_e4m3fn".
   std::string name() const;
   /// The C type a generated header uses ("float", "int32_t", "uint16_t" for
-  /// f16/bf16, "uint8_t" for the f8 types, "nxc_c64"/"nxc_c128" for the
+  /// f16/bf16, "uint8_t" for the f8 types, int8_t/uint8_t for s2/s4/u2/u4, "nxc_c64"/"nxc_c128" for the
   /// complex types, which the header defines).
   std::string cType() const;
-  int bytes() const { return bits / 8; }
+  /// Bytes per element as nxc holds it (1 for the sub-byte integers).
+  int bytes() const { return bits < 8 ? 1 : bits / 8; }
   /// Parses Nx's spelling ("f32", "s8", ...); nullopt if it is not one.
   static std::optional<ElemType> parse(const std::string &name);
   /// Every spelling parse() accepts, for messages: "s8 s16 ... f64 pred".

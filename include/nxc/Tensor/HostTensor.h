@@ -64,6 +64,12 @@ struct HostTensor {
   bool operator!=(const HostTensor &o) const { return !(*this == o); }
 };
 
+/// A tensor of a type NumPy has not, as NumPy files hold it: the bytes of
+/// f8/f8_e4m3fn as u8, s2/s4 (u2/u4) as s8 (u8) values in their range.
+/// Retypes `h` as `declared` when it is such a file's array of the same
+/// shape; an error says what does not fit; nothing for any other pair.
+Status retypeStored(HostTensor &h, ElemType declared, const std::string &what);
+
 /// A tuple tree of tensors (for tuple results/arguments): leaf or tuple.
 struct HostValue {
   bool isTuple = false;
