@@ -119,9 +119,7 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
     return error(predLoc, "cond/if expects at least one branch to always evaluate to true");
   if (truth == std::optional<bool>(true)) return branch(clause.body, local);
   if (truth == std::optional<bool>(false)) return traceClauses(clauses, k + 1, scope, loc);
-  if (pred.kind == Value::Vectorized)
-    return error(predLoc, "nxc does not support a vectorized condition in if/cond yet (Nx picks a branch per entry): "
-                          "devectorize it, or compute both sides and Nx.select");
+  if (pred.kind == Value::Vectorized) return vectorizedClause(clauses, k, pred, local, scope, loc);
   if (pred.kind != Value::Tensor)
     return error(predLoc,
                  fmt::format(FMT_STRING("cond/if expects a scalar tensor, a number or a boolean as condition, got {}"),
@@ -131,26 +129,115 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
                                                  "Nx.all/1 or Nx.any/1 to obtain a scalar predicate from tensor"),
                                       g_.typeOf(pred.node).str()));
   // Runtime: then = this body, else = the remaining clauses.
+  return runtimeCond(
+      pred.node, predLoc, [&]() { return branch(clause.body, local); },
+      [&]() { return traceClauses(clauses, k + 1, scope, loc); }, loc);
+}
+
+/// Zeros shaped as `v`'s tensors (Nx.broadcast(0, shape): s32), vectorized
+/// axes kept: what a vectorized cond yields where a branch does not run.
+Result<Value> Tracer::zerosShapedAs(const Value &v, const Loc &loc) {
+  std::vector<Value> leaves, zeros;
+  flattenLeaves(v, leaves);
+  for (const Value &leaf : leaves) {
+    if (leaf.kind != Value::Tensor && leaf.kind != Value::Vectorized) {
+      zeros.push_back(Value::number(0, loc));
+      continue;
+    }
+    int z = broadcastTo(constant(ElemType::s32(), {}, {}, {0}, loc), g_.typeOf(leaf.node).shape, loc);
+    zeros.push_back(leaf.kind == Value::Vectorized ? Value::vectorized(z, leaf.keys, loc) : Value::tensor(z, loc));
+  }
+  size_t next = 0;
+  return rebuildLeaves(v, zeros, next);
+}
+
+/// Nx's cond on a vectorized predicate (Nx.Defn.Expr.cond/2): the body runs
+/// if any entry holds (else zeros), the remaining clauses unless all entries
+/// hold (else zeros), and each entry selects from the two.
+Result<Value> Tracer::vectorizedClause(const std::vector<Clause> &clauses, size_t k, const Value &pred, Env &local,
+                                       Env &scope, const Loc &loc) {
+  const Loc &predLoc = pred.loc.valid() ? pred.loc : loc;
+  NXC_TRY(flat, devectorized(pred, false, predLoc));
+  NXC_TRY(anyTrue, callNx("any", {flat}, predLoc));
+  NXC_TRY(allTrue, callNx("all", {flat}, predLoc));
+  Value body;
+  NXC_TRY(onAny, runtimeCond(
+                     anyTrue.node, predLoc,
+                     [&]() -> Result<Value> {
+                       NXC_TRY(r, branch(clauses[k].body, local));
+                       body = r;
+                       return r;
+                     },
+                     [&]() { return zerosShapedAs(body, loc); }, loc));
+  NXC_TRY(unlessAll, runtimeCond(
+                         allTrue.node, predLoc, nullptr, [&]() { return traceClauses(clauses, k + 1, scope, loc); },
+                         loc, /*zerosForThen=*/true));
+  if (!sameStructure(onAny, unlessAll)) return error(loc, kIncompatible);
+  std::vector<Value> a, b, picked;
+  flattenLeaves(onAny, a);
+  flattenLeaves(unlessAll, b);
+  for (size_t i = 0; i < a.size(); ++i) {
+    NXC_TRY(r, callNx("select", {pred, a[i], b[i]}, loc));
+    picked.push_back(r);
+  }
+  size_t next = 0;
+  return rebuildLeaves(onAny, picked, next);
+}
+
+/// A cond node on the scalar predicate `predNode`: `thenBranch` traced in its
+/// then region, `elseBranch` in its else region; the results' leaves merged
+/// per leaf as Nx merges branches. With `zerosForThen`, the then region is
+/// traced after the else region and yields zeros shaped as its results (Nx's
+/// placeholder for a vectorized cond's skipped clauses); `thenBranch` is
+/// then unused.
+Result<Value> Tracer::runtimeCond(int predNode, const Loc &predLoc, const std::function<Result<Value>()> &thenBranch,
+                                  const std::function<Result<Value>()> &elseBranch, const Loc &loc, bool zerosForThen) {
   Node n;
   n.op = Op::Cond;
-  n.operands = {pred.node};
+  n.operands = {predNode};
   n.loc = predLoc;
   n.regions.resize(2);
   std::vector<Value> branches(2);
-  {
+  if (zerosForThen) {
+    {
+      RegionScope scope2(*this, n.regions[1].nodes);
+      NXC_TRY(b, elseBranch());
+      branches[1] = b;
+    }
     RegionScope scope1(*this, n.regions[0].nodes);
-    NXC_TRY(a, branch(clause.body, local));
-    branches[0] = a;
-  }
-  {
+    NXC_TRY(z, zerosShapedAs(branches[1], loc));
+    branches[0] = z;
+  } else {
+    {
+      RegionScope scope1(*this, n.regions[0].nodes);
+      NXC_TRY(a, thenBranch());
+      branches[0] = a;
+    }
     RegionScope scope2(*this, n.regions[1].nodes);
-    NXC_TRY(b, traceClauses(clauses, k + 1, scope, loc));
+    NXC_TRY(b, elseBranch());
     branches[1] = b;
   }
   if (!sameStructure(branches[0], branches[1])) return error(loc, kIncompatible);
   std::vector<Value> la, lb;
   flattenLeaves(branches[0], la);
   flattenLeaves(branches[1], lb);
+  // A vectorized leaf is its whole tensor in the regions, its vectorized
+  // axes the same in both branches; the result is vectorized again.
+  std::vector<std::vector<std::string>> vectorizedKeys(la.size());
+  for (size_t i = 0; i < la.size(); ++i) {
+    Value *pair[2] = {&la[i], &lb[i]};
+    const Value *vec = la[i].kind == Value::Vectorized ? &la[i] : lb[i].kind == Value::Vectorized ? &lb[i] : nullptr;
+    if (!vec) continue;
+    for (Value *v : pair)
+      if (v->kind != Value::Vectorized || v->keys != vec->keys || g_.typeOf(v->node).shape.size() < vec->keys.size() ||
+          !std::equal(g_.typeOf(v->node).shape.begin(), g_.typeOf(v->node).shape.begin() + (long)vec->keys.size(),
+                      g_.typeOf(vec->node).shape.begin()))
+        return error(v->loc.valid() ? v->loc : loc,
+                     "the branches of a cond return tensors with different vectorized axes; nxc needs the same "
+                     "(vectorize both alike)");
+    vectorizedKeys[i] = vec->keys;
+    for (Value *v : pair) v->kind = Value::Tensor;
+  }
   // Per leaf: the merged type and the broadcast shape. As Nx merges the
   // branches (Nx.Shared.binary_type/2), a number takes the other branch's
   // type where it fits (`cond do p -> 1; true -> u8_flag end` is u8, 300
@@ -170,10 +257,6 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
         t = t ? mergeTypes(*t, ElemType::u8()) : ElemType::u8();
       } else if (v->kind == Value::Int || v->kind == Value::Float) {
         numbers.push_back(v);
-      } else if (v->kind == Value::Vectorized) {
-        return error(v->loc.valid() ? v->loc : loc,
-                     "nxc does not support vectorized tensors as if/cond results yet: devectorize them in the "
-                     "branches and vectorize the result");
       } else {
         return error(v->loc.valid() ? v->loc : loc, kIncompatible);
       }
@@ -204,7 +287,11 @@ Result<Value> Tracer::traceClauses(const std::vector<Clause> &clauses, size_t k,
   n.resultTypes = types;
   int id = addWithRegions(n);
   std::vector<Value> results;
-  for (size_t i = 0; i < types.size(); ++i) results.push_back(Value::tensor(elemNode(id, i, n.loc), n.loc));
+  for (size_t i = 0; i < types.size(); ++i) {
+    int e = elemNode(id, i, n.loc);
+    results.push_back(vectorizedKeys[i].empty() ? Value::tensor(e, n.loc)
+                                                : Value::vectorized(e, vectorizedKeys[i], n.loc));
+  }
   size_t next = 0;
   return rebuildLeaves(branches[0], results, next);
 }

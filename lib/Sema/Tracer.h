@@ -354,6 +354,12 @@ public:
     const Expr *body;
   };
   Result<Value> traceClauses(const std::vector<Clause> &clauses, size_t k, Env &scope, const Loc &loc);
+  Result<Value> vectorizedClause(const std::vector<Clause> &clauses, size_t k, const Value &pred, Env &local,
+                                 Env &scope, const Loc &loc);
+  Result<Value> zerosShapedAs(const Value &v, const Loc &loc);
+  Result<Value> runtimeCond(int predNode, const Loc &predLoc, const std::function<Result<Value>()> &thenBranch,
+                            const std::function<Result<Value>()> &elseBranch, const Loc &loc,
+                            bool zerosForThen = false);
   Result<Value> branch(const Expr *body, Env &env);
   Result<bool> matchCase(const Expr &pattern, const Value &v, Env &env);
 
