@@ -422,7 +422,6 @@ defmodule Nxc do
     end
   end
 
-  @doc false
   # Nx packs s2/s4/u2/u4 elements in its binaries; compiled code takes and
   # gives them one per byte, sign- (zero-) extended.
   @doc false
@@ -433,6 +432,7 @@ defmodule Nxc do
   defp pack(bin, {kind, bits}) when kind in [:s, :u] and bits < 8, do: for(<<x::8 <- bin>>, into: <<>>, do: <<x::size(bits)>>)
   defp pack(bin, _type), do: bin
 
+  @doc false
   # The result binaries as tensors of the traced types, shapes and names, in
   # the traced container.
   def outputs(container, results) do

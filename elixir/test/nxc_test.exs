@@ -103,7 +103,8 @@ defmodule NxcTest.Defns do
   end
 
   defn spectra(x) do
-    {Nx.fft(x), Nx.ifft(Nx.fft(x, length: 8)), Nx.fft2(Nx.reshape(x, {2, 3})), Nx.rfft(x), Nx.irfft(Nx.rfft(x))}
+    {Nx.fft(x), Nx.ifft(Nx.fft(x, length: 8)), Nx.fft2(Nx.reshape(x, {2, 3})), Nx.rfft(x), Nx.irfft(Nx.rfft(x)),
+     Nx.fft(x, length: 24)}
   end
 
   defn complex_io(z, w), do: {z * w + 1, Nx.abs(z)}

@@ -57,6 +57,115 @@ Result<Value> Tracer::nxComplex(const std::string &fn, std::vector<Value> &args,
   return callNx("add", {scaled, Value::tensor(re, loc)}, loc);
 }
 
+/// The DFT of re + im i (f64, shape [..., n]) along the last axis, as
+/// Nx.BinaryBackend computes it: n = 2^p * m with m odd, a DFT of m points
+/// on each subsequence x[r::2^p] (by the m x m matrix of Nx's twiddles), then
+/// p radix-2 stages pairing the subsequences as Nx's recursion does (the
+/// even half's transform plus or minus the odd half's times exp(-2 pi i k /
+/// size)). The inverse conjugates before and after and divides by n.
+Result<std::pair<int, int>> Tracer::fftParts(int re, int im, int64_t n, bool inverse, const Loc &loc) {
+  ElemType wide{TypeKind::F, 64};
+  auto num = [&](int64_t v) { return Value::number(v, loc); };
+  auto tensor = [&](int id) { return Value::tensor(id, loc); };
+  auto call = [&](const char *fn, std::vector<Value> args) -> Result<int> {
+    NXC_TRY(r, callNx(fn, std::move(args), loc));
+    return r.node;
+  };
+  // The BEAM's negation (0 - x), as Complex.conjugate computes it.
+  auto negated = [&](int x) { return call("subtract", {Value::real(0.0, loc), tensor(x)}); };
+  int64_t p = 0;
+  while (((n >> p) & 1) == 0) ++p;
+  int64_t m = n >> p, rows = int64_t(1) << p;
+  constexpr int64_t kMaxOddFactor = 4096;
+  if (m > kMaxOddFactor)
+    return error(loc, fmt::format(FMT_STRING("nxc computes a transform of {} points as 2^{} transforms of {} points: "
+                                             "that odd factor may be at most {}; pad with length: :power_of_two"),
+                                  n, p, m, kMaxOddFactor));
+  if (inverse) {
+    NXC_TRY(c, negated(im));
+    im = c;
+  }
+  Shape lead = g_.typeOf(re).shape;
+  lead.pop_back();
+  int64_t rank = (int64_t)lead.size() + 2;
+  std::vector<Value> swap;
+  for (int64_t d = 0; d < rank; ++d) swap.push_back(num(d == rank - 2 ? rank - 1 : d == rank - 1 ? rank - 2 : d));
+  // Row r holds x[r::2^p]: [..., m, 2^p] transposed to [..., 2^p, m].
+  for (int *x : {&re, &im}) {
+    Shape s = lead;
+    s.push_back(m);
+    s.push_back(rows);
+    NXC_TRY(t,
+            call("transpose", {tensor(reshape(*x, s, loc)), Value::keywords({{"axes", Value::list(swap, loc)}}, loc)}));
+    *x = t;
+  }
+  // The odd factor: sum over j of x_j (cos phi + i sin phi), phi = (-2 pi / m * k) * j
+  // as Nx computes the angle (k = 0: the plain sum).
+  if (m > 1) {
+    std::vector<double> c((size_t)(m * m)), sn(c.size());
+    for (int64_t j = 0; j < m; ++j)
+      for (int64_t k = 0; k < m; ++k) {
+        double phi = (-2 * M_PI / (double)m * (double)k) * (double)j;
+        c[(size_t)(j * m + k)] = k == 0 ? 1.0 : std::cos(phi);
+        sn[(size_t)(j * m + k)] = k == 0 ? 0.0 : std::sin(phi);
+      }
+    Value cm = tensor(constant(wide, {m, m}, c, {}, loc)), sm = tensor(constant(wide, {m, m}, sn, {}, loc));
+    NXC_TRY(ac, call("dot", {tensor(re), cm}));
+    NXC_TRY(as, call("dot", {tensor(re), sm}));
+    NXC_TRY(bc, call("dot", {tensor(im), cm}));
+    NXC_TRY(bs, call("dot", {tensor(im), sm}));
+    NXC_TRY(r2, call("subtract", {tensor(ac), tensor(bs)}));
+    NXC_TRY(i2, call("add", {tensor(as), tensor(bc)}));
+    re = r2, im = i2;
+  }
+  // Radix-2 stages: rows r and r + half make row r of twice the length.
+  for (int64_t count = rows, len = m; count > 1; count /= 2, len *= 2) {
+    int64_t half = count / 2;
+    std::vector<double> wr((size_t)len), wi((size_t)len);
+    for (int64_t k = 0; k < len; ++k) {
+      double theta = -2 * M_PI * (double)k / (double)(2 * len); // Complex.exp(Complex.new(0, theta))
+      wr[(size_t)k] = std::cos(theta);
+      wi[(size_t)k] = std::sin(theta);
+    }
+    Value twr = tensor(constant(wide, {len}, wr, {}, loc)), twi = tensor(constant(wide, {len}, wi, {}, loc));
+    auto rowsOf = [&](int x, int64_t from) -> Result<int> {
+      NXC_TRY(r, call("slice_along_axis",
+                      {tensor(x), num(from), num(half), Value::keywords({{"axis", num(rank - 2)}}, loc)}));
+      return r;
+    };
+    NXC_TRY(er, rowsOf(re, 0));
+    NXC_TRY(ei, rowsOf(im, 0));
+    NXC_TRY(orr, rowsOf(re, half));
+    NXC_TRY(oi, rowsOf(im, half));
+    // twiddle * odd, as Complex.multiply orders it.
+    NXC_TRY(p1, call("multiply", {twr, tensor(orr)}));
+    NXC_TRY(p2, call("multiply", {twi, tensor(oi)}));
+    NXC_TRY(p3, call("multiply", {twi, tensor(orr)}));
+    NXC_TRY(p4, call("multiply", {twr, tensor(oi)}));
+    NXC_TRY(tr, call("subtract", {tensor(p1), tensor(p2)}));
+    NXC_TRY(ti, call("add", {tensor(p3), tensor(p4)}));
+    NXC_TRY(sr, call("add", {tensor(er), tensor(tr)}));
+    NXC_TRY(si, call("add", {tensor(ei), tensor(ti)}));
+    NXC_TRY(dr, call("subtract", {tensor(er), tensor(tr)}));
+    NXC_TRY(di, call("subtract", {tensor(ei), tensor(ti)}));
+    Value lastAxis = Value::keywords({{"axis", num(rank - 1)}}, loc);
+    NXC_TRY(nr, call("concatenate", {Value::list({tensor(sr), tensor(dr)}, loc), lastAxis}));
+    NXC_TRY(ni, call("concatenate", {Value::list({tensor(si), tensor(di)}, loc), lastAxis}));
+    re = nr, im = ni;
+  }
+  Shape flat = lead;
+  flat.push_back(n);
+  re = reshape(re, flat, loc);
+  im = reshape(im, flat, loc);
+  if (inverse) {
+    NXC_TRY(c, negated(im));
+    NXC_TRY(r, call("divide", {tensor(re), Value::real((double)n, loc)}));
+    NXC_TRY(i, call("divide", {tensor(c), Value::real((double)n, loc)}));
+    re = r, im = i;
+  }
+  return std::make_pair(re, im);
+}
+
 /// The transform of `x` along `axis` to `length` points (x is padded with
 /// zeros or cut), inverse or not; parts at most `eps` in magnitude are 0.
 Result<Value> Tracer::dft(int x, int64_t axis, int64_t length, bool inverse, double eps, const Loc &loc) {
@@ -93,29 +202,8 @@ Result<Value> Tracer::dft(int x, int64_t axis, int64_t length, bool inverse, dou
       *part = padded.node;
     }
   }
-  // cos and sin of 2 pi j k / length, the product reduced modulo length first.
-  std::vector<double> c((size_t)(length * length)), s(c.size());
-  for (int64_t j = 0; j < length; ++j)
-    for (int64_t k = 0; k < length; ++k) {
-      double angle = 2 * M_PI * (double)((j * k) % length) / (double)length;
-      c[(size_t)(j * length + k)] = std::cos(angle);
-      s[(size_t)(j * length + k)] = std::sin(angle);
-    }
-  Value cm = tensor(constant(wide, {length, length}, c, {}, loc)),
-        sm = tensor(constant(wide, {length, length}, s, {}, loc));
-  auto dot = [&](int l, const Value &r) { return callNx("dot", {tensor(l), r}, loc); };
-  NXC_TRY(ac, dot(a, cm));
-  NXC_TRY(as, dot(a, sm));
-  NXC_TRY(bc, dot(b, cm));
-  NXC_TRY(bs, dot(b, sm));
-  // Forward: (a + bi)(cos - i sin); inverse: (a + bi)(cos + i sin) / length.
-  NXC_TRY(re, callNx(inverse ? "subtract" : "add", {ac, bs}, loc));
-  NXC_TRY(im, callNx(inverse ? "add" : "subtract", {bc, as}, loc));
-  if (inverse) {
-    NXC_TRY(r, callNx("divide", {re, Value::real((double)length, loc)}, loc));
-    NXC_TRY(i, callNx("divide", {im, Value::real((double)length, loc)}, loc));
-    re = r, im = i;
-  }
+  NXC_TRY(spectrum, fftParts(a, b, length, inverse, loc));
+  Value re = tensor(spectrum.first), im = tensor(spectrum.second);
   int parts[2];
   int k = 0;
   for (Value *p : {&re, &im}) {

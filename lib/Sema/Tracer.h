@@ -511,6 +511,7 @@ public:
   Result<Value> nxRfft(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> dft(int x, int64_t axis, int64_t length, bool inverse, double eps, const Loc &loc);
   Result<int64_t> dftLength(const Value *v, int64_t n, const Loc &loc);
+  Result<std::pair<int, int>> fftParts(int re, int im, int64_t n, bool inverse, const Loc &loc);
   Result<double> dftEps(std::map<std::string, Value> &o, const Loc &loc);
   // eigh, svd and what is built on svd (NxSpectral.cpp)
   Result<Value> nxEigh(const std::string &fn, std::vector<Value> &args, const Loc &loc);

@@ -257,17 +257,19 @@ defmodule Nxc.Expand do
 
   @doc """
   Nx.fft/ifft along `opts[:axis]` to `opts[:length]` points, as nxc's own
-  front end computes them (Nx.BinaryBackend's values): the parts in f64
-  multiplied by the DFT matrix (its cosines and sines computed here), parts
-  of at most `opts[:eps]` set to zero, rounded once to the result's type.
+  front end computes them (Nx.BinaryBackend's values): the parts in f64, the
+  length as 2^p * m with m odd, a DFT of m points by the matrix of Nx's
+  twiddles on each subsequence x[r::2^p], then p radix-2 stages pairing the
+  subsequences as Nx's recursion does; parts of at most `opts[:eps]` set to
+  zero, rounded once to the result's type. The inverse conjugates before
+  and after and divides by the length.
   """
   def dft(out, tensor, opts, inverse?) do
     axis = opts[:axis]
     n = opts[:length]
     rank = tuple_size(tensor.shape)
     last = rank - 1
-    perm = Enum.to_list(0..last) -- [axis]
-    perm = perm ++ [axis]
+    perm = (Enum.to_list(0..last) -- [axis]) ++ [axis]
     moved = if axis == last, do: tensor, else: Nx.transpose(tensor, axes: perm)
     z = Nx.as_type(moved, out.type)
     have = elem(moved.shape, last)
@@ -282,19 +284,12 @@ defmodule Nxc.Expand do
       end
     end
 
-    a = fit.(Nx.real(z))
-    b = fit.(Nx.imag(z))
-    angle = fn j, k -> 2 * :math.pi() * rem(j * k, n) / n end
-    c = Nx.tensor(for(j <- 0..(n - 1), do: for(k <- 0..(n - 1), do: :math.cos(angle.(j, k)))), type: :f64)
-    s = Nx.tensor(for(j <- 0..(n - 1), do: for(k <- 0..(n - 1), do: :math.sin(angle.(j, k)))), type: :f64)
-    {ac, as, bc, bs} = {Nx.dot(a, c), Nx.dot(a, s), Nx.dot(b, c), Nx.dot(b, s)}
-
-    {re, im} =
-      if inverse? do
-        {Nx.divide(Nx.subtract(ac, bs), n), Nx.divide(Nx.add(bc, as), n)}
-      else
-        {Nx.add(ac, bs), Nx.subtract(bc, as)}
-      end
+    # The BEAM's negation, 0 - x, as Complex.conjugate computes it.
+    negate = fn x -> Nx.subtract(0.0, x) end
+    re = fit.(Nx.real(z))
+    im = if inverse?, do: negate.(fit.(Nx.imag(z))), else: fit.(Nx.imag(z))
+    {re, im} = fft_parts(re, im, n)
+    {re, im} = if inverse?, do: {Nx.divide(re, n), Nx.divide(negate.(im), n)}, else: {re, im}
 
     {_, bits} = out.type
     part_type = {:f, div(bits, 2)}
@@ -303,4 +298,55 @@ defmodule Nxc.Expand do
     back = Enum.map(0..last, fn p -> Enum.find_index(perm, &(&1 == p)) end)
     if axis == last, do: result, else: Nx.transpose(result, axes: back)
   end
+
+  defp fft_parts(re, im, n) do
+    p = trailing_zeros(n)
+    m = Bitwise.bsr(n, p)
+    rows = Bitwise.bsl(1, p)
+
+    if m > 4096 do
+      raise Nxc.UnsupportedError,
+            "a transform of #{n} points (2^#{p} transforms of #{m}: an odd factor above 4096; pad with length: :power_of_two)"
+    end
+
+    lead = re.shape |> Tuple.to_list() |> Enum.drop(-1)
+    rank = length(lead) + 2
+    swap = Enum.to_list(0..(rank - 3)//1) ++ [rank - 1, rank - 2]
+    split = fn x -> x |> Nx.reshape(List.to_tuple(lead ++ [m, rows])) |> Nx.transpose(axes: swap) end
+    {re, im} = {split.(re), split.(im)}
+
+    {re, im} =
+      if m > 1 do
+        angle = fn j, k -> -2 * :math.pi() / m * k * j end
+        c = Nx.tensor(for(j <- 0..(m - 1), do: for(k <- 0..(m - 1), do: if(k == 0, do: 1.0, else: :math.cos(angle.(j, k))))), type: :f64)
+        s = Nx.tensor(for(j <- 0..(m - 1), do: for(k <- 0..(m - 1), do: if(k == 0, do: 0.0, else: :math.sin(angle.(j, k))))), type: :f64)
+        {Nx.subtract(Nx.dot(re, c), Nx.dot(im, s)), Nx.add(Nx.dot(re, s), Nx.dot(im, c))}
+      else
+        {re, im}
+      end
+
+    {re, im, _, _} =
+      Enum.reduce_while(Stream.cycle([:stage]), {re, im, rows, m}, fn _, {re, im, count, len} ->
+        if count == 1 do
+          {:halt, {re, im, count, len}}
+        else
+          half = div(count, 2)
+          wr = Nx.tensor(for(k <- 0..(len - 1), do: :math.cos(-2 * :math.pi() * k / (2 * len))), type: :f64)
+          wi = Nx.tensor(for(k <- 0..(len - 1), do: :math.sin(-2 * :math.pi() * k / (2 * len))), type: :f64)
+          rows_of = fn x, from -> Nx.slice_along_axis(x, from, half, axis: rank - 2) end
+          {er, ei, orr, oi} = {rows_of.(re, 0), rows_of.(im, 0), rows_of.(re, half), rows_of.(im, half)}
+          tr = Nx.subtract(Nx.multiply(wr, orr), Nx.multiply(wi, oi))
+          ti = Nx.add(Nx.multiply(wi, orr), Nx.multiply(wr, oi))
+          re = Nx.concatenate([Nx.add(er, tr), Nx.subtract(er, tr)], axis: rank - 1)
+          im = Nx.concatenate([Nx.add(ei, ti), Nx.subtract(ei, ti)], axis: rank - 1)
+          {:cont, {re, im, half, len * 2}}
+        end
+      end)
+
+    flat = List.to_tuple(lead ++ [n])
+    {Nx.reshape(re, flat), Nx.reshape(im, flat)}
+  end
+
+  defp trailing_zeros(n) when rem(n, 2) == 0, do: 1 + trailing_zeros(div(n, 2))
+  defp trailing_zeros(_n), do: 0
 end
