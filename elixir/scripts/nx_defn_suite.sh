@@ -3,6 +3,8 @@
 # with Nxc as the default defn compiler, as EXLA checks itself, and prints
 # passed/failed per file. A copy of Nx is made (its suite writes _build).
 # Usage: elixir/scripts/nx_defn_suite.sh NXC [TOOLCHAIN]   (TOOLCHAIN: ../shared/nx-toolchain)
+# $SUITE_FILES (paths under Nx's test/nx/, e.g. defn/grad_test.exs) runs those alone;
+# $SUITE_LOGS (a directory) keeps each file's ExUnit output there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 nxc=$(realpath "$1")
@@ -22,8 +24,11 @@ cd "$work/deps/nx"
 mix compile > /dev/null 2>&1
 printf '| file | tests | failures |\n|---|---|---|\n'
 # Each file within 5 minutes: one that runs longer is reported as such.
-for f in test/nx/defn_test.exs test/nx/defn/*_test.exs; do
+files="test/nx/defn_test.exs test/nx/defn/*_test.exs"
+[ -n "${SUITE_FILES:-}" ] && files=$(for f in $SUITE_FILES; do printf 'test/nx/%s ' "$f"; done)
+for f in $files; do
   out=$(timeout -s KILL 300 mix test "$f" --exclude distributed 2>&1 || true)
+  [ -n "${SUITE_LOGS:-}" ] && mkdir -p "$SUITE_LOGS" && printf '%s\n' "$out" > "$SUITE_LOGS/$(basename "$f" .exs).log"
   if ! printf '%s\n' "$out" | grep -qE '^[0-9]+ (tests?|doctests?)'; then
     printf '| %s | - | stopped after 5 minutes |\n' "${f#test/nx/}"
     pkill -9 -f "beam.smp.*$work" || true

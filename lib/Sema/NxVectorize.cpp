@@ -23,7 +23,8 @@ std::vector<NxEntry> nxVectorizeFunctions() {
   return {{"vectorize", &Tracer::nxVectorize},
           {"devectorize", &Tracer::nxVectorize},
           {"revectorize", &Tracer::nxVectorize},
-          {"broadcast_vectors", &Tracer::nxVectorize}};
+          {"broadcast_vectors", &Tracer::nxVectorize},
+          {"reshape_vectors", &Tracer::nxVectorize}};
 }
 
 namespace {
@@ -68,6 +69,7 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
                                              "once per entry, where it would see one entry alone; devectorize "
                                              "before the loop"),
                                   fn));
+  if (fn == "reshape_vectors") return reshapeVectors(args, loc);
   if (fn == "broadcast_vectors") {
     // Every tensor (numbers too) over the union of the list's vectorized axes.
     Value opts = takeOptions(args, 1);
@@ -230,8 +232,79 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
   return Value::vectorized(named(node, names), have, loc);
 }
 
+/// Nx.reshape_vectors/2: every tensor over the union of the list's
+/// vectorized axes (in order of appearance), size 1 where it has not an
+/// axis, by a reshape of its devectorized data as Nx does it (so a tensor
+/// whose vectorized axes come in another order is reshaped, not
+/// transposed, as in Nx); :align_ranks adds leading 1s to the inner shapes.
+Result<Value> Tracer::reshapeVectors(std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity("reshape_vectors", args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"align_ranks"}, "Nx.reshape_vectors"));
+  bool align = false;
+  if (o.count("align_ranks")) {
+    NXC_TRY(a, boolOption(o["align_ranks"], "align_ranks"));
+    align = a;
+  }
+  if (args[0].kind != Value::List)
+    return error(args[0].loc.valid() ? args[0].loc : loc,
+                 "Nx.reshape_vectors expects a list of tensors, got " + describeValue(args[0]));
+  std::vector<Value> items = args[0].elems;
+  for (auto &v : items)
+    if (v.kind != Value::Vectorized) {
+      NXC_TRY(t, tensorArg("reshape_vectors", v, loc));
+      v = Value::tensor(t, loc);
+    }
+  if (items.size() == 1) return Value::list(items, loc);
+  Axes canonical;
+  for (const Value &v : items) {
+    if (v.kind != Value::Vectorized) continue;
+    const Shape &s = g_.typeOf(v.node).shape;
+    for (size_t k = 0; k < v.keys.size(); ++k) {
+      auto it = std::find_if(canonical.begin(), canonical.end(), [&](auto &a) { return a.first == v.keys[k]; });
+      if (it == canonical.end()) {
+        canonical.push_back({v.keys[k], s[k]});
+      } else if (it->second != s[k] && it->second != 1 && s[k] != 1) {
+        return error(v.loc.valid() ? v.loc : loc,
+                     fmt::format(FMT_STRING("expected vectorized axis :{} to have the same size in both tensors or "
+                                            "to one of them to have size 1, got {} and {}"),
+                                 v.keys[k], s[k], it->second));
+      } else {
+        it->second = std::max(it->second, s[k]);
+      }
+    }
+  }
+  if (canonical.empty()) return Value::list(items, loc);
+  auto innerRank = [&](const Value &v) { return g_.typeOf(v.node).rank() - (int64_t)v.keys.size(); };
+  int64_t rank = 0;
+  for (const Value &v : items) rank = std::max(rank, innerRank(v));
+  std::vector<std::string> keys;
+  for (auto &a : canonical) keys.push_back(a.first);
+  std::vector<Value> out;
+  for (const Value &v : items) {
+    const TensorType &t = g_.typeOf(v.node);
+    Shape target;
+    for (auto &a : canonical) {
+      auto k = std::find(v.keys.begin(), v.keys.end(), a.first);
+      target.push_back(k == v.keys.end() ? 1 : t.shape[(size_t)(k - v.keys.begin())]);
+    }
+    int64_t inner = innerRank(v);
+    if (align) target.insert(target.end(), (size_t)(rank - inner), 1);
+    target.insert(target.end(), t.shape.end() - inner, t.shape.end());
+    std::vector<std::string> names(target.size() - (size_t)inner);
+    std::vector<std::string> own = namesOf(v.node);
+    own.resize(t.shape.size());
+    names.insert(names.end(), own.end() - inner, own.end());
+    bool anyName = std::any_of(names.begin(), names.end(), [](auto &n) { return !n.empty(); });
+    int r = reshape(v.node, target, loc);
+    out.push_back(Value::vectorized(anyName ? named(r, names) : r, keys, loc));
+  }
+  return Value::list(out, loc);
+}
+
 Result<std::optional<Value>> Tracer::vectorizedCall(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
-  if (fn == "vectorize" || fn == "devectorize" || fn == "revectorize" || fn == "broadcast_vectors")
+  if (fn == "vectorize" || fn == "devectorize" || fn == "revectorize" || fn == "broadcast_vectors" ||
+      fn == "reshape_vectors")
     return std::optional<Value>();
   if (!std::any_of(args.begin(), args.end(), holdsVectorized)) return std::optional<Value>();
   // The whole tensor's size (vectorized axes included), as Nx counts it.

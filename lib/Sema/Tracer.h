@@ -503,6 +503,7 @@ public:
   Result<Value> mapVectorized(const std::vector<Value> &args,
                               const std::function<Result<Value>(std::vector<Value> &)> &each, const Loc &loc);
   Result<Value> devectorized(const Value &v, bool keepNames, const Loc &loc);
+  Result<Value> reshapeVectors(std::vector<Value> &args, const Loc &loc);
   // complex numbers and the Fourier transforms (NxComplex.cpp)
   Result<Value> nxComplexPart(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxComplex(const std::string &fn, std::vector<Value> &args, const Loc &loc);
