@@ -18,6 +18,7 @@
 #include "nxc/Conversion/ComplexToReal.h"
 #include "GraphRewriter.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -128,6 +129,71 @@ private:
     Z a = exp(z), b = exp(neg(z));
     return halfOf({addR(a.re, b.re), addR(a.im, b.im)});
   }
+  /// The product of z over node n's axes, pair by pair (Nx folds in order:
+  /// the values agree, the last bits may not).
+  Z product(const Node &n, Z z) {
+    const Shape &in = type(z.re).shape;
+    std::vector<int64_t> kept, reduced;
+    for (int64_t d = 0; d < (int64_t)in.size(); ++d)
+      (std::find(n.axes.begin(), n.axes.end(), d) == n.axes.end() ? kept : reduced).push_back(d);
+    int64_t count = 1;
+    Shape rows;
+    for (int64_t d : reduced) count *= in[(size_t)d];
+    for (int64_t d : kept) rows.push_back(in[(size_t)d]);
+    std::vector<int64_t> perm = kept;
+    perm.insert(perm.end(), reduced.begin(), reduced.end());
+    auto flatten = [&](int x) {
+      Node tr;
+      tr.op = Op::Transpose;
+      tr.operands = {x};
+      tr.axes = perm;
+      Shape s;
+      for (int64_t d : perm) s.push_back(in[(size_t)d]);
+      tr.type = TensorType{kWide, s, {}};
+      Shape flat = rows;
+      flat.push_back(count);
+      return make(Op::Reshape, {emit(std::move(tr))}, TensorType{kWide, flat, {}});
+    };
+    z = {flatten(z.re), flatten(z.im)};
+    auto cut = [&](int x, int64_t from, int64_t len) {
+      Shape s = type(x).shape;
+      std::vector<int64_t> starts(s.size(), 0), lengths(s.begin(), s.end());
+      starts.back() = from;
+      lengths.back() = len;
+      Node sl;
+      sl.op = Op::Slice;
+      sl.operands = {x};
+      sl.attrs = {{"start_indices", starts}, {"lengths", lengths}, {"strides", std::vector<int64_t>(s.size(), 1)}};
+      s.back() = len;
+      sl.type = TensorType{kWide, s, {}};
+      return emit(std::move(sl));
+    };
+    while (count > 1) {
+      if (count % 2) { // one more factor of 1 + 0i
+        Shape s = type(z.re).shape;
+        s.back() = 1;
+        auto withOne = [&](int x, double v) {
+          Node c;
+          c.op = Op::Concatenate;
+          c.operands = {x, filled(kWide, v, s)};
+          c.axes = {(int64_t)s.size() - 1};
+          Shape o = type(x).shape;
+          o.back() += 1;
+          c.type = TensorType{kWide, o, {}};
+          return emit(std::move(c));
+        };
+        z = {withOne(z.re, 1.0), withOne(z.im, 0.0)};
+        ++count;
+      }
+      int64_t half = count / 2;
+      z = mul({cut(z.re, 0, half), cut(z.im, 0, half)}, {cut(z.re, half, half), cut(z.im, half, half)});
+      count = half;
+    }
+    Shape out = n.type.shape;
+    return {make(Op::Reshape, {z.re}, TensorType{kWide, out, {}}),
+            make(Op::Reshape, {z.im}, TensorType{kWide, out, {}})};
+  }
+
   /// Complex.pow/2: 0 ** 0 is 1, 0 ** y is 0, x ** 1 is x, x ** -1 is 1 / x,
   /// otherwise through the polar form.
   Z pow(Z x, Z y) {
@@ -264,7 +330,31 @@ private:
     }
     case Op::Real: return part(in(0), 0);
     case Op::Imag: return part(in(0), 1);
-    case Op::Conjugate: return pair(part(in(0), 0), unary(Op::Negate, part(in(0), 1)));
+    case Op::Conjugate: {
+      if (!inType(0).elem.isComplex()) { // of a real operand (Nx's graphs): x - 0.0i, as Nx gives it
+        int re = cast(in(0), t.partType());
+        return pair(re, like(re, -0.0));
+      }
+      return pair(part(in(0), 0), unary(Op::Negate, part(in(0), 1)));
+    }
+    case Op::Cbrt: { // Complex.cbrt: from_polar(|z| ** (1/3), phase(z) / 3)
+      Z z = wide(in(0));
+      int r = binary(Op::Pow, magnitude(z.re, z.im), like(z.re, 1.0 / 3.0));
+      int third = binary(Op::Divide, binary(Op::Atan2, z.im, z.re), like(z.re, 3.0));
+      return finish({mulR(r, unary(Op::Cos, third)), mulR(r, unary(Op::Sin, third))}, t);
+    }
+    case Op::IndexedAdd:
+    case Op::IndexedPut: { // each part at the same indices
+      int re = makeLike(n, {part(in(0), 0), in(1), part(in(2), 0)}, t.partType());
+      int im = makeLike(n, {part(in(0), 1), in(1), part(in(2), 1)}, t.partType());
+      return pair(re, im);
+    }
+    case Op::Conv: {
+      Z x = wide(in(0)), k = wide(in(1));
+      auto conv = [&](int l, int r) { return makeLike(n, {l, r}, kWide); };
+      return finish({subR(conv(x.re, k.re), conv(x.im, k.im)), addR(conv(x.re, k.im), conv(x.im, k.re))}, t);
+    }
+    case Op::Product: return finish(product(n, wide(in(0))), t);
     case Op::Complex: return pair(cast(in(0), t.partType()), cast(in(1), t.partType()));
     case Op::AsType: {
       ElemType from = inType(0).elem;

@@ -24,6 +24,11 @@ ComplexSupport complexSupport(Op op) {
   case Op::Constant:
   case Op::Iota:
   case Op::PrintValue:
+  case Op::Cbrt:
+  case Op::Product:
+  case Op::Conv:
+  case Op::IndexedAdd:
+  case Op::IndexedPut:
   case Op::Exp:
   case Op::Expm1:
   case Op::Log1p:
@@ -107,23 +112,18 @@ ComplexSupport complexSupport(Op op) {
   case Op::Asinh:
   case Op::Acosh:
   case Op::Atanh:
-  case Op::Cbrt:
   case Op::Sign:
   case Op::Atan2:
   case Op::LogicalAnd:
   case Op::LogicalOr:
   case Op::LogicalXor:
   case Op::LogicalNot:
-  case Op::Product:
   case Op::All:
   case Op::Any:
   case Op::CumulativeSum:
   case Op::CumulativeProduct:
   case Op::WindowSum:
-  case Op::WindowProduct:
-  case Op::Conv:
-  case Op::IndexedAdd:
-  case Op::IndexedPut: return ComplexSupport::NotYet;
+  case Op::WindowProduct: return ComplexSupport::NotYet;
   }
   return ComplexSupport::NotYet;
 }
@@ -151,9 +151,11 @@ std::string operandTypeError(const Graph &g, const Node &n) {
     return "";
   };
   switch (n.op) {
+  case Op::Conjugate: // of a real operand too (Nx's graphs): a complex result
+    if (n.operands.size() != 1 || n.type.elem != toComplex(typeAt(0))) return "gives to_complex of its operand's type";
+    return "";
   case Op::Real:
   case Op::Imag:
-  case Op::Conjugate:
     if (n.operands.size() != 1 || !typeAt(0).isComplex()) return "expects one complex operand";
     if (n.type.elem != (n.op == Op::Conjugate ? typeAt(0) : typeAt(0).partType()))
       return fmt::format(FMT_STRING("of {} is {}"), typeAt(0).name(),
@@ -191,6 +193,11 @@ std::string operandTypeError(const Graph &g, const Node &n) {
   case Op::TakeAlongAxis:
   case Op::Gather: return n.type.elem.isComplex() ? sameAsResult(0, 1) : "expects a complex result";
   case Op::PutSlice: return n.type.elem.isComplex() ? sameAsResult(0, 2) : "expects a complex result";
+  case Op::IndexedAdd:
+  case Op::IndexedPut:
+    if (!n.type.elem.isComplex() || n.operands.size() != 3) return "expects a complex result";
+    if (typeAt(0) != n.type.elem || typeAt(2) != n.type.elem) return "expects a target and updates of its type";
+    return "";
   default: return n.type.elem.isComplex() ? sameAsResult(0, n.operands.size()) : "expects a complex result";
   }
 }
