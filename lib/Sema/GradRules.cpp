@@ -26,15 +26,53 @@ void Backprop::rule(int id, int g, Adjoints &a) {
     size_t arity = n.operands.size();
     fail(error(n.loc, fmt::format(FMT_STRING("gradient not yet implemented for Nx.{}/{}"), opName(op), arity)));
   };
-  // Nx's gradients of complex functions conjugate what real ones do not: not
-  // yet written, so refused rather than computed as if the values were real.
+  // Through complex values, Nx's rules are the real ones read as complex
+  // (holomorphic) derivatives, but for abs, real, imag and conjugate (below):
+  // nxc takes the ops whose rules are written for both; the others, and
+  // Nx.fft's transforms (nxc computes them from their parts), are refused
+  // rather than differentiated as if the values were real.
   const TensorType *complexType = n.type.elem.isComplex() ? &n.type : nullptr;
   for (int o : n.operands)
     if (!complexType && g_.typeOf(o).elem.isComplex()) complexType = &g_.typeOf(o);
-  if (complexType && op != Op::Parameter && op != Op::RegionArg)
-    return fail(error(n.loc, fmt::format(FMT_STRING("nxc does not compute gradients through complex values yet "
-                                                    "(Nx.{} with {})"),
-                                         opName(op), complexType->str())));
+  if (complexType) {
+    switch (op) {
+    case Op::Parameter:
+    case Op::RegionArg:
+    case Op::Elem:
+    case Op::Metadata:
+    case Op::Constant:
+    case Op::Add:
+    case Op::Subtract:
+    case Op::Multiply:
+    case Op::Divide:
+    case Op::Negate:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Sqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Sum:
+    case Op::Dot:
+    case Op::Broadcast:
+    case Op::Reshape:
+    case Op::Transpose:
+    case Op::Slice:
+    case Op::Concatenate:
+    case Op::Reverse:
+    case Op::Pad:
+    case Op::Select:
+    case Op::Real:
+    case Op::Imag:
+    case Op::Conjugate:
+    case Op::Abs:
+    case Op::AsType: break;
+    default:
+      return fail(error(n.loc, fmt::format(FMT_STRING("nxc does not compute gradients through {} of complex values "
+                                                      "yet ({})"),
+                                           op == Op::Complex ? std::string("Nx.fft") : "Nx." + std::string(opName(op)),
+                                           complexType->str())));
+    }
+  }
   // What the rules share: the first operand, its square, its shape and the
   // reduced axes.
   int in = n.operands.empty() ? -1 : x(0);
@@ -183,8 +221,15 @@ void Backprop::rule(int id, int g, Adjoints &a) {
   case Op::Negate:
     return give(0, nx("negate", g));
   case Op::Abs:
+    if (g_.typeOf(in).elem.isComplex()) { // real(g) * conj(z) / |z|, 0 where |z| is 0 (Nx's)
+      int safe = nx("select", std::vector<Value>{tv(nx("equal", tv(id), num(0.0))), num(1.0), tv(id)});
+      return give(0, div(tv(mul(tv(nx("real", g)), tv(nx("conjugate", in)))), tv(safe)));
+    }
     return give(
         0, nx("select", std::vector<Value>{tv(nx("greater_equal", tv(in), num(0.0))), tv(g), tv(nx("negate", g))}));
+  case Op::Real: return give(0, nx("real", g));
+  case Op::Imag: return give(0, nx("imag", g));
+  case Op::Conjugate: return give(0, g_.typeOf(in).elem.isComplex() ? nx("conjugate", g) : nx("real", g));
   case Op::Sqrt:
     return give(0, div(tv(mul(tv(g), num(0.5))), tv(id)));
   case Op::Cbrt:
@@ -474,10 +519,10 @@ void Backprop::rule(int id, int g, Adjoints &a) {
                              "constant, or custom_grad/3 to give it a gradient)"));
   // Nx's @constants never reach a rule (their results depend on nothing);
   // cond and while have rules of their own (sweep); the others have none yet.
-  case Op::Cond: case Op::While: case Op::PrintValue: case Op::Constant:
-  case Op::Real:
-  case Op::Imag:
-  case Op::Conjugate:
+  case Op::Cond:
+  case Op::While:
+  case Op::PrintValue:
+  case Op::Constant:
   case Op::Complex: // refused above
   case Op::Iota: case Op::Sign: case Op::Floor: case Op::Ceil:
   case Op::Round: case Op::BitwiseNot: case Op::PopulationCount: case Op::CountLeadingZeros:
