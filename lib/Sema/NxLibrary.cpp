@@ -42,6 +42,10 @@ Result<std::optional<Value>> Tracer::eagerValues(const std::string &fn, const Va
   }
   if (v.kind != Value::Tensor) return Opt();
   const TensorType &type = g_.typeOf(v.node);
+  if (type.elem.isComplex())
+    return error(loc, fmt::format(FMT_STRING("Nx.{} of a complex tensor ({}) has no value nxc's compile-time "
+                                             "Elixir can hold (Elixir's Complex numbers)"),
+                                  fn, type.str()));
   Graph now = g_;
   now.results = {v.node};
   now.resultTree = ResultTree{};
@@ -88,6 +92,14 @@ Result<Value> Tracer::callNx(const std::string &fn, std::vector<Value> args, con
                                   args.size()));
   NXC_TRY(vectorized, vectorizedCall(fn, args, loc));
   if (vectorized) return *vectorized;
+  // nxc's linear algebra (and covariance) is written for real matrices:
+  // Nx's conjugations for complex ones are not, so refuse them by name.
+  if (fn.rfind("LinAlg.", 0) == 0 || fn == "covariance")
+    for (const Value &a : args)
+      if (a.kind == Value::Tensor && g_.typeOf(a.node).elem.isComplex())
+        return error(a.loc.valid() ? a.loc : loc,
+                     fmt::format(FMT_STRING("nxc does not compute Nx.{} of complex tensors yet ({})"), fn,
+                                 g_.typeOf(a.node).str()));
   auto it = table().find(fn);
   if (it == table().end())
     return error(loc, fmt::format(FMT_STRING("Nx.{}/{} is unknown or not supported yet by nxc"), fn, args.size()));
