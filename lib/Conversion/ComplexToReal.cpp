@@ -53,6 +53,10 @@ private:
   int part(int pair, int k) {
     Shape s = type(pair).shape;
     int64_t r = (int64_t)s.size();
+    if (type(pair).numElements() == 0) { // nothing to slice: an empty part
+      s.pop_back();
+      return filled(type(pair).elem, 0.0, s);
+    }
     Node n;
     n.op = Op::Slice;
     n.operands = {pair};
@@ -96,7 +100,8 @@ private:
   int mulR(int a, int b) { return binary(Op::Multiply, a, b); }
   int addR(int a, int b) { return binary(Op::Add, a, b); }
   int subR(int a, int b) { return binary(Op::Subtract, a, b); }
-  /// The BEAM's -x, which is 0 - x (so -0.0 is 0.0), as Complex computes it.
+  /// The BEAM's -x, which is 0 - x (a zero of either sign gives +0.0), as
+  /// Complex computes it.
   int negR(int a) { return subR(like(a, 0.0), a); }
 
   // Complex's formulas (complex 0.6, which Nx.BinaryBackend computes with).
@@ -140,6 +145,7 @@ private:
     Shape rows;
     for (int64_t d : reduced) count *= in[(size_t)d];
     for (int64_t d : kept) rows.push_back(in[(size_t)d]);
+    if (count == 0) return {filled(kWide, 1.0, n.type.shape), filled(kWide, 0.0, n.type.shape)}; // empty: 1 + 0i
     std::vector<int64_t> perm = kept;
     perm.insert(perm.end(), reduced.begin(), reduced.end());
     auto flatten = [&](int x) {
