@@ -323,13 +323,14 @@ Result<Value> Tracer::nxRfft(const std::string &fn, std::vector<Value> &args, co
     v = cut;
   } else if (have < m) {
     std::vector<Value> config;
-    for (int64_t d = 0; d < t.rank(); ++d) config.push_back(Value::tuple({num(0), num(d == axis ? m - have : 0), num(0)}, loc));
+    for (int64_t d = 0; d < t.rank(); ++d)
+      config.push_back(Value::tuple({num(0), num(d == axis ? m - have : 0), num(0)}, loc));
     NXC_TRY(padded, callNx("pad", {v, num(0), Value::list(config, loc)}, loc));
     v = padded;
   }
   if (n - m < 1) // Nx slices an empty mirror, which Nx.slice refuses
-    return error(loc, fmt::format(FMT_STRING("length at axis {} must be greater than or equal to 1, got: {}"), axis,
-                                  n - m));
+    return error(loc,
+                 fmt::format(FMT_STRING("length at axis {} must be greater than or equal to 1, got: {}"), axis, n - m));
   NXC_TRY(mirrored, callNx("slice_along_axis", {v, num(1), num(n - m), axisOpt}, loc));
   NXC_TRY(conj, callNx("conjugate", {mirrored}, loc));
   NXC_TRY(rev, callNx("reverse", {conj, Value::keywords({{"axes", Value::list({num(axis)}, loc)}}, loc)}, loc));

@@ -189,6 +189,11 @@ private:
 
 /// The leaves of a container value (tuples nest), depth-first.
 void flattenLeaves(const Value &v, std::vector<Value> &out);
+/// The positions of a container's elements in the order its leaves are
+/// taken (a map's by key).
+std::vector<size_t> elementOrder(const Value &v);
+/// Whether two values are containers of the same structure (or both leaves).
+bool sameStructure(const Value &a, const Value &b);
 /// A container shaped like `shape` from `leaves`, consumed from `next` on.
 Value rebuildLeaves(const Value &shape, const std::vector<Value> &leaves, size_t &next);
 
