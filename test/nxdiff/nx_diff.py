@@ -68,7 +68,9 @@ FLOATS = ["f16", "bf16", "f32", "f64"]
 TYPES = INTS + FLOATS
 NP = {"s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64, "u8": np.uint8,
       "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16, "bf16": np.uint16,
-      "f32": np.float32, "f64": np.float64}
+      "f32": np.float32, "f64": np.float64, "c64": np.complex64, "c128": np.complex128}
+# A complex type's part type, whose precision its parts are compared at.
+PART = {"c64": "f32", "c128": "f64"}
 EPS = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7, "f32": 2.0 ** -23, "f64": 2.0 ** -52}
 # The spacing of subnormal numbers: below the normal range an inexact result's error is absolute.
 TINY = {"f16": 2.0 ** -24, "bf16": 2.0 ** -133, "f32": 2.0 ** -149, "f64": 2.0 ** -1074}
@@ -856,6 +858,65 @@ def generate_case(seed):
     raise RuntimeError("could not generate a program")
 
 
+def generate_complex_case(seed):
+    """A random program over complex values (c64 or c128 parameters, or complex values built
+    from real ones with Nx.complex): Complex's arithmetic and functions, conjugate, real, imag,
+    abs, phase, sum, product, dot and fft, with complex and real results."""
+    rng = np.random.default_rng(seed)
+    ctype = "c64" if rng.random() < 0.75 else "c128"
+    ptype = PART[ctype]
+    shape = [int(rng.integers(1, 5))] + ([int(rng.integers(1, 4))] if rng.random() < 0.4 else [])
+    params = []
+
+    def param(t):
+        name = f"p{len(params)}"
+        params.append((name, t))
+        return name
+
+    unary = ["Nx.exp({})", "Nx.log({})", "Nx.sqrt({})", "Nx.sin({})", "Nx.cos({})", "Nx.tanh({})",
+             "Nx.conjugate({})", "Nx.negate({})", "Nx.sigmoid({})", "Nx.expm1({})", "Nx.log1p({})",
+             "Nx.rsqrt({})", "Nx.tan({})", "Nx.sinh({})", "Nx.cosh({})", "Nx.cbrt({})"]
+    binary = ["({} + {})", "({} - {})", "({} * {})", "({} / {})", "Nx.pow({}, {})"]
+
+    def leaf():
+        r = rng.random()
+        if r < 0.5 or not params:
+            return param(ctype)
+        if r < 0.8:
+            return f"Nx.complex({param(ptype)}, {param(ptype)})"
+        return params[int(rng.integers(0, len(params)))][0] if params[-1][1] == ctype else param(ctype)
+
+    def expr(depth):
+        if depth == 0:
+            return leaf()
+        r = rng.random()
+        if r < 0.45:
+            return unary[int(rng.integers(0, len(unary)))].format(expr(depth - 1))
+        if r < 0.9:
+            return binary[int(rng.integers(0, len(binary)))].format(expr(depth - 1), expr(depth - 1))
+        return f"({expr(depth - 1)} * {float(np.round(rng.normal(), 3))})"
+
+    z = expr(int(rng.integers(1, 4)))
+    finals = [z, f"Nx.abs({z})", f"Nx.real({z})", f"Nx.imag({z})", f"Nx.phase({z})", f"Nx.sum({z}, axes: [0])",
+              f"Nx.product({z}, axes: [0])", f"Nx.fft({z})", f"Nx.ifft({z})"]
+    if len(shape) == 2:
+        finals.append(f"Nx.dot({z}, [1], Nx.conjugate({z}), [1])")
+    picks = sorted(set(int(i) for i in rng.integers(0, len(finals), size=int(rng.integers(1, 3)))))
+    results = [finals[i] for i in picks]
+    body = results[0] if len(results) == 1 else "{" + ", ".join(results) + "}"
+    args = ", ".join(p[0] for p in params)
+    source = f"defmodule F do\n  import Nx.Defn\n\n  defn f({args}) do\n    {body}\n  end\nend\n"
+    inputs = []
+    for _, t in params:
+        d = rng.normal(0, 1.2, size=shape)
+        if t in PART:
+            d = d + 1j * rng.normal(0, 1.2, size=shape)
+        inputs.append({"type": t, "shape": shape, "data": base64.b64encode(d.astype(NP[t]).tobytes()).decode()})
+    # Functions of functions amplify rounding: a relative tolerance for every result.
+    return {"id": int(seed), "source": source, "inputs": inputs, "tolerance": [1e-6] * len(results),
+            "cancel": [True] * len(results)}
+
+
 # ----------------------------------------------------------------------------------------------
 # Running nxc and comparing
 
@@ -901,6 +962,19 @@ def compare_leaf(t, got, exp, tolerance, cancel=False):
 
     def where(i):
         return list(map(int, np.unravel_index(i, shape))) if shape else []
+    if t in PART:  # each part as a float of the part type, against the result's scale
+        for name, part in (("real part", np.real), ("imaginary part", np.imag)):
+            g, e = part(got), part(exp)
+            scale = np.max(np.abs(np.concatenate([np.real(exp)[np.isfinite(np.real(exp))],
+                                                  np.imag(exp)[np.isfinite(np.imag(exp))], [0.0]])))
+            with np.errstate(invalid="ignore", over="ignore"):
+                close = np.abs(g - e) <= np.maximum(4 * tolerance * (np.abs(e) + max(scale, 1.0)), 4 * TINY[PART[t]])
+            same = close | (g == e) | (np.isnan(g) & np.isnan(e))
+            bad = np.nonzero(~same)[0]
+            if bad.size:
+                i = bad[0]
+                return f"{name} at {where(i)}: {g[i]!r}, Nx {e[i]!r} ({bad.size} of {g.size} differ)"
+        return None
     if is_int(t):
         bad = np.nonzero(got != exp)[0]
         if bad.size:
@@ -976,9 +1050,10 @@ def load_jsonl(path):
 
 
 def cmd_generate(args):
+    make = generate_complex_case if args.complex else generate_case
     with open(args.out, "w") as fh:
         for i in range(args.count):
-            fh.write(json.dumps(generate_case(args.seed * 1_000_000 + i)) + "\n")
+            fh.write(json.dumps(make(args.seed * 1_000_000 + i)) + "\n")
 
 
 def cmd_corpus(args):
@@ -1029,6 +1104,7 @@ def main():
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--count", type=int, default=100)
     g.add_argument("--out", required=True)
+    g.add_argument("--complex", action="store_true", help="programs over complex values")
     c = sub.add_parser("corpus")
     c.add_argument("--cases", required=True)
     c.add_argument("--nx", required=True)
