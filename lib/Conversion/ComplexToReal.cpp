@@ -200,6 +200,30 @@ private:
             make(Op::Reshape, {z.im}, TensorType{kWide, out, {}})};
   }
 
+  Z add(Z x, Z y) { return {addR(x.re, y.re), addR(x.im, y.im)}; }
+  Z sub(Z x, Z y) { return {subR(x.re, y.re), subR(x.im, y.im)}; }
+  Z sqrt(Z z) {
+    auto [re, im] = squareRoot(z.re, z.im);
+    return {re, im};
+  }
+  /// asin, acos, atan, asinh, acosh, atanh as Complex writes them with
+  /// log and sqrt: asin(z) = -i log(iz + sqrt(1 - z^2)) and so on.
+  Z inverse(Op op, Z z) {
+    auto c = [&](double re, double im) { return Z{like(z.re, re), like(z.re, im)}; };
+    Z i = c(0.0, 1.0), one = c(1.0, 0.0);
+    switch (op) {
+    case Op::Asin: return mul(neg(i), log(add(mul(i, z), sqrt(sub(one, mul(z, z))))));
+    case Op::Acos: return mul(neg(i), log(add(z, sqrt(sub(mul(z, z), one)))));
+    case Op::Atan: {
+      Z iz = mul(i, z);
+      return mul(mul(c(0.5, 0.0), i), sub(log(sub(one, iz)), log(add(one, iz))));
+    }
+    case Op::Asinh: return log(add(z, sqrt(add(mul(z, z), one))));
+    case Op::Acosh: return log(add(z, sqrt(sub(mul(z, z), one))));
+    default: return mul(c(0.5, 0.0), log(div(add(one, z), sub(one, z)))); // atanh
+    }
+  }
+
   /// Complex.pow/2: 0 ** 0 is 1, 0 ** y is 0, x ** 1 is x, x ** -1 is 1 / x,
   /// otherwise through the polar form.
   Z pow(Z x, Z y) {
@@ -413,6 +437,12 @@ private:
       Z e = exp(neg(wide(in(0))));
       return finish(div(constant(in(0), 1.0, 0.0), {binary(Op::Add, e.re, like(e.re, 1.0)), e.im}), t);
     }
+    case Op::Asin:
+    case Op::Acos:
+    case Op::Atan:
+    case Op::Asinh:
+    case Op::Acosh:
+    case Op::Atanh: return finish(inverse(n.op, wide(in(0))), t);
     case Op::Sin: return finish(sin(wide(in(0))), t);
     case Op::Cos: return finish(cos(wide(in(0))), t);
     case Op::Tan: return finish(div(sin(wide(in(0))), cos(wide(in(0)))), t);

@@ -24,6 +24,12 @@ ComplexSupport complexSupport(Op op) {
   case Op::Constant:
   case Op::Iota:
   case Op::PrintValue:
+  case Op::Atanh:
+  case Op::Acosh:
+  case Op::Asinh:
+  case Op::Atan:
+  case Op::Acos:
+  case Op::Asin:
   case Op::Cbrt:
   case Op::Product:
   case Op::Conv:
@@ -106,12 +112,6 @@ ComplexSupport complexSupport(Op op) {
   case Op::BitwiseXor:
   case Op::LeftShift:
   case Op::RightShift: return ComplexSupport::RefusedByNx;
-  case Op::Asin:
-  case Op::Acos:
-  case Op::Atan:
-  case Op::Asinh:
-  case Op::Acosh:
-  case Op::Atanh:
   case Op::Sign:
   case Op::Atan2:
   case Op::LogicalAnd:
