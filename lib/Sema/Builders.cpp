@@ -571,6 +571,7 @@ Result<int> Tracer::tensorArg(const std::string &fn, const Value &v, const Loc &
 namespace nxc::sema {
 
 Result<std::vector<std::string>> Tracer::namesOption(const Value &v, size_t rank, const Loc &loc) {
+  if (v.isNil()) return std::vector<std::string>(rank); // Nx.Shape.named_axes!(nil, shape): no names
   if (v.kind != Value::List)
     return error(v.loc.valid() ? v.loc : loc,
                  fmt::format(FMT_STRING("names: expects a list of atoms, got {}"), describeValue(v)));

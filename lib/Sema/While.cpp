@@ -104,20 +104,18 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     NXC_TRY(s0, initValue(init));
     state0 = s0;
   }
-  // Vectorized state: a loop per entry of its vectorized axes, as Nx runs a
-  // loop whose condition is vectorized (and, the condition being the same
-  // for every entry otherwise, as its single loop computes).
-  if (holdsVectorized(state0)) {
-    // Whether the condition is vectorized: if it is, every leaf of the
-    // result is (Nx broadcasts the state with it); if not, the leaves that
-    // were plain stay plain (the same in every entry's loop).
-    bool perEntryCondition = false;
-    if (!generator) {
-      Env probe(&env);
-      bindState(init, state0, probe);
-      NXC_TRY(c, eval(condOrGen, probe));
-      perEntryCondition = holdsVectorized(c);
-    }
+  // Vectorized state with a vectorized condition (or a generator): a loop
+  // per entry of its vectorized axes, as Nx runs a loop whose condition is
+  // vectorized. With a plain condition, one loop over the state with its
+  // vectorized leaves whole, as Nx's single loop (below).
+  bool perEntryCondition = false;
+  if (holdsVectorized(state0) && !generator) {
+    Env probe(&env);
+    bindState(init, state0, probe);
+    NXC_TRY(c, eval(condOrGen, probe));
+    perEntryCondition = holdsVectorized(c);
+  }
+  if (holdsVectorized(state0) && (perEntryCondition || generator)) {
     NXC_TRY(r, mapVectorized(
                    {state0},
                    [&](std::vector<Value> &entry) -> Result<Value> {
@@ -153,7 +151,15 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
   std::vector<Value> leaves;
   stateLeaves(state0, leaves);
   std::vector<int> initNodes;
+  // Each leaf's vectorized axes (none for a plain one): the loop carries the
+  // whole tensor, and the condition and body see it vectorized again.
+  std::vector<std::vector<std::string>> leafKeys;
   for (auto &l : leaves) {
+    leafKeys.push_back(l.kind == Value::Vectorized ? l.keys : std::vector<std::string>{});
+    if (l.kind == Value::Vectorized) {
+      initNodes.push_back(l.node);
+      continue;
+    }
     if (l.kind != Value::Tensor && !l.isNumber())
       return error(
           l.loc.valid() ? l.loc : init.loc,
@@ -161,6 +167,12 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     NXC_TRY(t, toTensor(l, init.loc));
     initNodes.push_back(t);
   }
+
+  auto vectorizedAgain = [&](std::vector<Value> vs) {
+    for (size_t i = 0; i < vs.size() && i < leafKeys.size(); ++i)
+      if (!leafKeys[i].empty()) vs[i] = Value::vectorized(vs[i].node, leafKeys[i], vs[i].loc);
+    return vs;
+  };
 
   // Generators iterate a hidden s32 counter k over 0..count-1.
   int64_t count = 0;
@@ -274,13 +286,17 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     std::vector<Value> rl;
     stateLeaves(result, rl);
     for (size_t i = 0; i < rl.size(); ++i) {
-      if (rl[i].kind == Value::Vectorized)
-        return error(body.loc,
-                     fmt::format(FMT_STRING("{} (state element {}: the body returns a vectorized tensor where "
-                                            "the state holds a plain one; nxc runs a loop over vectorized "
-                                            "state once per entry, so its body cannot vectorize values of "
-                                            "its own into the state)"),
-                                 kWhileMismatch, i));
+      // As Nx compares them: devectorized (the next state takes the initial
+      // value's vectorized axes).
+      if (rl[i].kind == Value::Vectorized) {
+        const TensorType &want = g_.typeOf(initNodes[i]), &got = g_.typeOf(rl[i].node);
+        if (!want.sameTypeAndShape(got))
+          return error(body.loc, fmt::format(FMT_STRING("{} (state element {}: the initial value is {}, the body "
+                                                        "returns {}, vectorized axes first)"),
+                                             kWhileMismatch, i, want.str(), got.str()));
+        out.push_back(rl[i].node);
+        continue;
+      }
       NXC_TRY(t, toTensor(rl[i], body.loc));
       const TensorType &want = g_.typeOf(initNodes[i]), &got = g_.typeOf(t);
       if (!want.sameTypeAndShape(got))
@@ -301,7 +317,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     std::vector<Value> vs;
     for (int o : out) vs.push_back(Value::tensor(o, body.loc));
     size_t pos = 0;
-    return rebuildState(state0, vs, pos);
+    return rebuildState(state0, vectorizedAgain(vs), pos);
   };
   auto constantCounter = [&](int64_t k) {
     return Value::tensor(constant(ElemType::s32(), {}, {}, {k}, body.loc), body.loc);
@@ -312,7 +328,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     std::vector<Value> cur;
     for (int n : initNodes) cur.push_back(Value::tensor(n, init.loc));
     size_t pos = 0;
-    Value state = rebuildState(state0, cur, pos);
+    Value state = rebuildState(state0, vectorizedAgain(cur), pos);
     for (int64_t k = 0; k < count; ++k) {
       NXC_TRY(next, step(state, constantCounter(k)));
       state = next;
@@ -367,7 +383,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
       pred = p;
     } else {
       size_t pos = 0;
-      bindState(init, rebuildState(state0, args, pos), local);
+      bindState(init, rebuildState(state0, vectorizedAgain(args), pos), local);
       NXC_TRY(p, eval(condOrGen, local));
       pred = p;
     }
@@ -389,7 +405,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
     Value k = generator ? args.back() : Value();
     std::vector<Value> stateArgs(args.begin(), args.begin() + initNodes.size());
     size_t pos = 0;
-    Value state = rebuildState(state0, stateArgs, pos);
+    Value state = rebuildState(state0, vectorizedAgain(stateArgs), pos);
     int64_t perIter = unroll > 0 ? unroll : 1;
     for (int64_t u = 0; u < perIter; ++u) {
       Value kk = k;
@@ -417,7 +433,7 @@ Result<Value> Tracer::whileExpr(const Expr &e, Env &env, const Value *givenState
   std::vector<Value> results;
   for (size_t i = 0; i < initNodes.size(); ++i) results.push_back(Value::tensor(elemNode(id, i, e.loc), e.loc));
   size_t pos = 0;
-  Value state = rebuildState(state0, results, pos);
+  Value state = rebuildState(state0, vectorizedAgain(results), pos);
   // Leftover iterations of a chunked unroll, traced after the loop.
   for (int64_t k = chunks * (unroll > 0 ? unroll : 1); generator && unroll > 0 && k < count; ++k) {
     NXC_TRY(next, step(state, constantCounter(k)));
