@@ -1,13 +1,12 @@
 //===- NxComplex.cpp - complex numbers and the discrete Fourier transform -===//
 //
 // Nx.real, imag, conjugate, phase and complex/2 with Nx's types (to_real,
-// to_complex), and Nx.fft/ifft/fft2/ifft2 with :length(s), :axis/:axes and
-// :eps. The transforms are computed as Nx.BinaryBackend computes them: in
-// f64, parts whose magnitude is at most :eps set to zero, then rounded to
-// the result's part type; nxc multiplies by the DFT matrix (its cosines and
-// sines computed here in double precision) where the backend runs a radix-2
-// recursion, so results agree to the last bit of c64 but may differ in that
-// of c128.
+// to_complex), and Nx.fft/ifft/fft2/ifft2/rfft/irfft with :length(s),
+// :axis/:axes and :eps. The transforms are computed as Nx.BinaryBackend
+// computes them (fftParts: its radix-2 recursion over DFTs of the odd factor,
+// in f64), parts whose magnitude is at most :eps set to zero, then rounded to
+// the result's part type: c64 results are Nx's; c128 ones may differ in the
+// last bits where the odd factor's sums round in another order.
 //
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
@@ -71,7 +70,7 @@ Result<std::pair<int, int>> Tracer::fftParts(int re, int im, int64_t n, bool inv
     NXC_TRY(r, callNx(fn, std::move(args), loc));
     return r.node;
   };
-  // The BEAM's negation (0 - x), as Complex.conjugate computes it.
+  // Conjugation as 0 - x: a zero imaginary part comes out +0.0, as in Nx's results.
   auto negated = [&](int x) { return call("subtract", {Value::real(0.0, loc), tensor(x)}); };
   int64_t p = 0;
   while (((n >> p) & 1) == 0) ++p;
