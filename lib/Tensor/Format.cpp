@@ -65,7 +65,7 @@ std::string elementString(const HostTensor &t, int64_t i) {
   case TypeKind::F: return e.bits == 8 ? nxF8String(t.bitsAt(i), false) : nxFloatString(t.bitsAt(i), e.bits, false);
   case TypeKind::C: {
     // Complex.to_string/1: the real part, then the imaginary part with its
-    // sign (`1.0-2.0i`, `0.0+Inf i` as `0.0+Infi`), each as its part type prints.
+    // sign (`1.0-2.0i`, `0.0+Infi`), each as its part type prints.
     int bits = e.bits / 2;
     std::string re = nxFloatString(t.partBitsAt(i, 0), bits, false);
     std::string im = nxFloatString(t.partBitsAt(i, 1), bits, false);
