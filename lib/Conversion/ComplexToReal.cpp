@@ -316,6 +316,15 @@ private:
       for (auto &[name, v] : c.attrs) v.push_back(name == "lengths" ? 2 : name == "strides" ? 1 : 0);
       return emit(std::move(c));
     }
+    case Op::CumulativeSum:
+    case Op::WindowSum: { // each part, in f64, rounded once
+      Node c = copyOf(n);
+      c.operands[0] = cast(in(0), kWide);
+      c.type.elem = kWide;
+      if (n.op == Op::WindowSum) // the pair's axis: a window of 1
+        for (auto &[name, v] : c.attrs) v.push_back(1);
+      return cast(emit(std::move(c)), t.partType());
+    }
     case Op::Sum: { // summed in f64, as Complex adds, rounded once
       int wide = cast(in(0), kWide);
       Node c = copyOf(n);

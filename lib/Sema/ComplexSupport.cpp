@@ -24,6 +24,8 @@ ComplexSupport complexSupport(Op op) {
   case Op::Constant:
   case Op::Iota:
   case Op::PrintValue:
+  case Op::WindowSum:
+  case Op::CumulativeSum:
   case Op::Atanh:
   case Op::Acosh:
   case Op::Asinh:
@@ -120,9 +122,7 @@ ComplexSupport complexSupport(Op op) {
   case Op::LogicalNot:
   case Op::All:
   case Op::Any:
-  case Op::CumulativeSum:
   case Op::CumulativeProduct:
-  case Op::WindowSum:
   case Op::WindowProduct: return ComplexSupport::NotYet;
   }
   return ComplexSupport::NotYet;
