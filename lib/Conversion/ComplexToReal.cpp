@@ -224,6 +224,67 @@ private:
     }
   }
 
+  /// The inclusive product scan of z along `axis`: up to 64 elements folded
+  /// in order, as Nx folds them (so zeros keep Nx's signs); longer ones in
+  /// log2(n) steps, each multiplying by the value `step` places before.
+  Z scanProduct(Z z, int64_t axis) {
+    Shape s = type(z.re).shape;
+    int64_t len = s[(size_t)axis];
+    if (len <= 64) {
+      auto at = [&](int x, int64_t k) {
+        Shape one = s;
+        one[(size_t)axis] = 1;
+        std::vector<int64_t> starts(s.size(), 0);
+        starts[(size_t)axis] = k;
+        Node sl;
+        sl.op = Op::Slice;
+        sl.operands = {x};
+        sl.attrs = {{"start_indices", starts},
+                    {"lengths", std::vector<int64_t>(one.begin(), one.end())},
+                    {"strides", std::vector<int64_t>(s.size(), 1)}};
+        sl.type = TensorType{kWide, one, {}};
+        return emit(std::move(sl));
+      };
+      std::vector<int> re, im;
+      Z acc{at(z.re, 0), at(z.im, 0)};
+      re.push_back(acc.re), im.push_back(acc.im);
+      for (int64_t k = 1; k < len; ++k) {
+        acc = mul(acc, {at(z.re, k), at(z.im, k)});
+        re.push_back(acc.re), im.push_back(acc.im);
+      }
+      auto joined = [&](std::vector<int> parts) {
+        if (parts.size() == 1) return parts[0];
+        Node cat;
+        cat.op = Op::Concatenate;
+        cat.operands = std::move(parts);
+        cat.axes = {axis};
+        cat.type = TensorType{kWide, s, {}};
+        return emit(std::move(cat));
+      };
+      return {joined(re), joined(im)};
+    }
+    auto shifted = [&](int x, int64_t step, double fill) {
+      Shape head = s, body = s;
+      head[(size_t)axis] = step;
+      body[(size_t)axis] = len - step;
+      Node sl;
+      sl.op = Op::Slice;
+      sl.operands = {x};
+      sl.attrs = {{"start_indices", std::vector<int64_t>(s.size(), 0)},
+                  {"lengths", std::vector<int64_t>(body.begin(), body.end())},
+                  {"strides", std::vector<int64_t>(s.size(), 1)}};
+      sl.type = TensorType{kWide, body, {}};
+      Node cat;
+      cat.op = Op::Concatenate;
+      cat.operands = {filled(kWide, fill, head), emit(std::move(sl))};
+      cat.axes = {axis};
+      cat.type = TensorType{kWide, s, {}};
+      return emit(std::move(cat));
+    };
+    for (int64_t step = 1; step < len; step *= 2) z = mul({shifted(z.re, step, 1.0), shifted(z.im, step, 0.0)}, z);
+    return z;
+  }
+
   /// Complex.pow/2: 0 ** 0 is 1, 0 ** y is 0, x ** 1 is x, x ** -1 is 1 / x,
   /// otherwise through the polar form.
   Z pow(Z x, Z y) {
@@ -325,6 +386,13 @@ private:
         for (auto &[name, v] : c.attrs) v.push_back(1);
       return cast(emit(std::move(c)), t.partType());
     }
+    case Op::LogicalNot: { // 1 where both parts are 0
+      Z z = wide(in(0));
+      return make(Op::LogicalAnd,
+                  {predicate(Op::Equal, z.re, like(z.re, 0.0)), predicate(Op::Equal, z.im, like(z.im, 0.0))},
+                  typed(z.re, ElemType::u8()));
+    }
+    case Op::CumulativeProduct: return finish(scanProduct(wide(in(0)), n.axes[0]), t);
     case Op::Sum: { // summed in f64, as Complex adds, rounded once
       int wide = cast(in(0), kWide);
       Node c = copyOf(n);

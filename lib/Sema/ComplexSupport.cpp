@@ -24,6 +24,8 @@ ComplexSupport complexSupport(Op op) {
   case Op::Constant:
   case Op::Iota:
   case Op::PrintValue:
+  case Op::CumulativeProduct:
+  case Op::LogicalNot:
   case Op::WindowSum:
   case Op::CumulativeSum:
   case Op::Atanh:
@@ -119,10 +121,8 @@ ComplexSupport complexSupport(Op op) {
   case Op::LogicalAnd:
   case Op::LogicalOr:
   case Op::LogicalXor:
-  case Op::LogicalNot:
   case Op::All:
   case Op::Any:
-  case Op::CumulativeProduct:
   case Op::WindowProduct: return ComplexSupport::NotYet;
   }
   return ComplexSupport::NotYet;
@@ -183,6 +183,7 @@ std::string operandTypeError(const Graph &g, const Node &n) {
   case Op::NotEqual:
   case Op::IsNan:
   case Op::IsInfinity:
+  case Op::LogicalNot:
     for (size_t k = 0; k < n.operands.size(); ++k)
       if (typeAt(k) != typeAt(0)) return "expects operands of one type";
     return n.type.elem == ElemType::u8() ? "" : "gives u8";
