@@ -27,6 +27,8 @@ namespace {
 
 const ElemType kWide{TypeKind::F, 64};
 
+bool isComplex(const ElemType &t) { return t.isComplex(); }
+
 /// The real tensor type holding a complex one (or the type itself).
 TensorType pairType(const TensorType &t) {
   if (!t.elem.isComplex()) return t;
@@ -49,6 +51,19 @@ public:
 private:
   TensorType mapType(const TensorType &t) const override { return pairType(t); }
 
+  /// x broadcast over a new last axis of 2, as a pair's companion.
+  int withPairAxis(int x) {
+    TensorType t = type(x);
+    Shape s = t.shape;
+    s.push_back(2);
+    Node b;
+    b.op = Op::Broadcast;
+    b.operands = {x};
+    b.axes = upTo(t.rank());
+    b.type = TensorType{t.elem, s, {}};
+    return emit(std::move(b));
+  }
+
   /// Part k (0 real, 1 imaginary) of a pair, without its axis of 2.
   int part(int pair, int k) {
     Shape s = type(pair).shape;
@@ -57,16 +72,7 @@ private:
       s.pop_back();
       return filled(type(pair).elem, 0.0, s);
     }
-    Node n;
-    n.op = Op::Slice;
-    n.operands = {pair};
-    std::vector<int64_t> starts(r, 0), lengths(s.begin(), s.end());
-    starts.back() = k;
-    lengths.back() = 1;
-    n.attrs = {{"start_indices", starts}, {"lengths", lengths}, {"strides", std::vector<int64_t>(r, 1)}};
-    s.back() = 1;
-    n.type = TensorType{type(pair).elem, s, {}};
-    int slice = emit(std::move(n));
+    int slice = sliceAlong(pair, r - 1, k, 1);
     s.pop_back();
     return make(Op::Reshape, {slice}, TensorType{type(pair).elem, s, {}});
   }
@@ -76,13 +82,7 @@ private:
     s.push_back(1);
     int a = make(Op::Reshape, {re}, TensorType{type(re).elem, s, {}});
     int b = make(Op::Reshape, {im}, TensorType{type(im).elem, s, {}});
-    Node n;
-    n.op = Op::Concatenate;
-    n.operands = {a, b};
-    n.axes = {(int64_t)s.size() - 1};
-    s.back() = 2;
-    n.type = TensorType{type(re).elem, s, {}};
-    return emit(std::move(n));
+    return concatAlong({a, b}, (int64_t)s.size() - 1);
   }
   /// A complex value as its two real parts, in f64 while it is computed.
   struct Z {
@@ -161,34 +161,13 @@ private:
       return make(Op::Reshape, {emit(std::move(tr))}, TensorType{kWide, flat, {}});
     };
     z = {flatten(z.re), flatten(z.im)};
-    auto cut = [&](int x, int64_t from, int64_t len) {
-      Shape s = type(x).shape;
-      std::vector<int64_t> starts(s.size(), 0), lengths(s.begin(), s.end());
-      starts.back() = from;
-      lengths.back() = len;
-      Node sl;
-      sl.op = Op::Slice;
-      sl.operands = {x};
-      sl.attrs = {{"start_indices", starts}, {"lengths", lengths}, {"strides", std::vector<int64_t>(s.size(), 1)}};
-      s.back() = len;
-      sl.type = TensorType{kWide, s, {}};
-      return emit(std::move(sl));
-    };
+    int64_t last = (int64_t)rows.size();
+    auto cut = [&](int x, int64_t from, int64_t len) { return sliceAlong(x, last, from, len); };
     while (count > 1) {
       if (count % 2) { // one more factor of 1 + 0i
         Shape s = type(z.re).shape;
         s.back() = 1;
-        auto withOne = [&](int x, double v) {
-          Node c;
-          c.op = Op::Concatenate;
-          c.operands = {x, filled(kWide, v, s)};
-          c.axes = {(int64_t)s.size() - 1};
-          Shape o = type(x).shape;
-          o.back() += 1;
-          c.type = TensorType{kWide, o, {}};
-          return emit(std::move(c));
-        };
-        z = {withOne(z.re, 1.0), withOne(z.im, 0.0)};
+        z = {concatAlong({z.re, filled(kWide, 1.0, s)}, last), concatAlong({z.im, filled(kWide, 0.0, s)}, last)};
         ++count;
       }
       int64_t half = count / 2;
@@ -230,56 +209,21 @@ private:
   Z scanProduct(Z z, int64_t axis) {
     Shape s = type(z.re).shape;
     int64_t len = s[(size_t)axis];
+    if (type(z.re).numElements() == 0) return z;
     if (len <= 64) {
-      auto at = [&](int x, int64_t k) {
-        Shape one = s;
-        one[(size_t)axis] = 1;
-        std::vector<int64_t> starts(s.size(), 0);
-        starts[(size_t)axis] = k;
-        Node sl;
-        sl.op = Op::Slice;
-        sl.operands = {x};
-        sl.attrs = {{"start_indices", starts},
-                    {"lengths", std::vector<int64_t>(one.begin(), one.end())},
-                    {"strides", std::vector<int64_t>(s.size(), 1)}};
-        sl.type = TensorType{kWide, one, {}};
-        return emit(std::move(sl));
-      };
       std::vector<int> re, im;
-      Z acc{at(z.re, 0), at(z.im, 0)};
+      Z acc{sliceAlong(z.re, axis, 0, 1), sliceAlong(z.im, axis, 0, 1)};
       re.push_back(acc.re), im.push_back(acc.im);
       for (int64_t k = 1; k < len; ++k) {
-        acc = mul(acc, {at(z.re, k), at(z.im, k)});
+        acc = mul(acc, {sliceAlong(z.re, axis, k, 1), sliceAlong(z.im, axis, k, 1)});
         re.push_back(acc.re), im.push_back(acc.im);
       }
-      auto joined = [&](std::vector<int> parts) {
-        if (parts.size() == 1) return parts[0];
-        Node cat;
-        cat.op = Op::Concatenate;
-        cat.operands = std::move(parts);
-        cat.axes = {axis};
-        cat.type = TensorType{kWide, s, {}};
-        return emit(std::move(cat));
-      };
-      return {joined(re), joined(im)};
+      return {concatAlong(re, axis), concatAlong(im, axis)};
     }
     auto shifted = [&](int x, int64_t step, double fill) {
-      Shape head = s, body = s;
+      Shape head = s;
       head[(size_t)axis] = step;
-      body[(size_t)axis] = len - step;
-      Node sl;
-      sl.op = Op::Slice;
-      sl.operands = {x};
-      sl.attrs = {{"start_indices", std::vector<int64_t>(s.size(), 0)},
-                  {"lengths", std::vector<int64_t>(body.begin(), body.end())},
-                  {"strides", std::vector<int64_t>(s.size(), 1)}};
-      sl.type = TensorType{kWide, body, {}};
-      Node cat;
-      cat.op = Op::Concatenate;
-      cat.operands = {filled(kWide, fill, head), emit(std::move(sl))};
-      cat.axes = {axis};
-      cat.type = TensorType{kWide, s, {}};
-      return emit(std::move(cat));
+      return concatAlong({filled(kWide, fill, head), sliceAlong(x, axis, 0, len - step)}, axis);
     };
     for (int64_t step = 1; step < len; step *= 2) z = mul({shifted(z.re, step, 1.0), shifted(z.im, step, 0.0)}, z);
     return z;
@@ -342,11 +286,7 @@ private:
   int expand(const Node &n) override {
     auto in = [&](size_t k) { return operandOf(n, k); };
     auto inType = [&](size_t k) { return in_.typeOf(n.operands[k]); };
-    bool complexIn = false;
-    for (int o : n.operands) complexIn |= in_.typeOf(o).elem.isComplex();
-    bool complexOut = n.type.elem.isComplex();
-    for (auto &t : n.resultTypes) complexOut |= t.elem.isComplex();
-    if (!complexIn && !complexOut) return copy(n);
+    if (!nodeHasType(in_, n, isComplex)) return copy(n);
     ElemType t = n.type.elem;
     switch (n.op) {
     case Op::PrintValue: // prints a complex leaf's elements as their pairs of parts
@@ -400,30 +340,11 @@ private:
       c.type.elem = kWide;
       return cast(emit(std::move(c)), t.partType());
     }
-    case Op::TakeAlongAxis: { // the indices gain the pair's axis
-      TensorType it = type(in(1));
-      Shape s = it.shape;
-      s.push_back(2);
-      Node b;
-      b.op = Op::Broadcast;
-      b.operands = {in(1)};
-      b.axes = upTo(it.rank());
-      b.type = TensorType{it.elem, s, {}};
+    case Op::TakeAlongAxis:
+    case Op::Select: { // the indices (predicate) gain the pair's axis
+      size_t k = n.op == Op::Select ? 0 : 1;
       Node c = copyOf(n);
-      c.operands[1] = emit(std::move(b));
-      return emit(std::move(c));
-    }
-    case Op::Select: {
-      TensorType pt = type(in(0));
-      Shape s = pt.shape;
-      s.push_back(2);
-      Node b;
-      b.op = Op::Broadcast;
-      b.operands = {in(0)};
-      b.axes = upTo(pt.rank());
-      b.type = TensorType{pt.elem, s, {}};
-      Node c = copyOf(n);
-      c.operands[0] = emit(std::move(b));
+      c.operands[k] = withPairAxis(in(k));
       return emit(std::move(c));
     }
     case Op::Pad: { // each part padded with the value's part
@@ -555,14 +476,7 @@ private:
 
 } // namespace
 
-bool hasComplexValues(const Graph &g) {
-  for (const Node &n : g.nodes) {
-    if (n.type.elem.isComplex()) return true;
-    for (const TensorType &t : n.resultTypes)
-      if (t.elem.isComplex()) return true;
-  }
-  return false;
-}
+bool hasComplexValues(const Graph &g) { return graphHasType(g, isComplex); }
 
 Graph complexToReal(const Graph &g) { return Expander(g).run(); }
 

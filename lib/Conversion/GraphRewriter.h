@@ -107,6 +107,34 @@ protected:
     return emit(std::move(b));
   }
   int like(int x, double v) { return filled(type(x).elem, v, type(x).shape); }
+  /// Elements [start, start + length) of x along `axis`.
+  int sliceAlong(int x, int64_t axis, int64_t start, int64_t length) {
+    Shape s = type(x).shape;
+    std::vector<int64_t> starts(s.size(), 0);
+    starts[(size_t)axis] = start;
+    s[(size_t)axis] = length;
+    Node n;
+    n.op = Op::Slice;
+    n.operands = {x};
+    n.attrs = {{"start_indices", starts},
+               {"lengths", std::vector<int64_t>(s.begin(), s.end())},
+               {"strides", std::vector<int64_t>(s.size(), 1)}};
+    n.type = TensorType{type(x).elem, s, {}};
+    return emit(std::move(n));
+  }
+  /// The tensors (of one type and rank) joined along `axis`.
+  int concatAlong(std::vector<int> xs, int64_t axis) {
+    if (xs.size() == 1) return xs[0];
+    Shape s = type(xs[0]).shape;
+    s[(size_t)axis] = 0;
+    for (int x : xs) s[(size_t)axis] += type(x).shape[(size_t)axis];
+    Node n;
+    n.op = Op::Concatenate;
+    n.type = TensorType{type(xs[0]).elem, s, {}};
+    n.operands = std::move(xs);
+    n.axes = {axis};
+    return emit(std::move(n));
+  }
 
   const Graph &in_;
   Graph out_;

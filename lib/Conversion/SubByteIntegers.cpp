@@ -15,6 +15,8 @@
 namespace nxc {
 namespace {
 
+bool isSubByte(const ElemType &t) { return t.isSubByte(); }
+
 class Widener : public GraphRewriter {
 public:
   explicit Widener(const Graph &in) : GraphRewriter(in) {}
@@ -35,11 +37,7 @@ private:
   int ownBits(int x, ElemType narrow) { return binary(Op::BitwiseAnd, x, like(x, (1 << narrow.bits) - 1)); }
 
   int expand(const Node &n) override {
-    bool narrowIn = false;
-    for (int o : n.operands) narrowIn |= in_.typeOf(o).elem.isSubByte();
-    bool narrowOut = n.type.elem.isSubByte();
-    for (auto &t : n.resultTypes) narrowOut |= t.elem.isSubByte();
-    if (!narrowIn && !narrowOut) return copy(n);
+    if (!nodeHasType(in_, n, isSubByte)) return copy(n);
     ElemType t = n.type.elem;
     switch (n.op) {
     // Values that are already in range: moved, selected, compared.
@@ -118,14 +116,7 @@ private:
 
 } // namespace
 
-bool hasSubByteIntegers(const Graph &g) {
-  for (const Node &n : g.nodes) {
-    if (n.type.elem.isSubByte()) return true;
-    for (const TensorType &t : n.resultTypes)
-      if (t.elem.isSubByte()) return true;
-  }
-  return false;
-}
+bool hasSubByteIntegers(const Graph &g) { return graphHasType(g, isSubByte); }
 
 Graph subByteToBytes(const Graph &g) { return Widener(g).run(); }
 

@@ -130,14 +130,7 @@ ComplexSupport complexSupport(Op op) {
 
 namespace {
 
-bool anyComplex(const Graph &g, const Node &n) {
-  if (n.type.elem.isComplex()) return true;
-  for (const TensorType &t : n.resultTypes)
-    if (t.elem.isComplex()) return true;
-  for (int o : n.operands)
-    if (g.typeOf(o).elem.isComplex()) return true;
-  return false;
-}
+bool isComplex(const ElemType &t) { return t.isComplex(); }
 
 /// What is wrong with the operand types of a lowered op on complex values
 /// (a graph file can say anything; Sema's graphs are consistent), or "".
@@ -207,7 +200,7 @@ std::string operandTypeError(const Graph &g, const Node &n) {
 
 Status checkComplexOps(const Graph &g) {
   for (const Node &n : g.nodes) {
-    if (!anyComplex(g, n) && opFamily(n.op) != OpFamily::ComplexParts) continue;
+    if (!nodeHasType(g, n, isComplex) && opFamily(n.op) != OpFamily::ComplexParts) continue;
     std::string name(opName(n.op));
     int arity = n.op == Op::PrintValue ? 1 : std::max<int>(1, (int)n.operands.size());
     switch (complexSupport(n.op)) {

@@ -123,4 +123,19 @@ std::string Graph::printExpr(int id) const {
   return out + ">";
 }
 
+bool nodeHasType(const Graph &g, const Node &n, bool (*pred)(const ElemType &)) {
+  if (pred(n.type.elem)) return true;
+  for (const TensorType &t : n.resultTypes)
+    if (pred(t.elem)) return true;
+  for (int o : n.operands)
+    if (pred(g.typeOf(o).elem)) return true;
+  return false;
+}
+
+bool graphHasType(const Graph &g, bool (*pred)(const ElemType &)) {
+  for (const Node &n : g.nodes)
+    if (nodeHasType(g, n, pred)) return true;
+  return false;
+}
+
 } // namespace nxc

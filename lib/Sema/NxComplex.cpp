@@ -239,17 +239,30 @@ Result<double> Tracer::dftEps(std::map<std::string, Value> &o, const Loc &loc) {
   return o["eps"].asDouble();
 }
 
-Result<Value> Tracer::nxFft(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+/// The tensor, axis, :eps and options of a transform along one axis
+/// (fft, ifft, rfft, irfft).
+Result<Tracer::TransformArgs> Tracer::transformArgs(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
   Value opts = takeOptions(args, 1);
   NXC_CHECK(arity(fn, args, 1, 1, loc));
+  TransformArgs ta;
   NXC_TRY(o, options(opts, {"length", "axis", "eps"}, "Nx." + fn));
+  ta.options = std::move(o);
   NXC_TRY(x, tensorArg(fn, args[0], loc));
-  TensorType t = g_.typeOf(x);
-  if (t.rank() == 0) return error(loc, fmt::format(FMT_STRING("Nx.{} expects a tensor of rank 1 or more"), fn));
-  NXC_TRY(axis, normalizeAxis(o.count("axis") ? o["axis"] : Value::number(-1, loc), t.rank(), loc, x));
-  NXC_TRY(length, dftLength(o.count("length") ? &o["length"] : nullptr, t.shape[axis], loc));
-  NXC_TRY(eps, dftEps(o, loc));
-  return dft(x, axis, length, fn == "ifft", eps, loc);
+  ta.x = x;
+  int64_t rank = g_.typeOf(x).rank();
+  if (rank == 0) return error(loc, fmt::format(FMT_STRING("Nx.{} expects a tensor of rank 1 or more"), fn));
+  NXC_TRY(axis, normalizeAxis(ta.options.count("axis") ? ta.options["axis"] : Value::number(-1, loc), rank, loc, x));
+  ta.axis = axis;
+  NXC_TRY(eps, dftEps(ta.options, loc));
+  ta.eps = eps;
+  return ta;
+}
+
+Result<Value> Tracer::nxFft(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  NXC_TRY(ta, transformArgs(fn, args, loc));
+  Value *lengthOpt = ta.options.count("length") ? &ta.options["length"] : nullptr;
+  NXC_TRY(length, dftLength(lengthOpt, g_.typeOf(ta.x).shape[ta.axis], loc));
+  return dft(ta.x, ta.axis, length, fn == "ifft", ta.eps, loc);
 }
 
 Result<Value> Tracer::nxFft2(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
@@ -288,14 +301,12 @@ Result<Value> Tracer::nxFft2(const std::string &fn, std::vector<Value> &args, co
 /// Nx.rfft and Nx.irfft as Nx defines them: the first half of fft's result,
 /// and ifft's real part of the spectrum completed by its mirrored conjugate.
 Result<Value> Tracer::nxRfft(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
-  Value opts = takeOptions(args, 1);
-  NXC_CHECK(arity(fn, args, 1, 1, loc));
-  NXC_TRY(o, options(opts, {"length", "axis", "eps"}, "Nx." + fn));
-  NXC_TRY(x, tensorArg(fn, args[0], loc));
+  NXC_TRY(ta, transformArgs(fn, args, loc));
+  int x = ta.x;
+  int64_t axis = ta.axis;
+  double eps = ta.eps;
+  auto &o = ta.options;
   TensorType t = g_.typeOf(x);
-  if (t.rank() == 0) return error(loc, fmt::format(FMT_STRING("Nx.{} expects a tensor of rank 1 or more"), fn));
-  NXC_TRY(axis, normalizeAxis(o.count("axis") ? o["axis"] : Value::number(-1, loc), t.rank(), loc, x));
-  NXC_TRY(eps, dftEps(o, loc));
   auto num = [&](int64_t v) { return Value::number(v, loc); };
   Value axisOpt = Value::keywords({{"axis", num(axis)}}, loc);
   if (fn == "rfft") {

@@ -41,6 +41,31 @@ std::string axesText(const Axes &axes) {
   return s;
 }
 
+/// Adds v's vectorized axes (in lists and tuples too) to `axes`, the union
+/// by name in order of appearance, sizes equal or 1.
+Status uniteAxes(const Graph &g, const Value &v, Axes &axes, const Loc &loc) {
+  if (v.kind == Value::List || v.kind == Value::Tuple) {
+    for (auto &e : v.elems) NXC_CHECK(uniteAxes(g, e, axes, loc));
+    return okStatus();
+  }
+  if (v.kind != Value::Vectorized) return okStatus();
+  const Shape &s = g.typeOf(v.node).shape;
+  for (size_t k = 0; k < v.keys.size(); ++k) {
+    auto it = std::find_if(axes.begin(), axes.end(), [&](auto &a) { return a.first == v.keys[k]; });
+    if (it == axes.end()) {
+      axes.push_back({v.keys[k], s[k]});
+    } else if (it->second != s[k] && it->second != 1 && s[k] != 1) {
+      return error(v.loc.valid() ? v.loc : loc,
+                   fmt::format(FMT_STRING("expected vectorized axis :{} to have the same size in both tensors or "
+                                          "to one of them to have size 1, got {} and {}"),
+                               v.keys[k], s[k], it->second));
+    } else {
+      it->second = std::max(it->second, s[k]);
+    }
+  }
+  return okStatus();
+}
+
 } // namespace
 
 bool holdsVectorized(const Value &v) {
@@ -72,24 +97,9 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
   if (fn == "reshape_vectors") return reshapeVectors(args, loc);
   if (fn == "broadcast_vectors") {
     // Every tensor (numbers too) over the union of the list's vectorized axes.
-    Value opts = takeOptions(args, 1);
-    NXC_CHECK(arity(fn, args, 1, 1, loc));
-    NXC_TRY(o, options(opts, {"align_ranks"}, "Nx.broadcast_vectors"));
-    if (o.count("align_ranks")) {
-      NXC_TRY(align, boolOption(o["align_ranks"], "align_ranks"));
-      if (align)
-        return error(o["align_ranks"].loc.valid() ? o["align_ranks"].loc : loc,
-                     "Nx.broadcast_vectors: align_ranks: true is not supported by nxc yet");
-    }
-    if (args[0].kind != Value::List)
-      return error(args[0].loc.valid() ? args[0].loc : loc,
-                   "Nx.broadcast_vectors expects a list of tensors, got " + describeValue(args[0]));
-    std::vector<Value> items = args[0].elems;
-    for (auto &v : items)
-      if (v.kind != Value::Vectorized) {
-        NXC_TRY(t, tensorArg(fn, v, loc));
-        v = Value::tensor(t, loc);
-      }
+    NXC_TRY(list, vectorsArgs(fn, args, loc));
+    auto &[items, align] = list;
+    if (align) return error(*align, "Nx.broadcast_vectors: align_ranks: true is not supported by nxc yet");
     if (!std::any_of(items.begin(), items.end(), holdsVectorized)) return Value::list(items, loc);
     NXC_TRY(r, mapVectorized(
                    {Value::tuple(items, loc)}, [&](std::vector<Value> &e) -> Result<Value> { return e[0]; }, loc));
@@ -232,48 +242,42 @@ Result<Value> Tracer::nxVectorize(const std::string &fn, std::vector<Value> &arg
   return Value::vectorized(named(node, names), have, loc);
 }
 
+/// The arguments of broadcast_vectors and reshape_vectors: the list's
+/// tensors (numbers made tensors) and, with align_ranks: true, where the
+/// option is written.
+Result<std::pair<std::vector<Value>, std::optional<Loc>>>
+Tracer::vectorsArgs(const std::string &fn, std::vector<Value> &args, const Loc &loc) {
+  Value opts = takeOptions(args, 1);
+  NXC_CHECK(arity(fn, args, 1, 1, loc));
+  NXC_TRY(o, options(opts, {"align_ranks"}, "Nx." + fn));
+  std::optional<Loc> align;
+  if (o.count("align_ranks")) {
+    NXC_TRY(a, boolOption(o["align_ranks"], "align_ranks"));
+    if (a) align = o["align_ranks"].loc.valid() ? o["align_ranks"].loc : loc;
+  }
+  if (args[0].kind != Value::List)
+    return error(args[0].loc.valid() ? args[0].loc : loc,
+                 fmt::format(FMT_STRING("Nx.{} expects a list of tensors, got {}"), fn, describeValue(args[0])));
+  std::vector<Value> items = args[0].elems;
+  for (auto &v : items)
+    if (v.kind != Value::Vectorized) {
+      NXC_TRY(t, tensorArg(fn, v, loc));
+      v = Value::tensor(t, loc);
+    }
+  return std::make_pair(std::move(items), align);
+}
+
 /// Nx.reshape_vectors/2: every tensor over the union of the list's
 /// vectorized axes (in order of appearance), size 1 where it has not an
 /// axis, by a reshape of its devectorized data as Nx does it (so a tensor
 /// whose vectorized axes come in another order is reshaped, not
 /// transposed, as in Nx); :align_ranks adds leading 1s to the inner shapes.
 Result<Value> Tracer::reshapeVectors(std::vector<Value> &args, const Loc &loc) {
-  Value opts = takeOptions(args, 1);
-  NXC_CHECK(arity("reshape_vectors", args, 1, 1, loc));
-  NXC_TRY(o, options(opts, {"align_ranks"}, "Nx.reshape_vectors"));
-  bool align = false;
-  if (o.count("align_ranks")) {
-    NXC_TRY(a, boolOption(o["align_ranks"], "align_ranks"));
-    align = a;
-  }
-  if (args[0].kind != Value::List)
-    return error(args[0].loc.valid() ? args[0].loc : loc,
-                 "Nx.reshape_vectors expects a list of tensors, got " + describeValue(args[0]));
-  std::vector<Value> items = args[0].elems;
-  for (auto &v : items)
-    if (v.kind != Value::Vectorized) {
-      NXC_TRY(t, tensorArg("reshape_vectors", v, loc));
-      v = Value::tensor(t, loc);
-    }
+  NXC_TRY(list, vectorsArgs("reshape_vectors", args, loc));
+  auto &[items, align] = list;
   if (items.size() == 1) return Value::list(items, loc);
   Axes canonical;
-  for (const Value &v : items) {
-    if (v.kind != Value::Vectorized) continue;
-    const Shape &s = g_.typeOf(v.node).shape;
-    for (size_t k = 0; k < v.keys.size(); ++k) {
-      auto it = std::find_if(canonical.begin(), canonical.end(), [&](auto &a) { return a.first == v.keys[k]; });
-      if (it == canonical.end()) {
-        canonical.push_back({v.keys[k], s[k]});
-      } else if (it->second != s[k] && it->second != 1 && s[k] != 1) {
-        return error(v.loc.valid() ? v.loc : loc,
-                     fmt::format(FMT_STRING("expected vectorized axis :{} to have the same size in both tensors or "
-                                            "to one of them to have size 1, got {} and {}"),
-                                 v.keys[k], s[k], it->second));
-      } else {
-        it->second = std::max(it->second, s[k]);
-      }
-    }
-  }
+  for (const Value &v : items) NXC_CHECK(uniteAxes(g_, v, canonical, loc));
   if (canonical.empty()) return Value::list(items, loc);
   auto innerRank = [&](const Value &v) { return g_.typeOf(v.node).rank() - (int64_t)v.keys.size(); };
   int64_t rank = 0;
@@ -324,29 +328,7 @@ Result<Value> Tracer::mapVectorized(const std::vector<Value> &args,
                                     const std::function<Result<Value>(std::vector<Value> &)> &each, const Loc &loc) {
   // The union of the arguments' vectorized axes, in order of appearance.
   Axes axes;
-  std::function<Status(const Value &)> collect = [&](const Value &v) -> Status {
-    if (v.kind == Value::List || v.kind == Value::Tuple) {
-      for (auto &e : v.elems) NXC_CHECK(collect(e));
-      return okStatus();
-    }
-    if (v.kind != Value::Vectorized) return okStatus();
-    const Shape &s = g_.typeOf(v.node).shape;
-    for (size_t k = 0; k < v.keys.size(); ++k) {
-      auto it = std::find_if(axes.begin(), axes.end(), [&](auto &a) { return a.first == v.keys[k]; });
-      if (it == axes.end()) {
-        axes.push_back({v.keys[k], s[k]});
-      } else if (it->second != s[k] && it->second != 1 && s[k] != 1) {
-        return error(v.loc.valid() ? v.loc : loc,
-                     fmt::format(FMT_STRING("expected vectorized axis :{} to have the same size in both tensors or "
-                                            "to one of them to have size 1, got {} and {}"),
-                                 v.keys[k], s[k], it->second));
-      } else {
-        it->second = std::max(it->second, s[k]);
-      }
-    }
-    return okStatus();
-  };
-  for (auto &a : args) NXC_CHECK(collect(a));
+  for (auto &a : args) NXC_CHECK(uniteAxes(g_, a, axes, loc));
   int64_t count = 1;
   for (auto &a : axes) count *= a.second;
   if (count > kMaxEntries)

@@ -509,9 +509,18 @@ public:
                               const std::function<Result<Value>(std::vector<Value> &)> &each, const Loc &loc);
   Result<Value> devectorized(const Value &v, bool keepNames, const Loc &loc);
   Result<Value> reshapeVectors(std::vector<Value> &args, const Loc &loc);
+  Result<std::pair<std::vector<Value>, std::optional<Loc>>> vectorsArgs(const std::string &fn, std::vector<Value> &args,
+                                                                        const Loc &loc);
   // complex numbers and the Fourier transforms (NxComplex.cpp)
   Result<Value> nxComplexPart(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxComplex(const std::string &fn, std::vector<Value> &args, const Loc &loc);
+  struct TransformArgs {
+    int x = -1;
+    int64_t axis = 0;
+    double eps = 1.0e-10;
+    std::map<std::string, Value> options;
+  };
+  Result<TransformArgs> transformArgs(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxFft(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxFft2(const std::string &fn, std::vector<Value> &args, const Loc &loc);
   Result<Value> nxRfft(const std::string &fn, std::vector<Value> &args, const Loc &loc);

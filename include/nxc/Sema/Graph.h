@@ -105,6 +105,12 @@ struct Graph {
   bool printing = false;
 };
 
+/// Whether node `n` of `g` takes or makes (as its type, a result type or an
+/// operand's type) a value whose element type satisfies `pred`.
+bool nodeHasType(const Graph &g, const Node &n, bool (*pred)(const ElemType &));
+/// Whether any node of `g` makes such a value.
+bool graphHasType(const Graph &g, bool (*pred)(const ElemType &));
+
 /// The first node that takes or makes a complex value and cannot
 /// (complexSupport), as an error at its location: Nx's own message where Nx
 /// refuses complex inputs.
